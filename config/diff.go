@@ -1,0 +1,290 @@
+package config
+
+import (
+	"crypto/subtle"
+	"net/netip"
+	"slices"
+	"sort"
+)
+
+// Changes is what differs between two configurations, for a reload.
+type Changes struct {
+	// Global changes that need a restart of the BGP server.
+	ASN             bool
+	RouterID        bool
+	ListenPort      bool
+	ListenAddresses bool // compared as sets
+
+	API    bool // [api] changed (the API servers must be restarted)
+	Log    bool // [log] changed
+	Shadow bool // [shadow] changed
+
+	// Peers, by identity (Peer.ID). Added and Unchanged point into the new
+	// config, Removed into the old one; Changed has both.
+	Added     []*Peer
+	Removed   []*Peer
+	Changed   []PeerChange
+	Unchanged []*Peer
+
+	// Keychains whose name appears in only one config, or whose keys
+	// differ (ids, secrets, send-from).
+	KeychainsAdded   []string
+	KeychainsRemoved []string
+	KeychainsChanged []string
+
+	// SRv6 HMAC keys by id and policies by name.
+	HMACKeysAdded   []uint32
+	HMACKeysRemoved []uint32
+	HMACKeysChanged []uint32 // algorithm or secret changed
+	PoliciesAdded   []string
+	PoliciesRemoved []string
+	PoliciesChanged []string
+	Headend         bool // [srv6.headend] changed
+}
+
+// PeerChange describes one peer present in both configs with differences.
+type PeerChange struct {
+	ID       string
+	Old, New *Peer
+	// Fields names what changed, as config keys, sorted: "asn",
+	// "families", "local-address", "multihop-ttl", "passive", "auth" (the
+	// source of the key: password / password-file / password-env /
+	// keychain, or its keychain's name) and "secret" (the key material:
+	// the password, or the keys of the keychain).
+	Fields []string
+	// KeyChanged reports that the TCP-MD5 key the peer uses now, or will
+	// use later (keychains), is different: a secret changed, or
+	// authentication was turned on or off.
+	KeyChanged bool
+}
+
+// Has reports whether field changed.
+func (pc *PeerChange) Has(field string) bool { return slices.Contains(pc.Fields, field) }
+
+// KeyOnly reports whether only the peer's key changed (its source and
+// material), which can be applied without resetting the session.
+func (pc *PeerChange) KeyOnly() bool {
+	for _, f := range pc.Fields {
+		if f != "auth" && f != "secret" {
+			return false
+		}
+	}
+	return true
+}
+
+// NeedsRestart reports whether a global change needs the BGP server to be
+// restarted (asn, router-id, listen-port, listen-addresses).
+func (ch *Changes) NeedsRestart() bool {
+	return ch.ASN || ch.RouterID || ch.ListenPort || ch.ListenAddresses
+}
+
+// Empty reports whether nothing changed.
+func (ch *Changes) Empty() bool {
+	return !ch.NeedsRestart() && !ch.API && !ch.Log && !ch.Shadow && !ch.Headend &&
+		len(ch.Added)+len(ch.Removed)+len(ch.Changed) == 0 &&
+		len(ch.KeychainsAdded)+len(ch.KeychainsRemoved)+len(ch.KeychainsChanged) == 0 &&
+		len(ch.HMACKeysAdded)+len(ch.HMACKeysRemoved)+len(ch.HMACKeysChanged) == 0 &&
+		len(ch.PoliciesAdded)+len(ch.PoliciesRemoved)+len(ch.PoliciesChanged) == 0
+}
+
+// Diff compares two configurations. A nil old config is empty: every peer
+// of new is added. Secrets are compared in constant time.
+func Diff(old, new *Config) Changes {
+	if old == nil {
+		old = &Config{}
+	}
+	if new == nil {
+		new = &Config{}
+	}
+	var ch Changes
+	ch.ASN = old.Global.ASN != new.Global.ASN
+	ch.RouterID = old.Global.RouterID != new.Global.RouterID
+	ch.ListenPort = old.Global.ListenPort != new.Global.ListenPort
+	ch.ListenAddresses = !sameAddrSet(old.Global.ListenAddresses, new.Global.ListenAddresses)
+	ch.API = old.API.GRPC != new.API.GRPC || old.API.HTTP != new.API.HTTP
+	ch.Log = old.Log.Level != new.Log.Level || old.Log.Format != new.Log.Format
+	ch.Shadow = old.Shadow.Enabled != new.Shadow.Enabled ||
+		old.Shadow.FollowPeerRollover != new.Shadow.FollowPeerRollover ||
+		!slices.Equal(sortedCopy(old.Shadow.Interfaces), sortedCopy(new.Shadow.Interfaces))
+
+	// Keychains.
+	changedChains := map[string]bool{}
+	for i := range new.Keychains {
+		nk := &new.Keychains[i]
+		ok := old.Keychain(nk.Name)
+		switch {
+		case ok == nil:
+			ch.KeychainsAdded = append(ch.KeychainsAdded, nk.Name)
+		case !sameKeychain(ok, nk):
+			ch.KeychainsChanged = append(ch.KeychainsChanged, nk.Name)
+			changedChains[nk.Name] = true
+		}
+	}
+	for i := range old.Keychains {
+		if new.Keychain(old.Keychains[i].Name) == nil {
+			ch.KeychainsRemoved = append(ch.KeychainsRemoved, old.Keychains[i].Name)
+		}
+	}
+
+	// Peers.
+	oldPeers := map[string]*Peer{}
+	for i := range old.Peers {
+		oldPeers[old.Peers[i].ID()] = &old.Peers[i]
+	}
+	newIDs := map[string]bool{}
+	for i := range new.Peers {
+		np := &new.Peers[i]
+		id := np.ID()
+		newIDs[id] = true
+		op := oldPeers[id]
+		if op == nil {
+			ch.Added = append(ch.Added, np)
+			continue
+		}
+		pc := diffPeer(old, new, op, np, changedChains)
+		if len(pc.Fields) == 0 {
+			ch.Unchanged = append(ch.Unchanged, np)
+		} else {
+			ch.Changed = append(ch.Changed, pc)
+		}
+	}
+	for i := range old.Peers {
+		if !newIDs[old.Peers[i].ID()] {
+			ch.Removed = append(ch.Removed, &old.Peers[i])
+		}
+	}
+
+	// SRv6.
+	for i := range new.SRv6.HMACKeys {
+		nh := &new.SRv6.HMACKeys[i]
+		oh := old.HMACKey(nh.ID)
+		switch {
+		case oh == nil:
+			ch.HMACKeysAdded = append(ch.HMACKeysAdded, nh.ID)
+		case oh.Algorithm != nh.Algorithm || !secretEqual(oh.Secret, nh.Secret):
+			ch.HMACKeysChanged = append(ch.HMACKeysChanged, nh.ID)
+		}
+	}
+	for i := range old.SRv6.HMACKeys {
+		if new.HMACKey(old.SRv6.HMACKeys[i].ID) == nil {
+			ch.HMACKeysRemoved = append(ch.HMACKeysRemoved, old.SRv6.HMACKeys[i].ID)
+		}
+	}
+	oldPol := map[string]*Policy{}
+	for i := range old.SRv6.Policies {
+		oldPol[old.SRv6.Policies[i].Name] = &old.SRv6.Policies[i]
+	}
+	newPol := map[string]bool{}
+	for i := range new.SRv6.Policies {
+		np := &new.SRv6.Policies[i]
+		newPol[np.Name] = true
+		op := oldPol[np.Name]
+		switch {
+		case op == nil:
+			ch.PoliciesAdded = append(ch.PoliciesAdded, np.Name)
+		case !samePolicy(op, np):
+			ch.PoliciesChanged = append(ch.PoliciesChanged, np.Name)
+		}
+	}
+	for i := range old.SRv6.Policies {
+		if !newPol[old.SRv6.Policies[i].Name] {
+			ch.PoliciesRemoved = append(ch.PoliciesRemoved, old.SRv6.Policies[i].Name)
+		}
+	}
+	oh, nh := &old.SRv6.Headend, &new.SRv6.Headend
+	ch.Headend = oh.Enabled != nh.Enabled || oh.Source != nh.Source || oh.SteerEndpoint != nh.SteerEndpoint
+	return ch
+}
+
+func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]bool) PeerChange {
+	pc := PeerChange{ID: np.ID(), Old: op, New: np}
+	add := func(f string) { pc.Fields = append(pc.Fields, f) }
+	if op.ASN != np.ASN {
+		add("asn")
+	}
+	if !slices.Equal(sortedCopy(op.Families), sortedCopy(np.Families)) {
+		add("families")
+	}
+	if op.LocalAddress != np.LocalAddress {
+		add("local-address")
+	}
+	if op.MultihopTTL != np.MultihopTTL {
+		add("multihop-ttl")
+	}
+	if op.Passive != np.Passive {
+		add("passive")
+	}
+	oa, na := op.Auth(), np.Auth()
+	if oa != na {
+		add("auth")
+	}
+	secret := false
+	switch {
+	case oa.Mode != na.Mode:
+		secret = na.Mode == AuthMD5 // on: new material; off: only "auth"
+		pc.KeyChanged = true
+	case na.Mode == AuthNone:
+	case oa.Source == SourceKeychain && na.Source == SourceKeychain:
+		if oa.Keychain != na.Keychain {
+			secret = !sameKeychain(oldCfg.Keychain(oa.Keychain), newCfg.Keychain(na.Keychain))
+		} else {
+			secret = changedChains[na.Keychain]
+		}
+	case oa.Source == SourceKeychain || na.Source == SourceKeychain:
+		secret = true // a password and a keychain are different key material
+	default:
+		secret = !secretEqual(op.Password, np.Password)
+	}
+	if secret {
+		add("secret")
+		pc.KeyChanged = true
+	}
+	sort.Strings(pc.Fields)
+	return pc
+}
+
+// secretEqual compares secrets in constant time (for equal lengths).
+func secretEqual(a, b Secret) bool {
+	return subtle.ConstantTimeCompare(a, b) == 1
+}
+
+func sameKeychain(a, b *Keychain) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if len(a.Keys) != len(b.Keys) {
+		return false
+	}
+	for i := range a.Keys {
+		bk := b.Key(a.Keys[i].ID)
+		if bk == nil {
+			return false
+		}
+		ak := &a.Keys[i]
+		if !ak.SendFrom.Equal(bk.SendFrom) || !secretEqual(ak.Secret, bk.Secret) {
+			return false
+		}
+	}
+	return true
+}
+
+func samePolicy(a, b *Policy) bool {
+	return a.Name == b.Name && a.Color == b.Color && a.Endpoint == b.Endpoint &&
+		a.Distinguisher == b.Distinguisher && a.Preference == b.Preference &&
+		a.BindingSID == b.BindingSID && slices.Equal(a.Segments, b.Segments) &&
+		a.HMACKeyID == b.HMACKeyID &&
+		sameAddrSet(a.Headends, b.Headends)
+}
+
+func sameAddrSet(a, b []netip.Addr) bool {
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.SortFunc(sa, netip.Addr.Compare)
+	slices.SortFunc(sb, netip.Addr.Compare)
+	return slices.Equal(slices.Compact(sa), slices.Compact(sb))
+}
+
+func sortedCopy[T ~string](s []T) []T {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}

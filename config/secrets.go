@@ -1,0 +1,134 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// maxSecretFile bounds how much of a secret file is read: far more than any
+// valid secret, so that a too-long secret is still reported as such.
+const maxSecretFile = 64 << 10
+
+// secret resolves the secret of table t whose keys are base, base-file and
+// base-env ("password" or "secret"). sources, when non-nil, is the one
+// source key to use (the caller already checked exclusivity); otherwise the
+// keys are looked up here and all but the first (by line) are reported.
+//
+// It returns the secret, the source key and the reference (resolved path or
+// variable name). On failure the secret is nil, the source key is still
+// returned and marked bad in t, so that Validate does not report it again.
+// No message ever contains secret material.
+func (d *decoder) secret(t *table, base string, sources []string) (Secret, string, string) {
+	if sources == nil {
+		for _, k := range []string{base, base + "-file", base + "-env"} {
+			if t.has(k) {
+				sources = append(sources, k)
+			}
+		}
+		sort.SliceStable(sources, func(i, j int) bool { return t.lineOf(sources[i]) < t.lineOf(sources[j]) })
+		for _, k := range sources[min(1, len(sources)):] {
+			t.bad(k)
+			d.errorf(t.lineOf(k), "%s: only one of %s, %s-file, %s-env may be set (%s is at line %d)",
+				k, base, base, base, sources[0], t.lineOf(sources[0]))
+		}
+	}
+	if len(sources) == 0 {
+		return nil, "", ""
+	}
+	key := sources[0]
+	line := t.lineOf(key)
+	v, _ := t.get(key)
+	s, ok := v.(string)
+	if !ok {
+		// Never print the value: it may be a secret of the wrong type.
+		t.typeErr(key, "string", v)
+		return nil, key, ""
+	}
+	switch key {
+	case base:
+		d.warnf(line, "%s: inline secrets are discouraged; use %s-file or %s-env", key, base, base)
+		return Secret(s), key, ""
+	case base + "-file":
+		if s == "" {
+			t.invalid(key, "empty file name")
+			return nil, key, ""
+		}
+		path := s
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(d.dir, path)
+		}
+		sec, warn, err := readSecretFile(path)
+		if err != nil {
+			t.invalid(key, "%v", err)
+			return nil, key, path
+		}
+		if warn != "" {
+			d.warnf(line, "%s: %s", key, warn)
+		}
+		return sec, key, path
+	default: // base-env
+		if s == "" {
+			t.invalid(key, "empty variable name")
+			return nil, key, ""
+		}
+		val, set := d.env(s)
+		switch {
+		case !set:
+			t.invalid(key, "environment variable %s is not set", s)
+			return nil, key, s
+		case val == "":
+			t.invalid(key, "environment variable %s is empty", s)
+			return nil, key, s
+		}
+		return trimNewline([]byte(val)), key, s
+	}
+}
+
+// readSecretFile reads a secret file: a regular file (symlinks followed),
+// with exactly one trailing newline removed. warn is set when the file is
+// readable by group or others. Errors name the path, never the contents.
+func readSecretFile(path string) (sec Secret, warn string, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read secret file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("secret file %s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read secret file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSecretFile))
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read secret file %s: %v", path, errNoContents(err))
+	}
+	if perm := fi.Mode().Perm(); perm&0o044 != 0 {
+		warn = fmt.Sprintf("secret file %s is readable by group or others (mode %04o); chmod 600 it", path, perm)
+	}
+	return trimNewline(data), warn, nil
+}
+
+// errNoContents keeps only the operation and path of an I/O error.
+func errNoContents(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return fmt.Errorf("%s: %v", pe.Op, pe.Err)
+	}
+	return err
+}
+
+// trimNewline removes exactly one trailing "\n" or "\r\n".
+func trimNewline(b []byte) Secret {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		b = b[:len(b)-2]
+	case bytes.HasSuffix(b, []byte("\n")):
+		b = b[:len(b)-1]
+	}
+	return Secret(b)
+}

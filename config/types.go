@@ -1,0 +1,428 @@
+package config
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// Secret is resolved key material (a TCP-MD5 password or key, an SRv6 HMAC
+// secret). It is md5auth.Secret: every fmt verb, String, GoString and
+// MarshalText (hence encoding/json) print a redacted placeholder.
+type Secret = md5auth.Secret
+
+// Limits on secret lengths.
+const (
+	// MaxMD5SecretLen is the longest TCP-MD5 key Linux accepts.
+	MaxMD5SecretLen = md5auth.MaxSecretLen
+	// MaxSRv6SecretLen is the longest SRv6 HMAC secret Linux accepts.
+	MaxSRv6SecretLen = 64
+	// MaxSegments is the largest SRv6 segment list the kernel can HMAC.
+	MaxSegments = 14
+)
+
+// Defaults applied to keys that are absent from the file.
+const (
+	DefaultListenPort = 179
+	DefaultGRPC       = "127.0.0.1:50051"
+	DefaultHTTP       = "127.0.0.1:9179"
+	DefaultLogLevel   = "info"
+	DefaultLogFormat  = "text"
+	// DefaultPreference is the SR policy preference when none is given
+	// (RFC 9256 §2.7).
+	DefaultPreference = 100
+)
+
+// DefaultListenAddresses are the addresses listened on when
+// global.listen-addresses is absent.
+func DefaultListenAddresses() []netip.Addr {
+	return []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()}
+}
+
+// Family is a BGP address family (AFI/SAFI) as written in the config.
+type Family string
+
+// The families a peer can negotiate.
+const (
+	IPv4Unicast  Family = "ipv4-unicast"
+	IPv6Unicast  Family = "ipv6-unicast"
+	IPv4SRPolicy Family = "ipv4-srpolicy"
+	IPv6SRPolicy Family = "ipv6-srpolicy"
+)
+
+// Families lists every known family, in a stable order.
+var Families = []Family{IPv4Unicast, IPv6Unicast, IPv4SRPolicy, IPv6SRPolicy}
+
+// Valid reports whether f is a known family.
+func (f Family) Valid() bool {
+	for _, k := range Families {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Secret sources, as the key names used in the file.
+const (
+	SourcePassword     = "password"
+	SourcePasswordFile = "password-file"
+	SourcePasswordEnv  = "password-env"
+	SourceKeychain     = "keychain"
+	SourceSecret       = "secret"
+	SourceSecretFile   = "secret-file"
+	SourceSecretEnv    = "secret-env"
+)
+
+// Auth modes reported by Peer.Auth.
+const (
+	AuthMD5  = "md5"
+	AuthNone = "none"
+)
+
+// Config is a decoded, validated authbgpd configuration.
+type Config struct {
+	// File is the name the configuration was loaded or parsed under; it
+	// prefixes every error and warning.
+	File string
+	// Dir is the directory relative secret files were resolved against.
+	Dir string
+
+	Global    Global
+	API       API
+	Log       Log
+	Keychains []Keychain
+	Peers     []Peer
+	Shadow    Shadow
+	SRv6      SRv6
+
+	// Warnings found while loading (inline secrets, secret files readable
+	// by others, unused keychains...). They never contain secrets.
+	Warnings []Warning
+}
+
+// Global is the [global] table.
+type Global struct {
+	ASN      uint32
+	RouterID netip.Addr
+	// ListenPort is the BGP port; -1 means do not listen.
+	ListenPort      int
+	ListenAddresses []netip.Addr
+	// Line is the line of the [global] header (1 when absent).
+	Line int
+	m    meta
+}
+
+// LineOf returns the line of key in [global], or the table's line.
+func (g *Global) LineOf(key string) int { return g.m.lineOf(key, g.Line) }
+
+// API is the [api] table. An empty address means the server is off.
+type API struct {
+	GRPC string
+	HTTP string
+	Line int
+	m    meta
+}
+
+// LineOf returns the line of key in [api], or the table's line.
+func (a *API) LineOf(key string) int { return a.m.lineOf(key, a.Line) }
+
+// Log is the [log] table.
+type Log struct {
+	Level  string // debug | info | warn | error
+	Format string // text | json
+	Line   int
+	m      meta
+}
+
+// LineOf returns the line of key in [log], or the table's line.
+func (l *Log) LineOf(key string) int { return l.m.lineOf(key, l.Line) }
+
+// Keychain is one [[keychains]] entry: named, time-switched TCP-MD5 keys.
+type Keychain struct {
+	Name string
+	Keys []Key
+	Line int
+	m    meta
+}
+
+// LineOf returns the line of key in this [[keychains]] entry, or its line.
+func (k *Keychain) LineOf(key string) int { return k.m.lineOf(key, k.Line) }
+
+// Key is one [[keychains.keys]] entry.
+type Key struct {
+	ID     uint8
+	Secret Secret
+	// SecretSource is "secret", "secret-file" or "secret-env"; SecretRef is
+	// the resolved file path or the variable name (empty for inline).
+	SecretSource string
+	SecretRef    string
+	// SendFrom is when the key starts being sent; zero means always valid
+	// (and earlier than any key with a SendFrom).
+	SendFrom time.Time
+	Line     int
+	m        meta
+}
+
+// LineOf returns the line of key in this [[keychains.keys]] entry, or its line.
+func (k *Key) LineOf(key string) int { return k.m.lineOf(key, k.Line) }
+
+// Peer is one [[peers]] entry: either a single neighbor (Address) or a range
+// of dynamic neighbors (Prefix).
+type Peer struct {
+	Address netip.Addr   // valid for a single neighbor
+	Prefix  netip.Prefix // valid for dynamic neighbors
+	ASN     uint32
+
+	// Password is the resolved secret when PasswordSource is "password",
+	// "password-file" or "password-env"; PasswordRef names the file (as
+	// resolved) or the variable.
+	Password       Secret
+	PasswordSource string
+	PasswordRef    string
+	// Keychain names a [[keychains]] entry (exclusive with Password*).
+	Keychain string
+
+	LocalAddress netip.Addr // invalid when unset
+	Passive      bool
+	MultihopTTL  uint8
+	Families     []Family
+
+	// Line is the line of this peer's [[peers]] header.
+	Line int
+	m    meta
+}
+
+// LineOf returns the line of key in this [[peers]] entry, or the peer's line.
+func (p *Peer) LineOf(key string) int { return p.m.lineOf(key, p.Line) }
+
+// ID is the peer's identity: its address or its prefix, as text.
+func (p *Peer) ID() string {
+	if p.Prefix.IsValid() {
+		return p.Prefix.String()
+	}
+	if p.Address.IsValid() {
+		return p.Address.String()
+	}
+	return ""
+}
+
+// IsDynamic reports whether the peer is a prefix of dynamic neighbors.
+func (p *Peer) IsDynamic() bool { return p.Prefix.IsValid() }
+
+// Auth describes where a peer's TCP-MD5 key comes from.
+type Auth struct {
+	Mode     string // "md5" or "none"
+	Source   string // "password", "password-file", "password-env", "keychain"; "" for none
+	Keychain string // the keychain's name when Source is "keychain"
+}
+
+// Auth reports what the peer's key comes from.
+func (p *Peer) Auth() Auth {
+	switch {
+	case p.Keychain != "":
+		return Auth{Mode: AuthMD5, Source: SourceKeychain, Keychain: p.Keychain}
+	case p.PasswordSource != "":
+		return Auth{Mode: AuthMD5, Source: p.PasswordSource}
+	default:
+		return Auth{Mode: AuthNone}
+	}
+}
+
+// Shadow is the [shadow] table.
+type Shadow struct {
+	Enabled            bool
+	Interfaces         []string // empty: all
+	FollowPeerRollover bool
+	Line               int
+	m                  meta
+}
+
+// LineOf returns the line of key in [shadow], or the table's line.
+func (s *Shadow) LineOf(key string) int { return s.m.lineOf(key, s.Line) }
+
+// SRv6 is the [srv6] table.
+type SRv6 struct {
+	HMACKeys []HMACKey
+	Policies []Policy
+	Headend  Headend
+}
+
+// HMACKey is one [[srv6.hmac-keys]] entry.
+type HMACKey struct {
+	ID           uint32
+	Algorithm    string // sha1 | sha256
+	Secret       Secret
+	SecretSource string
+	SecretRef    string
+	Line         int
+	m            meta
+}
+
+// LineOf returns the line of key in this [[srv6.hmac-keys]] entry, or its line.
+func (h *HMACKey) LineOf(key string) int { return h.m.lineOf(key, h.Line) }
+
+// Policy is one [[srv6.policies]] entry.
+type Policy struct {
+	Name          string
+	Color         uint32
+	Endpoint      netip.Addr
+	Distinguisher uint32
+	Preference    uint32
+	BindingSID    netip.Addr   // invalid when unset
+	Segments      []netip.Addr // first hop first
+	HMACKeyID     uint32       // 0: no HMAC
+	Headends      []netip.Addr // router IDs; empty: NO_ADVERTISE
+	Line          int
+	m             meta
+}
+
+// LineOf returns the line of key in this [[srv6.policies]] entry, or its line.
+func (p *Policy) LineOf(key string) int { return p.m.lineOf(key, p.Line) }
+
+// Headend is the [srv6.headend] table.
+type Headend struct {
+	Enabled       bool
+	Source        netip.Addr
+	SteerEndpoint bool
+	Line          int
+	m             meta
+}
+
+// LineOf returns the line of key in [srv6.headend], or the table's line.
+func (h *Headend) LineOf(key string) int { return h.m.lineOf(key, h.Line) }
+
+// meta records, for one table, the lines of the keys that appeared in the
+// file and which of them failed to decode (already reported).
+type meta struct {
+	parsed bool // the table came from a file
+	broken bool // the table had the wrong type (already reported)
+	lines  map[string]int
+	bad    map[string]bool
+}
+
+func (m *meta) lineOf(key string, def int) int {
+	if l, ok := m.lines[key]; ok && l > 0 {
+		return l
+	}
+	return def
+}
+
+func (m *meta) has(key string) bool { _, ok := m.lines[key]; return ok }
+
+func (m *meta) isBad(key string) bool { return m.bad[key] }
+
+func (m *meta) setLine(key string, line int) {
+	if m.lines == nil {
+		m.lines = map[string]int{}
+	}
+	m.lines[key] = line
+}
+
+func (m *meta) markBad(key string) {
+	if m.bad == nil {
+		m.bad = map[string]bool{}
+	}
+	m.bad[key] = true
+}
+
+// Keychain returns the keychain called name, or nil.
+func (c *Config) Keychain(name string) *Keychain {
+	for i := range c.Keychains {
+		if c.Keychains[i].Name == name {
+			return &c.Keychains[i]
+		}
+	}
+	return nil
+}
+
+// Peer returns the peer whose ID is id, or nil.
+func (c *Config) Peer(id string) *Peer {
+	for i := range c.Peers {
+		if c.Peers[i].ID() == id {
+			return &c.Peers[i]
+		}
+	}
+	return nil
+}
+
+// HMACKey returns the SRv6 HMAC key with the given id, or nil.
+func (c *Config) HMACKey(id uint32) *HMACKey {
+	for i := range c.SRv6.HMACKeys {
+		if c.SRv6.HMACKeys[i].ID == id {
+			return &c.SRv6.HMACKeys[i]
+		}
+	}
+	return nil
+}
+
+// PeerKey returns the TCP-MD5 secret the peer should use at time now and,
+// for keychains, the id of the active key (-1 otherwise). ok is false when
+// the peer has no authentication, or its keychain has no key valid at now
+// (or does not exist).
+func (c *Config) PeerKey(p *Peer, now time.Time) (secret Secret, keyID int, ok bool) {
+	switch a := p.Auth(); {
+	case a.Mode == AuthNone:
+		return nil, -1, false
+	case a.Source == SourceKeychain:
+		kc := c.Keychain(a.Keychain)
+		if kc == nil {
+			return nil, -1, false
+		}
+		k, ok := kc.Active(now)
+		if !ok {
+			return nil, -1, false
+		}
+		return k.Secret, int(k.ID), true
+	default:
+		return p.Password, -1, true
+	}
+}
+
+// Active returns the key to send at time now: the key with the latest
+// SendFrom not after now. Keys without SendFrom are always valid and count
+// as the earliest. ok is false when every key starts after now.
+func (kc *Keychain) Active(now time.Time) (Key, bool) {
+	best := -1
+	for i := range kc.Keys {
+		k := &kc.Keys[i]
+		if !k.SendFrom.IsZero() && k.SendFrom.After(now) {
+			continue
+		}
+		if best < 0 || !k.SendFrom.Before(kc.Keys[best].SendFrom) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Key{}, false
+	}
+	return kc.Keys[best], true
+}
+
+// NextSwitch returns when the active key next changes after now: the
+// earliest SendFrom strictly after now. ok is false when no key starts later.
+func (kc *Keychain) NextSwitch(now time.Time) (time.Time, bool) {
+	var next time.Time
+	found := false
+	for i := range kc.Keys {
+		t := kc.Keys[i].SendFrom
+		if t.IsZero() || !t.After(now) {
+			continue
+		}
+		if !found || t.Before(next) {
+			next, found = t, true
+		}
+	}
+	return next, found
+}
+
+// Key returns the key with the given id, or nil.
+func (kc *Keychain) Key(id uint8) *Key {
+	for i := range kc.Keys {
+		if kc.Keys[i].ID == id {
+			return &kc.Keys[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,464 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Validate checks c and returns every problem at once (errors.Join of
+// *Error), or nil. Load and Parse already call it; use it for a Config built
+// or changed in code. Lines come from the file c was parsed from; for
+// fields set in code they are 0.
+func (c *Config) Validate() error {
+	p := &problems{file: c.File}
+	c.validate(p)
+	return p.err()
+}
+
+var (
+	logLevels  = []string{"debug", "info", "warn", "error"}
+	logFormats = []string{"text", "json"}
+	algorithms = []string{"sha1", "sha256"}
+)
+
+func oneOf(s string, set []string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) validate(p *problems) {
+	c.validateGlobal(p)
+	c.validateAPI(p)
+	c.validateLog(p)
+	c.validateKeychains(p)
+	c.validatePeers(p)
+	c.validateShadow(p)
+	c.validateSRv6(p)
+}
+
+// missing reports a required key that is absent (or zero in code).
+func missing(p *problems, m *meta, line int, table, key string) {
+	if m.isBad(key) {
+		return
+	}
+	if m.has(key) {
+		p.errorf(m.lineOf(key, line), "%s: must not be empty", key)
+		return
+	}
+	p.errorf(line, "%s: %s is missing", table, key)
+}
+
+func (c *Config) validateGlobal(p *problems) {
+	g := &c.Global
+	if g.m.broken {
+		return
+	}
+	if g.ASN == 0 {
+		if g.m.has("asn") && !g.m.isBad("asn") {
+			p.errorf(g.LineOf("asn"), "asn: 0 is not a valid AS number (1..4294967295)")
+		} else {
+			missing(p, &g.m, g.Line, "[global]", "asn")
+		}
+	}
+	switch {
+	case g.m.isBad("router-id"):
+	case !g.RouterID.IsValid():
+		missing(p, &g.m, g.Line, "[global]", "router-id")
+	case !g.RouterID.Is4():
+		p.errorf(g.LineOf("router-id"), "router-id: %s is not an IPv4 address", g.RouterID)
+	case g.RouterID.IsUnspecified():
+		p.errorf(g.LineOf("router-id"), "router-id: must not be 0.0.0.0")
+	}
+	if !g.m.isBad("listen-port") && (g.ListenPort < -1 || g.ListenPort == 0 || g.ListenPort > 65535) {
+		p.errorf(g.LineOf("listen-port"), "listen-port: %d is out of range (1..65535, or -1 to not listen)", g.ListenPort)
+	}
+	if !g.m.isBad("listen-addresses") {
+		if len(g.ListenAddresses) == 0 && g.ListenPort != -1 {
+			p.errorf(g.LineOf("listen-addresses"), "listen-addresses: empty (set listen-port = -1 to not listen)")
+		}
+		seen := map[netip.Addr]bool{}
+		for _, a := range g.ListenAddresses {
+			if !a.IsValid() {
+				p.errorf(g.LineOf("listen-addresses"), "listen-addresses: invalid address")
+				continue
+			}
+			if seen[a] {
+				p.errorf(g.LineOf("listen-addresses"), "listen-addresses: %s is listed twice", a)
+			}
+			seen[a] = true
+		}
+	}
+}
+
+func checkHostPort(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("%q is not HOST:PORT", s)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: port must be 1..65535", s)
+	}
+	if strings.ContainsAny(host, " \t/") {
+		return fmt.Errorf("%q: bad host", s)
+	}
+	return nil
+}
+
+func (c *Config) validateAPI(p *problems) {
+	a := &c.API
+	if a.m.broken {
+		return
+	}
+	for _, kv := range []struct{ key, val string }{{"grpc", a.GRPC}, {"http", a.HTTP}} {
+		if kv.val == "" || a.m.isBad(kv.key) {
+			continue
+		}
+		if err := checkHostPort(kv.val); err != nil {
+			p.errorf(a.LineOf(kv.key), "%s: %v (\"\" turns it off)", kv.key, err)
+		}
+	}
+	if a.GRPC != "" && a.GRPC == a.HTTP {
+		p.errorf(a.LineOf("http"), "http: same address as grpc (%s)", a.GRPC)
+	}
+}
+
+func (c *Config) validateLog(p *problems) {
+	l := &c.Log
+	if l.m.broken {
+		return
+	}
+	if !l.m.isBad("level") && !oneOf(l.Level, logLevels) {
+		p.errorf(l.LineOf("level"), "level: unknown log level %q (want %s)", l.Level, strings.Join(logLevels, ", "))
+	}
+	if !l.m.isBad("format") && !oneOf(l.Format, logFormats) {
+		p.errorf(l.LineOf("format"), "format: unknown log format %q (want %s)", l.Format, strings.Join(logFormats, ", "))
+	}
+}
+
+// validateSecret checks a resolved secret's length.
+func validateSecret(p *problems, m *meta, line int, table, base, source string, sec Secret, maxLen int) {
+	if source == "" {
+		p.errorf(line, "%s: no secret: set one of %s, %s-file, %s-env", table, base, base, base)
+		return
+	}
+	if m.isBad(source) {
+		return
+	}
+	if source != base && source != base+"-file" && source != base+"-env" {
+		p.errorf(line, "%s: unknown secret source %q", table, source)
+		return
+	}
+	switch {
+	case len(sec) == 0:
+		p.errorf(m.lineOf(source, line), "%s: secret is empty", source)
+	case len(sec) > maxLen:
+		p.errorf(m.lineOf(source, line), "%s: secret is %d bytes, longer than %d", source, len(sec), maxLen)
+	}
+}
+
+func (c *Config) validateKeychains(p *problems) {
+	names := map[string]int{}
+	for i := range c.Keychains {
+		kc := &c.Keychains[i]
+		table := "[[keychains]]"
+		switch {
+		case kc.m.isBad("name"):
+		case kc.Name == "":
+			missing(p, &kc.m, kc.Line, table, "name")
+		default:
+			table = fmt.Sprintf("[[keychains]] %q", kc.Name)
+			if l, dup := names[kc.Name]; dup {
+				p.errorf(kc.LineOf("name"), "name: duplicate keychain %q (also at line %d)", kc.Name, l)
+			} else {
+				names[kc.Name] = kc.LineOf("name")
+			}
+		}
+		if len(kc.Keys) == 0 && !kc.m.isBad("keys") {
+			p.errorf(kc.LineOf("keys"), "%s: has no keys", table)
+		}
+		ids := map[uint8]int{}
+		var always *Key
+		starts := map[time.Time]*Key{}
+		for j := range kc.Keys {
+			k := &kc.Keys[j]
+			ktable := "[[keychains.keys]]"
+			if k.m.parsed && !k.m.has("id") {
+				p.errorf(k.Line, "%s: id is missing", ktable)
+			} else if !k.m.isBad("id") {
+				ktable = fmt.Sprintf("%s key %d", table, k.ID)
+				if l, dup := ids[k.ID]; dup {
+					p.errorf(k.LineOf("id"), "id: duplicate key id %d in %s (also at line %d)", k.ID, table, l)
+				} else {
+					ids[k.ID] = k.LineOf("id")
+				}
+			}
+			validateSecret(p, &k.m, k.Line, ktable, SourceSecret, k.SecretSource, k.Secret, MaxMD5SecretLen)
+			if k.m.isBad("send-from") {
+				continue
+			}
+			if k.SendFrom.IsZero() {
+				if always != nil {
+					p.errorf(k.Line, "%s: keys %d (line %d) and %d both have no send-from: only one key may be valid from the start",
+						table, always.ID, always.Line, k.ID)
+				}
+				always = k
+				continue
+			}
+			key := k.SendFrom.UTC()
+			if o, dup := starts[key]; dup {
+				p.errorf(k.LineOf("send-from"), "send-from: keys %d (line %d) and %d have the same send-from %s",
+					o.ID, o.LineOf("send-from"), k.ID, k.SendFrom.Format(time.RFC3339))
+			} else {
+				starts[key] = k
+			}
+		}
+	}
+}
+
+func (c *Config) validatePeers(p *problems) {
+	seen := map[string]int{}
+	for i := range c.Peers {
+		pr := &c.Peers[i]
+		table := "[[peers]]"
+		addrBad, pfxBad := pr.m.isBad("address"), pr.m.isBad("prefix")
+		switch {
+		case pr.Address.IsValid() && pr.Prefix.IsValid():
+			key, other := "prefix", "address"
+			if pr.LineOf("address") > pr.LineOf("prefix") {
+				key, other = other, key
+			}
+			p.errorf(pr.LineOf(key), "%s: set address or prefix, not both (%s is at line %d)", key, other, pr.LineOf(other))
+		case !pr.Address.IsValid() && !pr.Prefix.IsValid():
+			if !addrBad && !pfxBad {
+				p.errorf(pr.Line, "%s: address or prefix is missing", table)
+			}
+		case pr.Address.IsValid():
+			table = "[[peers]] " + pr.Address.String()
+			switch {
+			case pr.Address.Zone() != "":
+				p.errorf(pr.LineOf("address"), "address: %s: zones are not supported", pr.Address)
+			case pr.Address.IsUnspecified() || pr.Address.IsMulticast():
+				p.errorf(pr.LineOf("address"), "address: %s is not a unicast address", pr.Address)
+			}
+		default:
+			table = "[[peers]] " + pr.Prefix.String()
+			if pr.Prefix.Addr().Zone() != "" {
+				p.errorf(pr.LineOf("prefix"), "prefix: %s: zones are not supported", pr.Prefix)
+			} else if m := pr.Prefix.Masked(); m != pr.Prefix {
+				p.errorf(pr.LineOf("prefix"), "prefix: %s has host bits set (did you mean %s?)", pr.Prefix, m)
+			}
+		}
+		if id := pr.ID(); id != "" {
+			key := "address"
+			if pr.Prefix.IsValid() {
+				key = "prefix"
+			}
+			if l, dup := seen[id]; dup {
+				p.errorf(pr.LineOf(key), "%s: duplicate peer %s (also at line %d)", key, id, l)
+			} else {
+				seen[id] = pr.LineOf(key)
+			}
+		}
+		if pr.ASN == 0 {
+			if pr.m.has("asn") && !pr.m.isBad("asn") {
+				p.errorf(pr.LineOf("asn"), "asn: 0 is not a valid AS number (1..4294967295)")
+			} else {
+				missing(p, &pr.m, pr.Line, table, "asn")
+			}
+		}
+		switch {
+		case pr.PasswordSource != "" && pr.Keychain != "":
+			p.errorf(pr.LineOf(SourceKeychain), "keychain: only one of password, password-file, password-env, keychain may be set")
+		case pr.PasswordSource != "":
+			validateSecret(p, &pr.m, pr.Line, table, SourcePassword, pr.PasswordSource, pr.Password, MaxMD5SecretLen)
+		case pr.Keychain != "":
+			if c.Keychain(pr.Keychain) == nil {
+				p.errorf(pr.LineOf(SourceKeychain), "keychain: unknown keychain %q", pr.Keychain)
+			}
+		case pr.m.has(SourceKeychain) && !pr.m.isBad(SourceKeychain):
+			p.errorf(pr.LineOf(SourceKeychain), "keychain: empty name")
+		}
+		if a := pr.LocalAddress; a.IsValid() {
+			peer := pr.Address
+			if pr.Prefix.IsValid() {
+				peer = pr.Prefix.Addr()
+			}
+			switch {
+			case a.IsUnspecified() || a.IsMulticast():
+				p.errorf(pr.LineOf("local-address"), "local-address: %s is not a unicast address", a)
+			case peer.IsValid() && a.Is4() != peer.Is4():
+				p.errorf(pr.LineOf("local-address"), "local-address: %s is not of the peer's address family", a)
+			}
+		}
+		if pr.Prefix.IsValid() && !pr.Passive && !pr.m.isBad("passive") {
+			p.errorf(pr.LineOf("passive"), "passive: a prefix of dynamic neighbors is always passive")
+		}
+		if !pr.m.isBad("families") {
+			if len(pr.Families) == 0 && (pr.m.has("families") || !pr.m.parsed || pr.ID() != "") {
+				p.errorf(pr.LineOf("families"), "families: empty")
+			}
+			dup := map[Family]bool{}
+			for _, f := range pr.Families {
+				switch {
+				case !f.Valid():
+					want := make([]string, len(Families))
+					for i, f := range Families {
+						want[i] = string(f)
+					}
+					p.errorf(pr.LineOf("families"), "families: unknown family %q (want %s)", f, strings.Join(want, ", "))
+				case dup[f]:
+					p.errorf(pr.LineOf("families"), "families: %s is listed twice", f)
+				}
+				dup[f] = true
+			}
+		}
+	}
+}
+
+func (c *Config) validateShadow(p *problems) {
+	s := &c.Shadow
+	if s.m.broken || s.m.isBad("interfaces") {
+		return
+	}
+	seen := map[string]bool{}
+	for _, n := range s.Interfaces {
+		switch {
+		case n == "" || len(n) > 15 || strings.ContainsAny(n, "/ \t\n:") || n == "." || n == "..":
+			p.errorf(s.LineOf("interfaces"), "interfaces: %q is not an interface name", n)
+		case seen[n]:
+			p.errorf(s.LineOf("interfaces"), "interfaces: %s is listed twice", n)
+		}
+		seen[n] = true
+	}
+}
+
+func (c *Config) validateSRv6(p *problems) {
+	s := &c.SRv6
+	ids := map[uint32]int{}
+	for i := range s.HMACKeys {
+		h := &s.HMACKeys[i]
+		table := "[[srv6.hmac-keys]]"
+		if h.ID == 0 {
+			if h.m.has("id") && !h.m.isBad("id") {
+				p.errorf(h.LineOf("id"), "id: SRv6 HMAC key id 0 is invalid (1..4294967295)")
+			} else {
+				missing(p, &h.m, h.Line, table, "id")
+			}
+		} else {
+			table = fmt.Sprintf("[[srv6.hmac-keys]] %d", h.ID)
+			if l, dup := ids[h.ID]; dup {
+				p.errorf(h.LineOf("id"), "id: duplicate SRv6 HMAC key id %d (also at line %d)", h.ID, l)
+			} else {
+				ids[h.ID] = h.LineOf("id")
+			}
+		}
+		switch {
+		case h.m.isBad("algorithm"):
+		case h.Algorithm == "" && !h.m.has("algorithm"):
+			p.errorf(h.Line, "%s: algorithm is missing (sha1 or sha256)", table)
+		case !oneOf(h.Algorithm, algorithms):
+			p.errorf(h.LineOf("algorithm"), "algorithm: unknown algorithm %q (want sha1 or sha256)", h.Algorithm)
+		}
+		validateSecret(p, &h.m, h.Line, table, SourceSecret, h.SecretSource, h.Secret, MaxSRv6SecretLen)
+	}
+
+	names := map[string]int{}
+	for i := range s.Policies {
+		pol := &s.Policies[i]
+		table := "[[srv6.policies]]"
+		switch {
+		case pol.m.isBad("name"):
+		case pol.Name == "":
+			missing(p, &pol.m, pol.Line, table, "name")
+		default:
+			table = fmt.Sprintf("[[srv6.policies]] %q", pol.Name)
+			if l, dup := names[pol.Name]; dup {
+				p.errorf(pol.LineOf("name"), "name: duplicate policy name %q (also at line %d)", pol.Name, l)
+			} else {
+				names[pol.Name] = pol.LineOf("name")
+			}
+		}
+		if pol.m.parsed && !pol.m.has("color") {
+			p.errorf(pol.Line, "%s: color is missing", table)
+		}
+		switch {
+		case pol.m.isBad("endpoint"):
+		case !pol.Endpoint.IsValid():
+			missing(p, &pol.m, pol.Line, table, "endpoint")
+		case pol.Endpoint.Zone() != "":
+			p.errorf(pol.LineOf("endpoint"), "endpoint: %s: zones are not supported", pol.Endpoint)
+		}
+		if b := pol.BindingSID; b.IsValid() && (!b.Is6() || b.Zone() != "" || b.IsUnspecified()) {
+			p.errorf(pol.LineOf("binding-sid"), "binding-sid: %s is not an IPv6 address", b)
+		}
+		if !pol.m.isBad("segments") {
+			switch n := len(pol.Segments); {
+			case n == 0 && !pol.m.has("segments"):
+				p.errorf(pol.Line, "%s: segments is missing", table)
+			case n == 0:
+				p.errorf(pol.LineOf("segments"), "segments: empty")
+			case n > MaxSegments:
+				p.errorf(pol.LineOf("segments"), "segments: %d segments, at most %d fit an HMAC'd SRH", n, MaxSegments)
+			}
+			for _, seg := range pol.Segments {
+				if !seg.Is6() || seg.Zone() != "" || seg.IsUnspecified() || seg.IsMulticast() {
+					p.errorf(pol.LineOf("segments"), "segments: %s is not an IPv6 unicast address", seg)
+				}
+			}
+		}
+		if pol.HMACKeyID != 0 && !pol.m.isBad("hmac-key-id") && c.HMACKey(pol.HMACKeyID) == nil {
+			p.errorf(pol.LineOf("hmac-key-id"), "hmac-key-id: no [[srv6.hmac-keys]] with id %d", pol.HMACKeyID)
+		}
+		if !pol.m.isBad("headends") {
+			seen := map[netip.Addr]bool{}
+			for _, h := range pol.Headends {
+				switch {
+				case !h.Is4() || h.IsUnspecified():
+					p.errorf(pol.LineOf("headends"), "headends: %s is not a router ID (an IPv4 address)", h)
+				case seen[h]:
+					p.errorf(pol.LineOf("headends"), "headends: %s is listed twice", h)
+				}
+				seen[h] = true
+			}
+		}
+	}
+
+	h := &s.Headend
+	switch {
+	case h.m.broken || h.m.isBad("source"):
+	case h.Enabled && !h.Source.IsValid():
+		p.errorf(h.LineOf("enabled"), "[srv6.headend]: enabled without source (the outer IPv6 source address)")
+	case h.Source.IsValid() && (!h.Source.Is6() || h.Source.IsUnspecified() || h.Source.IsMulticast()):
+		p.errorf(h.LineOf("source"), "source: %s is not an IPv6 unicast address", h.Source)
+	}
+}
+
+// lint adds warnings about legal but suspicious configurations.
+func (c *Config) lint(p *problems, now time.Time) {
+	used := map[string]bool{}
+	for i := range c.Peers {
+		used[c.Peers[i].Keychain] = true
+	}
+	for i := range c.Keychains {
+		kc := &c.Keychains[i]
+		if kc.Name == "" {
+			continue
+		}
+		if !used[kc.Name] {
+			p.warnf(kc.LineOf("name"), "keychain %q is not used by any peer", kc.Name)
+		}
+		if _, ok := kc.Active(now); !ok && len(kc.Keys) > 0 {
+			next, _ := kc.NextSwitch(now)
+			p.warnf(kc.LineOf("name"), "keychain %q has no key valid now; its first key starts at %s", kc.Name, next.Format(time.RFC3339))
+		}
+	}
+}

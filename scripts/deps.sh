@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what the tests need, when missing: Debian's FRR, BIRD 2, gobgpd,
+# ExaBGP, tcpdump, tshark and iproute2. Needs root (it says so otherwise).
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "$2" ]; }
+have bgpd /usr/lib/frr/bgpd || need+=(frr)
+have bird /usr/sbin/bird || need+=(bird2)
+have gobgpd /usr/bin/gobgpd || need+=(gobgpd)
+have exabgp /usr/sbin/exabgp || need+=(exabgp)
+have tcpdump /usr/bin/tcpdump || need+=(tcpdump)
+have tshark /usr/bin/tshark || need+=(tshark)
+have ip /usr/sbin/ip || need+=(iproute2)
+
+if [ ${#need[@]} -eq 0 ]; then
+	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 present"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing ${need[*]}; not root, so not installing (tests that need them will skip and say why)"
+	exit 0
+fi
+echo "deps: installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+echo "deps: installed ${need[*]}"
