@@ -6,16 +6,16 @@ import (
 	"io"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/speaker"
 )
 
-// cmdRun runs the speaker. Until the speaker lands it validates the config
-// and says so, rather than pretending to run.
+// cmdRun runs the speaker until SIGTERM/SIGINT; SIGHUP reloads the config.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("authbgpd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "config file (TOML)")
-	_ = fs.String("log-level", "", "debug | info | warn | error (overrides [log] level)")
-	_ = fs.String("log-format", "", "text | json (overrides [log] format)")
+	level := fs.String("log-level", "", "debug | info | warn | error (overrides [log] level)")
+	format := fs.String("log-format", "", "text | json (overrides [log] format)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -23,12 +23,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	if _, err := config.Load(*file); err != nil {
-		for _, e := range config.Errors(err) {
-			fmt.Fprintln(stderr, e.Error())
+	err := speaker.Run(speaker.Options{ConfigFile: *file, LogLevel: *level, LogFormat: *format, Version: versionString(), Sockets: testSockets()})
+	if err != nil {
+		if errs := config.Errors(err); len(errs) > 0 && errs[0].File != "" {
+			for _, e := range errs {
+				fmt.Fprintln(stderr, e.Error())
+			}
+		} else {
+			fmt.Fprintln(stderr, "authbgpd: "+err.Error())
 		}
 		return 1
 	}
-	fmt.Fprintln(stderr, "authbgpd: the BGP speaker is not built yet (issue [2/5]); config is valid")
-	return 1
+	return 0
 }

@@ -31,6 +31,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case "check":
 			return cmdCheck(args[1:], stdout, stderr)
+		case "status":
+			return cmdStatus(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -43,6 +45,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   authbgpd -f FILE [--log-level LEVEL] [--log-format text|json]   run the speaker
   authbgpd check -f FILE                                          validate a config
+  authbgpd status [--api ADDR | -f FILE] [--json]               what GET /status says
   authbgpd version
 `)
 }

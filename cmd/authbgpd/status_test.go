@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/httpapi"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// statusFixture is a /status document as the daemon serves it (indented),
+// with two peers, a dynamic session, an HMAC key and two policies.
+const statusFixture = `{
+  "router_id": "192.0.2.1",
+  "asn": 65001,
+  "peers": [
+    {
+      "address": "192.0.2.2",
+      "asn": 65002,
+      "state": "established",
+      "uptime_seconds": 42,
+      "auth": {"mode": "md5", "source": "keychain", "keychain": "core", "key_id": 1, "installed": true, "error": ""},
+      "shadow": {"diagnosis": "ok", "peer_key_id": null,
+                 "segments": {"valid": 120, "bad_digest": 0, "missing": 0, "unexpected": 0}}
+    },
+    {
+      "address": "192.0.2.3",
+      "asn": 65003,
+      "state": "active",
+      "uptime_seconds": 0,
+      "auth": {"mode": "md5", "source": "password-file", "key_id": null, "installed": false,
+               "error": "cannot install key:\toperation not permitted"},
+      "shadow": {"diagnosis": "other-key", "peer_key_id": 2,
+                 "segments": {"valid": 0, "bad_digest": 7, "missing": 0, "unexpected": 0}}
+    },
+    {
+      "address": "198.51.100.7",
+      "prefix": "198.51.100.0/24",
+      "asn": 65010,
+      "state": "established",
+      "uptime_seconds": 273600,
+      "auth": {"mode": "none", "key_id": null, "installed": false, "error": ""}
+    }
+  ],
+  "srv6": {
+    "hmac_keys": [{"id": 42, "algorithm": "sha256", "installed": true}],
+    "policies": [
+      {"name": "gold-to-pe3", "advertised": true, "installed": false},
+      {"name": "silver", "advertised": false, "installed": true}
+    ]
+  }
+}
+`
+
+func fixtureServer(t *testing.T, body string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	hits := new(atomic.Int32)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "GET" || r.URL.Path != "/status" {
+			http.NotFound(w, r)
+			return
+		}
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(ts.Close)
+	return ts, hits
+}
+
+func hostPort(ts *httptest.Server) string { return strings.TrimPrefix(ts.URL, "http://") }
+
+func runStatus(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	rc := cmdStatus(args, &out, &errb)
+	return rc, out.String(), errb.String()
+}
+
+func TestStatusTable(t *testing.T) {
+	ts, _ := fixtureServer(t, statusFixture)
+	rc, out, errs := runStatus("--api", hostPort(ts))
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errs)
+	}
+	want := `router-id 192.0.2.1  asn 65001
+PEER                            ASN    STATE        UPTIME  AUTH  KEY  INSTALLED  DIAGNOSIS     VALID  BAD  MISSING  UNEXPECTED  ERROR
+192.0.2.2                       65002  established  42s     md5   1    yes        ok            120    0    0        0
+192.0.2.3                       65003  active       -       md5   -    no         other-key(2)  0      7    0        0           cannot install key: operation not permitted
+198.51.100.7 (198.51.100.0/24)  65010  established  3d4h    none  -    -          -             -      -    -        -
+SRV6 HMAC KEY  ALGORITHM  INSTALLED  ERROR
+42             sha256     yes
+SR POLICY    ADVERTISED  INSTALLED  REASON
+gold-to-pe3  yes         no
+silver       no          yes
+`
+	if out != want {
+		t.Errorf("table:\n%s\nwant:\n%s", out, want)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimRight(line, " ") != line {
+			t.Errorf("trailing blanks: %q", line)
+		}
+	}
+}
+
+func TestStatusJSONAsServed(t *testing.T) {
+	ts, _ := fixtureServer(t, statusFixture)
+	rc, out, errs := runStatus("--json", "--api", hostPort(ts))
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errs)
+	}
+	if out != statusFixture {
+		t.Errorf("--json changed the document:\n%s", out)
+	}
+	// Single-dash flags work too (Go flag package).
+	if rc, out, _ := runStatus("-json", "-api", "http://"+hostPort(ts)); rc != 0 || out != statusFixture {
+		t.Errorf("-json -api URL: exit %d\n%s", rc, out)
+	}
+}
+
+func TestStatusEmptyDaemon(t *testing.T) {
+	ts, _ := fixtureServer(t, `{"router_id":"192.0.2.9","asn":65009,"peers":[],"srv6":{"hmac_keys":[],"policies":[]}}`)
+	rc, out, errs := runStatus("--api", hostPort(ts))
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errs)
+	}
+	want := "router-id 192.0.2.9  asn 65009\n" +
+		"PEER  ASN  STATE  UPTIME  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  ERROR\n"
+	if out != want {
+		t.Errorf("got:\n%q\nwant:\n%q", out, want)
+	}
+}
+
+func TestStatusConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	rc, out, errs := runStatus("--api", addr)
+	if rc != 1 {
+		t.Fatalf("exit %d, want 1", rc)
+	}
+	if out != "" {
+		t.Errorf("stdout: %q", out)
+	}
+	prefix := "authbgpd status: cannot reach http://" + addr + "/status: "
+	if !strings.HasPrefix(errs, prefix) {
+		t.Errorf("stderr %q\nwant prefix %q", errs, prefix)
+	}
+	if !strings.Contains(errs, "connection refused") || !strings.Contains(errs, "daemon running") ||
+		!strings.Contains(errs, "[api] http") {
+		t.Errorf("stderr does not say why: %q", errs)
+	}
+	if strings.Count(errs, "\n") != 1 {
+		t.Errorf("want one line: %q", errs)
+	}
+}
+
+func TestStatusServerErrors(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/status" {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		w.Write([]byte("not json"))
+	}))
+	defer ts.Close()
+	rc, _, errs := runStatus("--api", hostPort(ts))
+	if rc != 1 || !strings.Contains(errs, "500 Internal Server Error: boom") {
+		t.Errorf("500: exit %d, %q", rc, errs)
+	}
+	bad, _ := fixtureServer(t, "not json")
+	rc, _, errs = runStatus("--api", hostPort(bad))
+	if rc != 1 || !strings.Contains(errs, "not a status document") {
+		t.Errorf("bad JSON: exit %d, %q", rc, errs)
+	}
+}
+
+func writeConfig(t *testing.T, http string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "authbgpd.toml")
+	cfg := "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n[api]\nhttp = \"" + http + "\"\n"
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Load(path); err != nil {
+		t.Fatalf("test config does not load: %v", err)
+	}
+	return path
+}
+
+func TestStatusFromConfigFile(t *testing.T) {
+	ts, hits := fixtureServer(t, statusFixture)
+	path := writeConfig(t, hostPort(ts))
+	rc, out, errs := runStatus("-f", path, "--json")
+	if rc != 0 || out != statusFixture || hits.Load() != 1 {
+		t.Fatalf("-f: exit %d, %d hits, %s\n%s", rc, hits.Load(), errs, out)
+	}
+
+	off := writeConfig(t, "")
+	rc, _, errs = runStatus("-f", off)
+	if rc != 1 || !strings.Contains(errs, "[api] http is off") || !strings.HasPrefix(errs, "authbgpd status: "+off+":") {
+		t.Errorf("http off: exit %d, %q", rc, errs)
+	}
+
+	rc, _, errs = runStatus("-f", filepath.Join(t.TempDir(), "missing.toml"))
+	if rc != 1 || !strings.Contains(errs, "missing.toml") {
+		t.Errorf("missing config: exit %d, %q", rc, errs)
+	}
+}
+
+func TestStatusUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"extra"},
+		{"--api", "127.0.0.1:1", "-f", "x.toml"},
+		{"--bogus"},
+		{"--api", "no-port"},
+	} {
+		if rc, _, _ := runStatus(args...); rc != 2 {
+			t.Errorf("%q: exit %d, want 2", args, rc)
+		}
+	}
+}
+
+func TestStatusHelp(t *testing.T) {
+	rc, _, errs := runStatus("-h")
+	if rc != 0 || !strings.Contains(errs, "usage: authbgpd status") {
+		t.Errorf("-h: exit %d, %q", rc, errs)
+	}
+}
+
+func TestStatusViaRun(t *testing.T) {
+	ts, _ := fixtureServer(t, statusFixture)
+	var out, errb bytes.Buffer
+	if rc := run([]string{"status", "--json", "--api", hostPort(ts)}, &out, &errb); rc != 0 || out.String() != statusFixture {
+		t.Fatalf("run status: exit %d, %s", rc, errb.String())
+	}
+}
+
+func TestStatusURL(t *testing.T) {
+	cases := map[string]string{
+		"127.0.0.1:9179":               "http://127.0.0.1:9179/status",
+		":9179":                        "http://127.0.0.1:9179/status",
+		"0.0.0.0:9179":                 "http://127.0.0.1:9179/status",
+		"[::]:9179":                    "http://[::1]:9179/status",
+		"[2001:db8::1]:9179":           "http://[2001:db8::1]:9179/status",
+		"localhost:9179":               "http://localhost:9179/status",
+		"http://192.0.2.1:9179":        "http://192.0.2.1:9179/status",
+		"http://192.0.2.1:9179/":       "http://192.0.2.1:9179/status",
+		"http://192.0.2.1:9179/status": "http://192.0.2.1:9179/status",
+	}
+	for in, want := range cases {
+		got, err := statusURL(in)
+		if err != nil || got != want {
+			t.Errorf("statusURL(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"9179", "127.0.0.1", "127.0.0.1:http", "127.0.0.1:70000"} {
+		if got, err := statusURL(bad); err == nil {
+			t.Errorf("statusURL(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	cases := map[int64]string{
+		0: "0s", 42: "42s", 59: "59s", 60: "1m0s", 312: "5m12s", 3599: "59m59s",
+		3600: "1h0m", 3*3600 + 7*60 + 5: "3h7m", 86399: "23h59m",
+		86400: "1d0h", 3*86400 + 4*3600 + 59: "3d4h", 400 * 86400: "400d0h",
+	}
+	for in, want := range cases {
+		if got := humanDuration(in); got != want {
+			t.Errorf("humanDuration(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+type staticSource struct{ st status.Status }
+
+func (s staticSource) Status() status.Status { return s.st }
+func (s staticSource) Healthy() error        { return nil }
+
+// The CLI reads what the real server serves.
+func TestStatusAgainstHTTPAPI(t *testing.T) {
+	one := 1
+	srv := httpapi.New("127.0.0.1:0", staticSource{status.Status{
+		RouterID: "192.0.2.1", ASN: 65001,
+		Peers: []status.Peer{{Address: "192.0.2.2", ASN: 65002, State: "established", UptimeSeconds: 312,
+			Auth:   status.Auth{Mode: "md5", Source: "keychain", KeyID: &one, Installed: true},
+			Shadow: &status.Shadow{Diagnosis: "ok", Segments: status.Segments{Valid: 3}}}},
+	}}, nil, nil)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	rc, out, errs := runStatus("--api", srv.Addr().String())
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errs)
+	}
+	want := "router-id 192.0.2.1  asn 65001\n" +
+		"PEER       ASN    STATE        UPTIME  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  ERROR\n" +
+		"192.0.2.2  65002  established  5m12s   md5   1    yes        ok         3      0    0        0\n"
+	if out != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+}

@@ -1,0 +1,193 @@
+// Package httpapi serves authbgpd's HTTP API ([api] http in the config):
+//
+//	GET /status    the status document (status.Status) as indented JSON
+//	GET /metrics   Prometheus metrics (the private registry of package metrics)
+//	GET /healthz   200 "ok", or 503 with the reason
+//
+// Other paths are 404; other methods than GET (and HEAD) are 405. Nothing
+// served here ever holds a secret: the status document has no field for one.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// Source is what the API reports on: the running speaker.
+type Source interface {
+	// Status returns the current status document. It is called once per
+	// request and must be safe for concurrent use.
+	Status() status.Status
+	// Healthy returns nil when the speaker works, or why it does not.
+	Healthy() error
+}
+
+// Timeouts of the server. The API is local and its answers are small; a
+// client that dawdles is cut off rather than holding a connection.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	ReadTimeout       = 10 * time.Second
+	WriteTimeout      = 30 * time.Second
+	IdleTimeout       = 60 * time.Second
+	MaxHeaderBytes    = 16 << 10
+)
+
+// Server is the HTTP API server.
+type Server struct {
+	addr    string
+	src     Source
+	log     *logrus.Logger
+	handler http.Handler
+
+	mu   sync.Mutex
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{} // closed when Serve returns
+}
+
+// New returns a server for addr ("host:port") that reports on src. m may be
+// nil (then /metrics is 404); log may be nil (then nothing is logged).
+func New(addr string, src Source, m *metrics.Metrics, log *logrus.Logger) *Server {
+	if log == nil {
+		log = logrus.New()
+		log.SetOutput(io.Discard)
+	}
+	s := &Server{addr: addr, src: src, log: log}
+	mux := http.NewServeMux()
+	// Method patterns: GET also matches HEAD; any other method on these
+	// paths gets 405 with an Allow header, any other path 404.
+	mux.HandleFunc("GET /status", s.serveStatus)
+	mux.HandleFunc("GET /healthz", s.serveHealthz)
+	if m != nil {
+		mux.Handle("GET /metrics", m.Handler())
+	}
+	s.handler = mux
+	return s
+}
+
+// Handler returns the server's routes, for tests and for embedding.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Start listens on the address now (so an address in use is an error here)
+// and serves in the background until Shutdown.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		return errors.New("http api: already started")
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("http api: listen on %s: %w", s.addr, err)
+	}
+	s.ln = ln
+	s.done = make(chan struct{})
+	s.srv = &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ErrorLog:          log.New(logWriter{s.log}, "", 0),
+	}
+	srv, done := s.srv, s.done
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.WithError(err).Error("http api: server stopped")
+		}
+	}()
+	s.log.WithField("addr", ln.Addr().String()).Info("http api: serving /status, /metrics, /healthz")
+	return nil
+}
+
+// Addr returns the address the server listens on (useful with port 0), or
+// nil before Start.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}
+
+// Shutdown stops listening, waits for requests in flight until ctx is done
+// and then closes the remaining connections. It is a no-op before Start.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	srv, done := s.srv, s.done
+	s.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		srv.Close()
+	}
+	<-done
+	return err
+}
+
+func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
+	st := s.src.Status()
+	// Lists are always arrays, never null, so `jq '.peers[]'` works on an
+	// empty speaker.
+	if st.Peers == nil {
+		st.Peers = []status.Peer{}
+	}
+	if st.SRv6.HMACKeys == nil {
+		st.SRv6.HMACKeys = []status.HMACKey{}
+	}
+	if st.SRv6.Policies == nil {
+		st.SRv6.Policies = []status.Policy{}
+	}
+	body, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		s.log.WithError(err).Error("http api: encode /status")
+		http.Error(w, "cannot encode status", http.StatusInternalServerError)
+		return
+	}
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.Write(body)
+}
+
+func (s *Server) serveHealthz(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if err := s.src.Healthy(); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, err.Error())
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// logWriter turns net/http's error log lines into logrus warnings.
+type logWriter struct{ l *logrus.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.l.Warn("http api: " + strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,427 @@
+// Package metrics holds authbgpd's Prometheus metrics on a private registry
+// (never the global default one), with the Go runtime and process collectors.
+//
+// The metric names are a contract (see DESIGN.md); extend, never rename:
+//
+//	authbgpd_md5_segments_total{peer,verdict}    counter  verdict: valid, bad_digest, missing, unexpected
+//	authbgpd_peer_up{peer}                       gauge    1 while the session is Established
+//	authbgpd_md5_key_installed{peer}             gauge    1 while the peer's TCP-MD5 key is on its sockets
+//	authbgpd_shadow_drops_total                  counter  packets the capture dropped before the check
+//	authbgpd_srh_hmac_total{key_id,verdict}      counter  verdict: valid, invalid, no_hmac, unknown_key
+//	authbgpd_srv6_policy_installed{name}         gauge    1 while the SR policy is installed
+//
+// and, beyond the contract:
+//
+//	authbgpd_md5_key_changes_total{peer}         counter
+//	authbgpd_config_reloads_total{result}        counter  result: ok, error
+//	authbgpd_build_info{version}                 gauge    always 1
+//
+// Every method is safe for concurrent use, and a nil *Metrics is valid: its
+// methods do nothing, so packages can be tested without metrics.
+//
+// The shadow checker counts every segment. It should take the per-peer
+// counters once with SegmentCounters and increment their fields: that costs
+// one atomic add and no allocation, with no label lookup.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Verdicts of a TCP segment checked by the shadow checker: the values of
+// the verdict label of authbgpd_md5_segments_total. They are the key names
+// of status.Segments.
+const (
+	SegmentValid      = "valid"      // signed with the peer's key
+	SegmentBadDigest  = "bad_digest" // signed, not with our key
+	SegmentMissing    = "missing"    // we have a key, the segment is not signed
+	SegmentUnexpected = "unexpected" // signed, and we have no key for the peer
+)
+
+// Verdicts of an SRH HMAC check: the values of the verdict label of
+// authbgpd_srh_hmac_total.
+const (
+	HMACValid      = "valid"
+	HMACInvalid    = "invalid"
+	HMACNoHMAC     = "no_hmac"
+	HMACUnknownKey = "unknown_key"
+)
+
+// Results of a configuration reload: the values of the result label of
+// authbgpd_config_reloads_total.
+const (
+	ReloadOK    = "ok"
+	ReloadError = "error"
+)
+
+// MaxSRHKeyIDs bounds the number of key_id label values of
+// authbgpd_srh_hmac_total. Key IDs come off the wire (unknown_key), so a
+// sender could otherwise create one series per ID it makes up; key IDs seen
+// beyond the bound are counted under key_id="other".
+const MaxSRHKeyIDs = 256
+
+// OtherKeyID is the key_id label value of SRH HMAC verdicts counted once
+// MaxSRHKeyIDs distinct key IDs have been seen.
+const OtherKeyID = "other"
+
+// Metrics is the set of authbgpd metrics and the registry that holds them.
+type Metrics struct {
+	reg     *prometheus.Registry
+	handler http.Handler
+
+	segments        *prometheus.CounterVec
+	peerUp          *prometheus.GaugeVec
+	keyInstalled    *prometheus.GaugeVec
+	keyChanges      *prometheus.CounterVec
+	shadowDrops     prometheus.Counter
+	srhHMAC         *prometheus.CounterVec
+	policyInstalled *prometheus.GaugeVec
+	reloads         *prometheus.CounterVec
+	buildInfo       *prometheus.GaugeVec
+
+	mu    sync.Mutex
+	peers map[string]*PeerCounters
+	srh   map[string]*HMACCounters // by key_id label value
+}
+
+// PeerCounters are the children of authbgpd_md5_segments_total for one
+// peer, one per verdict. Incrementing a field is the hot path of the shadow
+// checker: no label lookup, no allocation.
+//
+// After DeletePeer the counters are detached from the registry: increments
+// still work but are no longer exposed. Take new ones with SegmentCounters
+// when the peer is configured again.
+type PeerCounters struct {
+	Valid      prometheus.Counter
+	BadDigest  prometheus.Counter
+	Missing    prometheus.Counter
+	Unexpected prometheus.Counter
+}
+
+// Add adds n to the counter of verdict (one of the Segment* constants) and
+// reports whether verdict is known; an unknown verdict counts nothing.
+func (c *PeerCounters) Add(verdict string, n uint64) bool {
+	ctr := c.counter(verdict)
+	if ctr == nil {
+		return false
+	}
+	ctr.Add(float64(n))
+	return true
+}
+
+func (c *PeerCounters) counter(verdict string) prometheus.Counter {
+	switch verdict {
+	case SegmentValid:
+		return c.Valid
+	case SegmentBadDigest:
+		return c.BadDigest
+	case SegmentMissing:
+		return c.Missing
+	case SegmentUnexpected:
+		return c.Unexpected
+	}
+	return nil
+}
+
+// HMACCounters are the children of authbgpd_srh_hmac_total for one key ID,
+// one per verdict.
+type HMACCounters struct {
+	Valid      prometheus.Counter
+	Invalid    prometheus.Counter
+	NoHMAC     prometheus.Counter
+	UnknownKey prometheus.Counter
+}
+
+// Add adds n to the counter of verdict (one of the HMAC* constants) and
+// reports whether verdict is known; an unknown verdict counts nothing.
+func (c *HMACCounters) Add(verdict string, n uint64) bool {
+	var ctr prometheus.Counter
+	switch verdict {
+	case HMACValid:
+		ctr = c.Valid
+	case HMACInvalid:
+		ctr = c.Invalid
+	case HMACNoHMAC:
+		ctr = c.NoHMAC
+	case HMACUnknownKey:
+		ctr = c.UnknownKey
+	default:
+		return false
+	}
+	ctr.Add(float64(n))
+	return true
+}
+
+// New returns the metrics on a new private registry, with the Go runtime
+// and process collectors registered, and authbgpd_build_info{version} set
+// to 1.
+func New(version string) *Metrics {
+	m := &Metrics{
+		reg:   prometheus.NewRegistry(),
+		peers: make(map[string]*PeerCounters),
+		srh:   make(map[string]*HMACCounters),
+		segments: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "authbgpd_md5_segments_total",
+			Help: "BGP TCP segments checked by the shadow checker, by peer and TCP-MD5 verdict (valid, bad_digest, missing, unexpected).",
+		}, []string{"peer", "verdict"}),
+		peerUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "authbgpd_peer_up",
+			Help: "Whether the BGP session with the peer is Established (1) or not (0).",
+		}, []string{"peer"}),
+		keyInstalled: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "authbgpd_md5_key_installed",
+			Help: "Whether the peer's TCP-MD5 key is installed on its sockets (1) or not (0).",
+		}, []string{"peer"}),
+		keyChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "authbgpd_md5_key_changes_total",
+			Help: "TCP-MD5 key changes applied to the peer's sockets (configuration changes and keychain rollovers).",
+		}, []string{"peer"}),
+		shadowDrops: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "authbgpd_shadow_drops_total",
+			Help: "Packets the shadow checker's capture dropped before they could be checked.",
+		}),
+		srhHMAC: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "authbgpd_srh_hmac_total",
+			Help: "SRv6 packets whose SRH HMAC the shadow checker verified, by HMAC key ID and verdict (valid, invalid, no_hmac, unknown_key).",
+		}, []string{"key_id", "verdict"}),
+		policyInstalled: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "authbgpd_srv6_policy_installed",
+			Help: "Whether the SR policy is installed in the kernel (1) or not (0).",
+		}, []string{"name"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "authbgpd_config_reloads_total",
+			Help: "Configuration reloads, by result (ok, error).",
+		}, []string{"result"}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "authbgpd_build_info",
+			Help: "Always 1; the version label names the running authbgpd build.",
+		}, []string{"version"}),
+	}
+	m.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.segments, m.peerUp, m.keyInstalled, m.keyChanges, m.shadowDrops,
+		m.srhHMAC, m.policyInstalled, m.reloads, m.buildInfo,
+	)
+	m.buildInfo.WithLabelValues(version).Set(1)
+	// Both results exist from the start, so rate() and alerts on errors
+	// work before the first reload.
+	m.reloads.WithLabelValues(ReloadOK)
+	m.reloads.WithLabelValues(ReloadError)
+	m.handler = promhttp.InstrumentMetricHandler(m.reg, promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		Registry:          m.reg,
+		ErrorHandling:     promhttp.ContinueOnError,
+		EnableOpenMetrics: true,
+	}))
+	return m
+}
+
+// Registry returns the private registry holding the metrics.
+func (m *Metrics) Registry() *prometheus.Registry {
+	if m == nil {
+		return nil
+	}
+	return m.reg
+}
+
+// Handler serves the registry in the Prometheus exposition formats. A nil
+// *Metrics serves 404.
+func (m *Metrics) Handler() http.Handler {
+	if m == nil {
+		return http.NotFoundHandler()
+	}
+	return m.handler
+}
+
+// SetPeerUp sets authbgpd_peer_up{peer}.
+func (m *Metrics) SetPeerUp(peer string, up bool) {
+	if m == nil {
+		return
+	}
+	m.peerUp.WithLabelValues(peer).Set(b2f(up))
+}
+
+// SetKeyInstalled sets authbgpd_md5_key_installed{peer}.
+func (m *Metrics) SetKeyInstalled(peer string, installed bool) {
+	if m == nil {
+		return
+	}
+	m.keyInstalled.WithLabelValues(peer).Set(b2f(installed))
+}
+
+// KeyChanged counts one TCP-MD5 key change of peer in
+// authbgpd_md5_key_changes_total.
+func (m *Metrics) KeyChanged(peer string) {
+	if m == nil {
+		return
+	}
+	m.keyChanges.WithLabelValues(peer).Inc()
+}
+
+// SegmentCounters returns the authbgpd_md5_segments_total counters of peer,
+// creating its four series (at 0) the first time. The result is cached:
+// every call for the same peer returns the same *PeerCounters until
+// DeletePeer. On a nil *Metrics it returns counters that go nowhere.
+func (m *Metrics) SegmentCounters(peer string) *PeerCounters {
+	if m == nil {
+		return discardPeer
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.peers[peer]; ok {
+		return c
+	}
+	c := &PeerCounters{
+		Valid:      m.segments.WithLabelValues(peer, SegmentValid),
+		BadDigest:  m.segments.WithLabelValues(peer, SegmentBadDigest),
+		Missing:    m.segments.WithLabelValues(peer, SegmentMissing),
+		Unexpected: m.segments.WithLabelValues(peer, SegmentUnexpected),
+	}
+	m.peers[peer] = c
+	return c
+}
+
+// AddSegments adds n to authbgpd_md5_segments_total{peer,verdict}. verdict
+// is one of the Segment* constants; an unknown verdict counts nothing (and
+// AddSegments reports false). Per-segment callers should use
+// SegmentCounters instead.
+func (m *Metrics) AddSegments(peer, verdict string, n uint64) bool {
+	return m.SegmentCounters(peer).Add(verdict, n)
+}
+
+// DeletePeer removes every series labelled with peer (segments, peer_up,
+// key_installed, key_changes) when the peer is deconfigured, and forgets
+// its cached SegmentCounters.
+func (m *Metrics) DeletePeer(peer string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	delete(m.peers, peer)
+	m.segments.DeletePartialMatch(prometheus.Labels{"peer": peer})
+	m.mu.Unlock()
+	m.peerUp.DeleteLabelValues(peer)
+	m.keyInstalled.DeleteLabelValues(peer)
+	m.keyChanges.DeleteLabelValues(peer)
+}
+
+// AddShadowDrops adds n to authbgpd_shadow_drops_total (packets the capture
+// ring dropped, as the kernel reports them).
+func (m *Metrics) AddShadowDrops(n uint64) {
+	if m == nil {
+		return
+	}
+	m.shadowDrops.Add(float64(n))
+}
+
+// SRHCounters returns the authbgpd_srh_hmac_total counters of keyID,
+// creating its four series (at 0) the first time, cached like
+// SegmentCounters. Past MaxSRHKeyIDs distinct key IDs, new IDs share the
+// counters of key_id="other".
+func (m *Metrics) SRHCounters(keyID uint32) *HMACCounters {
+	if m == nil {
+		return discardHMAC
+	}
+	label := strconv.FormatUint(uint64(keyID), 10)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.srh[label]; ok {
+		return c
+	}
+	if len(m.srh) >= MaxSRHKeyIDs {
+		label = OtherKeyID
+		if c, ok := m.srh[label]; ok {
+			return c
+		}
+	}
+	c := &HMACCounters{
+		Valid:      m.srhHMAC.WithLabelValues(label, HMACValid),
+		Invalid:    m.srhHMAC.WithLabelValues(label, HMACInvalid),
+		NoHMAC:     m.srhHMAC.WithLabelValues(label, HMACNoHMAC),
+		UnknownKey: m.srhHMAC.WithLabelValues(label, HMACUnknownKey),
+	}
+	m.srh[label] = c
+	return c
+}
+
+// AddSRHHMAC adds n to authbgpd_srh_hmac_total{key_id,verdict}. verdict is
+// one of the HMAC* constants; an unknown verdict counts nothing (and
+// AddSRHHMAC reports false). For packets without an HMAC TLV there is no
+// key ID: count them under key ID 0.
+func (m *Metrics) AddSRHHMAC(keyID uint32, verdict string, n uint64) bool {
+	return m.SRHCounters(keyID).Add(verdict, n)
+}
+
+// DeleteSRHKey removes the authbgpd_srh_hmac_total series of keyID (a key
+// that was deconfigured) and forgets its cached counters.
+func (m *Metrics) DeleteSRHKey(keyID uint32) {
+	if m == nil {
+		return
+	}
+	label := strconv.FormatUint(uint64(keyID), 10)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.srh[label]; !ok {
+		return
+	}
+	delete(m.srh, label)
+	m.srhHMAC.DeletePartialMatch(prometheus.Labels{"key_id": label})
+}
+
+// SetPolicyInstalled sets authbgpd_srv6_policy_installed{name}.
+func (m *Metrics) SetPolicyInstalled(name string, installed bool) {
+	if m == nil {
+		return
+	}
+	m.policyInstalled.WithLabelValues(name).Set(b2f(installed))
+}
+
+// DeletePolicy removes the authbgpd_srv6_policy_installed series of name.
+func (m *Metrics) DeletePolicy(name string) {
+	if m == nil {
+		return
+	}
+	m.policyInstalled.DeleteLabelValues(name)
+}
+
+// ConfigReloaded counts a configuration reload in
+// authbgpd_config_reloads_total: result "ok" when err is nil, else "error".
+func (m *Metrics) ConfigReloaded(err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.reloads.WithLabelValues(ReloadError).Inc()
+		return
+	}
+	m.reloads.WithLabelValues(ReloadOK).Inc()
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Counters handed out by a nil *Metrics: registered nowhere.
+var (
+	discardPeer = &PeerCounters{
+		Valid:      prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		BadDigest:  prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		Missing:    prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		Unexpected: prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+	}
+	discardHMAC = &HMACCounters{
+		Valid:      prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		Invalid:    prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		NoHMAC:     prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		UnknownKey: prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+	}
+)

@@ -1,0 +1,102 @@
+package peers
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	api "github.com/osrg/gobgp/v3/api"
+
+	"github.com/authbgp/authbgpd/config"
+)
+
+// DefaultConnectRetry is the seconds between GoBGP's connection attempts.
+// GoBGP's own default (120 s, with up to 100% jitter) leaves a peer whose
+// first attempt failed down for minutes; routers retry sooner.
+const DefaultConnectRetry = 10
+
+// apiFamily maps a configured address family to GoBGP's.
+func apiFamily(f config.Family) (*api.Family, error) {
+	switch f {
+	case config.IPv4Unicast:
+		return &api.Family{Afi: api.Family_AFI_IP, Safi: api.Family_SAFI_UNICAST}, nil
+	case config.IPv6Unicast:
+		return &api.Family{Afi: api.Family_AFI_IP6, Safi: api.Family_SAFI_UNICAST}, nil
+	case config.IPv4SRPolicy:
+		return &api.Family{Afi: api.Family_AFI_IP, Safi: api.Family_SAFI_SR_POLICY}, nil
+	case config.IPv6SRPolicy:
+		return &api.Family{Afi: api.Family_AFI_IP6, Safi: api.Family_SAFI_SR_POLICY}, nil
+	}
+	return nil, fmt.Errorf("peers: unknown address family %q", f)
+}
+
+func afiSafis(fams []config.Family) ([]*api.AfiSafi, error) {
+	out := make([]*api.AfiSafi, 0, len(fams))
+	for _, f := range fams {
+		af, err := apiFamily(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &api.AfiSafi{Config: &api.AfiSafiConfig{Family: af, Enabled: true}})
+	}
+	return out, nil
+}
+
+// apiPeer is the GoBGP neighbor for a static peer. password is what GoBGP
+// will hold (and dial with); adminDown holds the peer down.
+func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error) {
+	fams, err := afiSafis(p.Families)
+	if err != nil {
+		return nil, err
+	}
+	ap := &api.Peer{
+		Conf: &api.PeerConf{
+			NeighborAddress: p.Address.String(),
+			PeerAsn:         p.ASN,
+			AuthPassword:    password,
+			AdminDown:       adminDown,
+		},
+		Timers: &api.Timers{Config: &api.TimersConfig{
+			ConnectRetry:      DefaultConnectRetry,
+			HoldTime:          90,
+			KeepaliveInterval: 30,
+		}},
+		Transport: &api.Transport{PassiveMode: p.Passive},
+		AfiSafis:  fams,
+	}
+	if p.LocalAddress.IsValid() {
+		ap.Transport.LocalAddress = p.LocalAddress.String()
+	}
+	if p.MultihopTTL > 0 {
+		ap.EbgpMultihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
+	}
+	return ap, nil
+}
+
+// groupName is the GoBGP peer group that carries a dynamic range.
+func groupName(pfx netip.Prefix) string {
+	r := strings.NewReplacer(".", "-", ":", "-", "/", "_")
+	return "authbgpd-dyn-" + r.Replace(pfx.String())
+}
+
+// apiPeerGroup is the GoBGP peer group for a dynamic range. It never holds
+// a password: GoBGP does not dial dynamic neighbors, and the manager keys
+// the listeners itself.
+func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
+	fams, err := afiSafis(p.Families)
+	if err != nil {
+		return nil, err
+	}
+	g := &api.PeerGroup{
+		Conf: &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
+		Timers: &api.Timers{Config: &api.TimersConfig{
+			ConnectRetry: DefaultConnectRetry, HoldTime: 90, KeepaliveInterval: 30,
+		}},
+		Transport: &api.Transport{PassiveMode: true},
+		AfiSafis:  fams,
+	}
+	if p.MultihopTTL > 0 {
+		g.EbgpMultihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
+	}
+	return g, nil
+}

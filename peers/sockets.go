@@ -1,0 +1,25 @@
+package peers
+
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// Sockets puts TCP-MD5 keys on the process's BGP sockets. The Linux
+// implementation finds GoBGP's sockets through md5auth; tests substitute
+// one that fails on purpose.
+type Sockets interface {
+	// SetListenerKey installs k on every listener on port that can receive
+	// connections from k's address family. It reports how many listeners
+	// it keyed; an error for any of them is an error.
+	SetListenerKey(port uint16, k md5auth.Key) (int, error)
+	// DeleteListenerKey removes k's scope from every listener on port; a
+	// key that is not there is not an error.
+	DeleteListenerKey(port uint16, k md5auth.Key) error
+	// SetConnKey re-keys the established connection (local, remote) in place.
+	SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error
+	// Preflight reports what stops TCP-MD5 from working at all (FIPS, no
+	// kernel support).
+	Preflight() error
+}

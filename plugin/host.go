@@ -1,0 +1,360 @@
+// Package plugin embeds GoBGP (github.com/osrg/gobgp/v3/pkg/server) and is
+// the only package of authbgpd that imports it. It provides:
+//
+//   - Host: the BGP server with its global configuration (New, Start, Stop);
+//   - a logrus adapter for GoBGP's logger that never exits the process and
+//     redacts passwords;
+//   - GoBGP's gRPC API (so the stock `gobgp` CLI works) behind interceptors
+//     that redact AuthPassword in every answer and refuse requests that
+//     would crash GoBGP;
+//   - thin wrappers for peers, peer groups, dynamic neighbors and paths,
+//     taking the protobuf types of github.com/osrg/gobgp/v3/api;
+//   - a fan-out of GoBGP's peer state events to any number of subscribers;
+//   - the Plugin interface that features implement, started after GoBGP and
+//     stopped before it.
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/osrg/gobgp/v3/pkg/server"
+	"github.com/sirupsen/logrus"
+	"google.golang.org/grpc"
+)
+
+// Options is the global configuration of a Host.
+type Options struct {
+	ASN             uint32
+	RouterID        string   // IPv4 dotted quad (the BGP Identifier)
+	ListenPort      int32    // 0: 179; -1: do not listen
+	ListenAddresses []string // default: "0.0.0.0" and "::"
+	GRPCAddr        string   // GoBGP gRPC API, "host:port[,host:port]" or "unix:///path"; "" = off
+	Logger          *logrus.Logger
+}
+
+// Plugin is a feature built on the Host. Start is called after GoBGP is up
+// (its ctx only bounds start-up: a plugin that runs in the background
+// derives its own lifetime), Stop before GoBGP stops.
+type Plugin interface {
+	Name() string
+	Start(ctx context.Context, h *Host) error
+	Stop(ctx context.Context) error
+}
+
+// Host owns one embedded GoBGP server.
+type Host struct {
+	opts    Options
+	log     *logrus.Logger
+	logger  *logAdapter
+	secrets *secretSet
+	bgp     *server.BgpServer
+
+	grpcFatal chan string // "failed to listen grpc port" from GoBGP, buffered 1
+
+	// pgMu serialises peer-group deletion with dynamic-neighbor changes,
+	// so the existence check before AddDynamicNeighbor stays true (GoBGP
+	// dereferences a nil map entry for an unknown group).
+	pgMu sync.Mutex
+
+	mu      sync.Mutex
+	state   hostState
+	plugins []Plugin
+	running []Plugin
+
+	ev events
+}
+
+type hostState int
+
+const (
+	stateNew hostState = iota
+	stateStarting
+	stateRunning
+	stateStopped
+)
+
+// New validates opts and creates the GoBGP server; with GRPCAddr set its
+// gRPC API is listening when New returns (an address in use is an error).
+// BGP itself starts with Start.
+func New(opts Options) (*Host, error) {
+	if opts.ASN == 0 {
+		return nil, errors.New("plugin: ASN must not be 0")
+	}
+	rid, err := netip.ParseAddr(opts.RouterID)
+	if err != nil || !rid.Is4() {
+		return nil, fmt.Errorf("plugin: router ID %q is not an IPv4 address", opts.RouterID)
+	}
+	if opts.ListenPort < -1 || opts.ListenPort > 65535 {
+		return nil, fmt.Errorf("plugin: listen port %d out of range (-1..65535)", opts.ListenPort)
+	}
+	for _, a := range opts.ListenAddresses {
+		if _, err := netip.ParseAddr(a); err != nil {
+			return nil, fmt.Errorf("plugin: listen address %q: %v", a, err)
+		}
+	}
+	if opts.Logger == nil {
+		opts.Logger = logrus.StandardLogger()
+	}
+	h := &Host{
+		opts:      opts,
+		log:       opts.Logger,
+		secrets:   &secretSet{},
+		grpcFatal: make(chan string, 1),
+	}
+	h.ev.init()
+	h.logger = newLogAdapter(opts.Logger, h.secrets)
+	h.logger.onFatal = func(msg string, f logrus.Fields) {
+		if strings.Contains(msg, "grpc") {
+			s := msg
+			if e, ok := f["Err"]; ok {
+				s = fmt.Sprintf("%s: %v", msg, e)
+			}
+			select {
+			case h.grpcFatal <- s:
+			default:
+			}
+		}
+	}
+
+	sopts := []server.ServerOption{server.LoggerOption(h.logger)}
+	if opts.GRPCAddr != "" {
+		// GoBGP only logs (Fatal) when it cannot listen, from a goroutine,
+		// and a dial could reach whoever holds the port: try first.
+		if err := probeGRPCAddr(opts.GRPCAddr); err != nil {
+			return nil, err
+		}
+		sopts = append(sopts,
+			server.GrpcListenAddress(opts.GRPCAddr),
+			server.GrpcOption([]grpc.ServerOption{
+				grpc.ChainUnaryInterceptor(h.unaryInterceptor),
+				grpc.ChainStreamInterceptor(h.streamInterceptor),
+			}))
+	}
+	h.bgp = server.NewBgpServer(sopts...)
+	// Serve runs GoBGP's main loop; GoBGP never returns from it, so one
+	// goroutine per Host outlives Stop (an idle select).
+	go h.bgp.Serve()
+
+	if opts.GRPCAddr != "" {
+		if err := h.waitGRPC(5 * time.Second); err != nil {
+			h.bgp.Stop()
+			h.mu.Lock()
+			h.state = stateStopped
+			h.mu.Unlock()
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// probeGRPCAddr checks that the gRPC addresses can be listened on.
+func probeGRPCAddr(hosts string) error {
+	for _, host := range strings.Split(hosts, ",") {
+		if strings.HasPrefix(host, "unix://") {
+			continue // GoBGP reports a unix socket path in use itself
+		}
+		l, err := net.Listen("tcp", host)
+		if err != nil {
+			return fmt.Errorf("plugin: gRPC API on %s: failed to listen grpc port: %w", host, err)
+		}
+		l.Close()
+	}
+	return nil
+}
+
+// waitGRPC returns once every gRPC address accepts connections, or GoBGP
+// has reported that it cannot listen.
+func (h *Host) waitGRPC(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for _, host := range strings.Split(h.opts.GRPCAddr, ",") {
+		network, addr := "tcp", host
+		if strings.HasPrefix(host, "unix://") {
+			network, addr = "unix", strings.TrimPrefix(host, "unix://")
+		}
+		for {
+			select {
+			case msg := <-h.grpcFatal:
+				return fmt.Errorf("plugin: gRPC API on %s: %s", h.opts.GRPCAddr, msg)
+			default:
+			}
+			c, err := net.DialTimeout(network, addr, 200*time.Millisecond)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("plugin: gRPC API on %s is not reachable: %v", host, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// Logger is the logrus logger GoBGP logs to.
+func (h *Host) Logger() *logrus.Logger { return h.log }
+
+// Options returns the options the Host was created with (Logger filled in).
+func (h *Host) Options() Options { return h.opts }
+
+// FatalLogs counts GoBGP's Fatal and Panic logs, which the adapter turned
+// into Error logs instead of exiting.
+func (h *Host) FatalLogs() uint64 { return h.logger.fatals.Load() }
+
+// RegisterSecret adds a secret that the log adapter scrubs from every GoBGP
+// log line (passwords passed through this package are added automatically).
+func (h *Host) RegisterSecret(s string) { h.secrets.add(s) }
+
+// Register adds a plugin. Plugins start in registration order after GoBGP
+// and stop in reverse order before it. Register panics after Start.
+func (h *Host) Register(p Plugin) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state != stateNew {
+		panic(fmt.Sprintf("plugin: Register(%q) after Start", p.Name()))
+	}
+	h.plugins = append(h.plugins, p)
+}
+
+// Start starts BGP with the global configuration, the peer event watch,
+// checks that GoBGP's listeners are plain TCP (TCP-MD5 does not work on
+// multipath TCP sockets), then starts the plugins. On error everything
+// already started is stopped again and the Host cannot be restarted.
+func (h *Host) Start(ctx context.Context) (err error) {
+	h.mu.Lock()
+	if h.state != stateNew {
+		h.mu.Unlock()
+		return errors.New("plugin: Start called twice or after Stop")
+	}
+	h.state = stateStarting
+	plugins := append([]Plugin(nil), h.plugins...)
+	h.mu.Unlock()
+
+	defer func() {
+		if err != nil {
+			h.stopBGP(context.Background())
+			h.mu.Lock()
+			h.state = stateStopped
+			h.mu.Unlock()
+		}
+	}()
+
+	g := &api.Global{
+		Asn:             h.opts.ASN,
+		RouterId:        h.opts.RouterID,
+		ListenPort:      h.opts.ListenPort,
+		ListenAddresses: h.opts.ListenAddresses,
+	}
+	if err := h.bgp.StartBgp(ctx, &api.StartBgpRequest{Global: g}); err != nil {
+		return fmt.Errorf("plugin: start BGP: %w", err)
+	}
+	if err := h.startWatch(); err != nil {
+		return fmt.Errorf("plugin: watch peer events: %w", err)
+	}
+	if err := h.checkListeners(); err != nil {
+		return err
+	}
+
+	var started []Plugin
+	for _, p := range plugins {
+		if err := startPlugin(ctx, h, p); err != nil {
+			for i := len(started) - 1; i >= 0; i-- {
+				if serr := stopPlugin(context.Background(), started[i]); serr != nil {
+					h.log.WithError(serr).Warn("plugin: stop after failed start")
+				}
+			}
+			return fmt.Errorf("plugin %s: start: %w", p.Name(), err)
+		}
+		started = append(started, p)
+	}
+
+	h.mu.Lock()
+	if h.state != stateStarting { // Stop ran meanwhile
+		h.mu.Unlock()
+		for i := len(started) - 1; i >= 0; i-- {
+			if serr := stopPlugin(context.Background(), started[i]); serr != nil {
+				h.log.WithError(serr).Warn("plugin: stop after Stop during Start")
+			}
+		}
+		return errors.New("plugin: Stop called during Start")
+	}
+	h.running = started
+	h.state = stateRunning
+	h.mu.Unlock()
+	return nil
+}
+
+func startPlugin(ctx context.Context, h *Host, p Plugin) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return p.Start(ctx, h)
+}
+
+func stopPlugin(ctx context.Context, p Plugin) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+		if err != nil {
+			err = fmt.Errorf("plugin %s: stop: %w", p.Name(), err)
+		}
+	}()
+	return p.Stop(ctx)
+}
+
+// Stop stops the plugins in reverse order, then GoBGP: every peer with a
+// session gets a NOTIFICATION Cease (subcode 3, Peer De-configured; GoBGP's
+// StopBgp deletes each neighbor that way), the listeners and the gRPC API
+// close, and subscriber channels are closed. Stop is idempotent; it returns
+// the plugins' errors, or ctx's error if GoBGP did not stop in time.
+func (h *Host) Stop(ctx context.Context) error {
+	h.mu.Lock()
+	if h.state == stateStopped {
+		h.mu.Unlock()
+		return nil
+	}
+	running := h.running
+	h.running = nil
+	h.state = stateStopped
+	h.mu.Unlock()
+
+	var errs []error
+	for i := len(running) - 1; i >= 0; i-- {
+		if err := stopPlugin(ctx, running[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := h.stopBGP(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (h *Host) stopBGP(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		// StopBgp (neighbors deleted with Cease, listeners closed), then
+		// the gRPC server.
+		h.bgp.Stop()
+		close(done)
+	}()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("plugin: GoBGP did not stop: %w", ctx.Err())
+	}
+	h.ev.close()
+	return err
+}

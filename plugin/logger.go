@@ -1,0 +1,100 @@
+package plugin
+
+import (
+	"sync/atomic"
+
+	gobgplog "github.com/osrg/gobgp/v3/pkg/log"
+	"github.com/sirupsen/logrus"
+)
+
+// logAdapter implements GoBGP's pkg/log.Logger on top of a logrus.Logger.
+//
+//   - It never exits or panics: GoBGP's "Fatal" and "Panic" (config errors,
+//     a gRPC port already in use, "code logic bug") are logged at Error
+//     level with gobgp_level=fatal|panic, counted, and passed to onFatal.
+//   - GoBGP's Fields become logrus fields. Every field is redacted first:
+//     a key that names a secret ("AuthPassword", "password", ...) loses its
+//     value; struct values (GoBGP logs whole oc.Neighbor / oc.PeerGroup
+//     configs, AuthPassword included, in pkg/config/oc UpdateNeighborConfig
+//     and UpdatePeerGroupConfig) and protobuf messages are copied with their
+//     secret fields redacted; and any password this package has handed to
+//     GoBGP is scrubbed from the message and from the text of every value.
+type logAdapter struct {
+	l       *logrus.Logger
+	secrets *secretSet
+	fatals  atomic.Uint64
+	onFatal func(msg string, fields logrus.Fields)
+}
+
+var _ gobgplog.Logger = (*logAdapter)(nil)
+
+func newLogAdapter(l *logrus.Logger, secrets *secretSet) *logAdapter {
+	if secrets == nil {
+		secrets = &secretSet{}
+	}
+	return &logAdapter{l: l, secrets: secrets}
+}
+
+func (a *logAdapter) emit(level logrus.Level, gobgpLevel string, msg string, fields gobgplog.Fields) logrus.Fields {
+	if !a.l.IsLevelEnabled(level) && gobgpLevel == "" {
+		return nil
+	}
+	lf := make(logrus.Fields, len(fields)+2)
+	for k, v := range fields {
+		if k == gobgplog.FieldFacility {
+			k = "facility"
+		}
+		lf[k] = a.secrets.scrubField(k, v)
+	}
+	if out, ok := a.secrets.scrub(msg); ok {
+		msg = out
+	}
+	lf["subsystem"] = "gobgp"
+	if gobgpLevel != "" {
+		lf["gobgp_level"] = gobgpLevel
+	}
+	a.l.WithFields(lf).Log(level, msg)
+	return lf
+}
+
+func (a *logAdapter) fatal(kind, msg string, fields gobgplog.Fields) {
+	a.fatals.Add(1)
+	lf := a.emit(logrus.ErrorLevel, kind, msg, fields)
+	if a.onFatal != nil {
+		a.onFatal(msg, lf)
+	}
+}
+
+// Panic logs at Error level and returns: GoBGP's callers continue.
+func (a *logAdapter) Panic(msg string, fields gobgplog.Fields) { a.fatal("panic", msg, fields) }
+
+// Fatal logs at Error level and returns: the process keeps running.
+func (a *logAdapter) Fatal(msg string, fields gobgplog.Fields) { a.fatal("fatal", msg, fields) }
+
+func (a *logAdapter) Error(msg string, fields gobgplog.Fields) {
+	a.emit(logrus.ErrorLevel, "", msg, fields)
+}
+
+func (a *logAdapter) Warn(msg string, fields gobgplog.Fields) {
+	a.emit(logrus.WarnLevel, "", msg, fields)
+}
+
+func (a *logAdapter) Info(msg string, fields gobgplog.Fields) {
+	a.emit(logrus.InfoLevel, "", msg, fields)
+}
+
+func (a *logAdapter) Debug(msg string, fields gobgplog.Fields) {
+	a.emit(logrus.DebugLevel, "", msg, fields)
+}
+
+// SetLevel is called by GoBGP's SetLogLevel API (`gobgp log-level`). Panic
+// and Fatal are raised to Error so that errors are never silenced.
+func (a *logAdapter) SetLevel(level gobgplog.LogLevel) {
+	lv := logrus.Level(level)
+	if lv < logrus.ErrorLevel {
+		lv = logrus.ErrorLevel
+	}
+	a.l.SetLevel(lv)
+}
+
+func (a *logAdapter) GetLevel() gobgplog.LogLevel { return gobgplog.LogLevel(a.l.GetLevel()) }

@@ -1,0 +1,318 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"google.golang.org/protobuf/proto"
+)
+
+// ErrNotRunning is returned by operations that need a started Host.
+var ErrNotRunning = errors.New("plugin: BGP is not running")
+
+func (h *Host) checkRunning() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state != stateRunning && h.state != stateStarting {
+		return ErrNotRunning
+	}
+	return nil
+}
+
+// acceptSecrets refuses m if it carries the Redacted placeholder as a
+// secret, and registers its secrets with the log scrubber.
+func (h *Host) acceptSecrets(m proto.Message) error {
+	secrets, err := protoSecrets(m)
+	for _, s := range secrets {
+		h.secrets.add(s)
+	}
+	return err
+}
+
+// AddPeer adds a neighbor. With Conf.AuthPassword set GoBGP installs the
+// TCP-MD5 key on its listeners and on the sockets it dials (it only logs a
+// warning if that fails).
+func (h *Host) AddPeer(ctx context.Context, p *api.Peer) error {
+	if p == nil || p.Conf == nil {
+		return errors.New("plugin: AddPeer: nil peer or peer config")
+	}
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	if err := h.acceptSecrets(p); err != nil {
+		return err
+	}
+	if err := h.bgp.AddPeer(ctx, &api.AddPeerRequest{Peer: p}); err != nil {
+		return fmt.Errorf("plugin: add peer %s: %w", p.Conf.NeighborAddress, err)
+	}
+	return nil
+}
+
+// UpdatePeer replaces a neighbor's configuration. needsSoftResetIn reports
+// GoBGP's answer: policies changed and an inbound soft reset
+// (ResetPeer soft, direction IN) is needed to apply them. A changed
+// password makes GoBGP reset the session itself.
+func (h *Host) UpdatePeer(ctx context.Context, p *api.Peer) (needsSoftResetIn bool, err error) {
+	if p == nil || p.Conf == nil {
+		return false, errors.New("plugin: UpdatePeer: nil peer or peer config")
+	}
+	if err := h.checkRunning(); err != nil {
+		return false, err
+	}
+	if err := h.acceptSecrets(p); err != nil {
+		return false, err
+	}
+	r, err := h.bgp.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: p})
+	if err != nil {
+		return false, fmt.Errorf("plugin: update peer %s: %w", p.Conf.NeighborAddress, err)
+	}
+	return r.GetNeedsSoftResetIn(), nil
+}
+
+// DeletePeer removes a neighbor; an established session gets a NOTIFICATION
+// Cease / Peer De-configured. Subscribers get a PeerEvent with Deleted set.
+// GoBGP does not remove the TCP-MD5 key from its listeners (see DESIGN.md).
+func (h *Host) DeletePeer(ctx context.Context, addr string) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	if err := h.bgp.DeletePeer(ctx, &api.DeletePeerRequest{Address: addr}); err != nil {
+		return fmt.Errorf("plugin: delete peer %s: %w", addr, err)
+	}
+	if a, err := netip.ParseAddr(addr); err == nil {
+		h.ev.publish(PeerEvent{Peer: a.Unmap(), State: "idle", Time: timeNow(), Deleted: true})
+	}
+	return nil
+}
+
+// DisablePeer administratively disables a neighbor: an established session
+// gets a NOTIFICATION Cease / Administrative Shutdown carrying communication
+// (RFC 9003, may be empty), and GoBGP does not reconnect until EnablePeer.
+func (h *Host) DisablePeer(ctx context.Context, addr, communication string) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	if err := h.bgp.DisablePeer(ctx, &api.DisablePeerRequest{Address: addr, Communication: communication}); err != nil {
+		return fmt.Errorf("plugin: disable peer %s: %w", addr, err)
+	}
+	return nil
+}
+
+// EnablePeer re-enables a neighbor disabled with DisablePeer.
+func (h *Host) EnablePeer(ctx context.Context, addr string) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	if err := h.bgp.EnablePeer(ctx, &api.EnablePeerRequest{Address: addr}); err != nil {
+		return fmt.Errorf("plugin: enable peer %s: %w", addr, err)
+	}
+	return nil
+}
+
+// ShutdownPeer sends a NOTIFICATION Cease / Administrative Shutdown with
+// communication to an established neighbor ("" addr: all of them). Unlike
+// DisablePeer the neighbor stays enabled: GoBGP reconnects.
+func (h *Host) ShutdownPeer(ctx context.Context, addr, communication string) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	if err := h.bgp.ShutdownPeer(ctx, &api.ShutdownPeerRequest{Address: addr, Communication: communication}); err != nil {
+		return fmt.Errorf("plugin: shutdown peer %s: %w", addr, err)
+	}
+	return nil
+}
+
+// ResetPeer resets a neighbor's session (hard: NOTIFICATION Cease / Admin
+// Reset with communication) or, with soft, re-sends / re-evaluates routes in
+// direction dir without dropping the session.
+func (h *Host) ResetPeer(ctx context.Context, addr, communication string, soft bool, dir api.ResetPeerRequest_SoftResetDirection) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	r := &api.ResetPeerRequest{Address: addr, Communication: communication, Soft: soft, Direction: dir}
+	if err := h.bgp.ResetPeer(ctx, r); err != nil {
+		return fmt.Errorf("plugin: reset peer %s: %w", addr, err)
+	}
+	return nil
+}
+
+// ListPeer returns the neighbor addr ("" = all), with passwords redacted
+// (a non-empty AuthPassword reads Redacted).
+func (h *Host) ListPeer(ctx context.Context, addr string) ([]*api.Peer, error) {
+	if err := h.checkRunning(); err != nil {
+		return nil, err
+	}
+	var out []*api.Peer
+	err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{Address: addr}, func(p *api.Peer) {
+		out = append(out, RedactProto(p))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plugin: list peer %q: %w", addr, err)
+	}
+	return out, nil
+}
+
+// AddPeerGroup adds a peer group (its AuthPassword applies to members and
+// to dynamic neighbors accepted through it).
+func (h *Host) AddPeerGroup(ctx context.Context, g *api.PeerGroup) error {
+	if g == nil || g.Conf == nil {
+		return errors.New("plugin: AddPeerGroup: nil group or group config")
+	}
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	if err := h.acceptSecrets(g); err != nil {
+		return err
+	}
+	if err := h.bgp.AddPeerGroup(ctx, &api.AddPeerGroupRequest{PeerGroup: g}); err != nil {
+		return fmt.Errorf("plugin: add peer group %s: %w", g.Conf.PeerGroupName, err)
+	}
+	return nil
+}
+
+// UpdatePeerGroup replaces a peer group's configuration (and updates its
+// members); needsSoftResetIn as for UpdatePeer.
+func (h *Host) UpdatePeerGroup(ctx context.Context, g *api.PeerGroup) (needsSoftResetIn bool, err error) {
+	if g == nil || g.Conf == nil {
+		return false, errors.New("plugin: UpdatePeerGroup: nil group or group config")
+	}
+	if err := h.checkRunning(); err != nil {
+		return false, err
+	}
+	if err := h.acceptSecrets(g); err != nil {
+		return false, err
+	}
+	r, err := h.bgp.UpdatePeerGroup(ctx, &api.UpdatePeerGroupRequest{PeerGroup: g})
+	if err != nil {
+		return false, fmt.Errorf("plugin: update peer group %s: %w", g.Conf.PeerGroupName, err)
+	}
+	return r.GetNeedsSoftResetIn(), nil
+}
+
+// DeletePeerGroup deletes a peer group (GoBGP refuses while neighbors use
+// it; its dynamic-neighbor ranges go with it, their listener keys stay).
+func (h *Host) DeletePeerGroup(ctx context.Context, name string) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	h.pgMu.Lock()
+	defer h.pgMu.Unlock()
+	if err := h.bgp.DeletePeerGroup(ctx, &api.DeletePeerGroupRequest{Name: name}); err != nil {
+		return fmt.Errorf("plugin: delete peer group %s: %w", name, err)
+	}
+	return nil
+}
+
+// ListPeerGroup returns the peer group name ("" = all), passwords redacted.
+func (h *Host) ListPeerGroup(ctx context.Context, name string) ([]*api.PeerGroup, error) {
+	if err := h.checkRunning(); err != nil {
+		return nil, err
+	}
+	var out []*api.PeerGroup
+	err := h.bgp.ListPeerGroup(ctx, &api.ListPeerGroupRequest{PeerGroupName: name}, func(g *api.PeerGroup) {
+		out = append(out, RedactProto(g))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plugin: list peer group %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// peerGroupExists asks GoBGP (ListPeerGroup answers with nothing, not an
+// error, for an unknown name).
+func (h *Host) peerGroupExists(ctx context.Context, name string) (bool, error) {
+	if name == "" {
+		return false, nil
+	}
+	found := false
+	err := h.bgp.ListPeerGroup(ctx, &api.ListPeerGroupRequest{PeerGroupName: name}, func(g *api.PeerGroup) {
+		if g.GetConf().GetPeerGroupName() == name {
+			found = true
+		}
+	})
+	if err != nil {
+		return false, err
+	}
+	if ctx.Err() != nil {
+		// GoBGP's ListPeerGroup stops calling back on a done ctx without
+		// an error: "not found" would be a guess.
+		return false, ctx.Err()
+	}
+	return found, nil
+}
+
+// ErrNoPeerGroup is returned (wrapped) by AddDynamicNeighbor and
+// DeleteDynamicNeighbor for an unknown peer group, which would crash GoBGP.
+var ErrNoPeerGroup = errors.New("no such peer group")
+
+// checkDynamic validates a dynamic-neighbor request; the caller holds pgMu.
+func (h *Host) checkDynamic(ctx context.Context, prefix, group string) error {
+	if _, err := netip.ParsePrefix(prefix); err != nil {
+		return fmt.Errorf("dynamic neighbor prefix %q: %w", prefix, err)
+	}
+	ok, err := h.peerGroupExists(ctx, group)
+	if err != nil {
+		return fmt.Errorf("dynamic neighbor %s: look up peer group %q: %w", prefix, group, err)
+	}
+	if !ok {
+		return fmt.Errorf("dynamic neighbor %s: peer group %q: %w", prefix, group, ErrNoPeerGroup)
+	}
+	return nil
+}
+
+// AddDynamicNeighbor accepts sessions from d.Prefix with the settings (and
+// password) of peer group d.PeerGroup, which must exist: the check is made
+// here because GoBGP dereferences a nil group and crashes.
+func (h *Host) AddDynamicNeighbor(ctx context.Context, d *api.DynamicNeighbor) error {
+	if d == nil {
+		return errors.New("plugin: AddDynamicNeighbor: nil dynamic neighbor")
+	}
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	h.pgMu.Lock()
+	defer h.pgMu.Unlock()
+	if err := h.checkDynamic(ctx, d.Prefix, d.PeerGroup); err != nil {
+		return fmt.Errorf("plugin: add %w", err)
+	}
+	if err := h.bgp.AddDynamicNeighbor(ctx, &api.AddDynamicNeighborRequest{DynamicNeighbor: d}); err != nil {
+		return fmt.Errorf("plugin: add dynamic neighbor %s: %w", d.Prefix, err)
+	}
+	return nil
+}
+
+// DeleteDynamicNeighbor removes a dynamic-neighbor range of an existing peer
+// group (GoBGP clears the range's listener key; sessions already accepted
+// stay up).
+func (h *Host) DeleteDynamicNeighbor(ctx context.Context, prefix, group string) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	h.pgMu.Lock()
+	defer h.pgMu.Unlock()
+	if err := h.checkDynamic(ctx, prefix, group); err != nil {
+		return fmt.Errorf("plugin: delete %w", err)
+	}
+	if err := h.bgp.DeleteDynamicNeighbor(ctx, &api.DeleteDynamicNeighborRequest{Prefix: prefix, PeerGroup: group}); err != nil {
+		return fmt.Errorf("plugin: delete dynamic neighbor %s: %w", prefix, err)
+	}
+	return nil
+}
+
+// ListDynamicNeighbor returns the dynamic-neighbor ranges of group ("" = all).
+func (h *Host) ListDynamicNeighbor(ctx context.Context, group string) ([]*api.DynamicNeighbor, error) {
+	if err := h.checkRunning(); err != nil {
+		return nil, err
+	}
+	var out []*api.DynamicNeighbor
+	err := h.bgp.ListDynamicNeighbor(ctx, &api.ListDynamicNeighborRequest{PeerGroup: group}, func(d *api.DynamicNeighbor) {
+		out = append(out, RedactProto(d))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plugin: list dynamic neighbors %q: %w", group, err)
+	}
+	return out, nil
+}

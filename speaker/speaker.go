@@ -1,0 +1,239 @@
+// Package speaker assembles the authbgpd daemon from its parts: the
+// embedded GoBGP (plugin), the peers manager, the HTTP API with metrics,
+// and reload on SIGHUP / clean stop on SIGTERM. cmd/authbgpd only parses
+// flags and calls Run.
+package speaker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/httpapi"
+	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peers"
+	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// Options are the command-line settings.
+type Options struct {
+	ConfigFile string
+	LogLevel   string // overrides [log] level when set
+	LogFormat  string // overrides [log] format when set
+	Version    string
+	Sockets    peers.Sockets // nil: the real sockets
+}
+
+// Speaker is a running authbgpd.
+type Speaker struct {
+	opts    Options
+	log     *logrus.Logger
+	host    *plugin.Host
+	peers   *peers.Manager
+	metrics *metrics.Metrics
+	http    *httpapi.Server
+
+	mu  sync.Mutex
+	cfg *config.Config
+}
+
+// NewLogger builds the logger of a config and the command-line overrides.
+func NewLogger(c *config.Config, level, format string) (*logrus.Logger, error) {
+	l := logrus.New()
+	l.SetOutput(os.Stderr)
+	if level == "" {
+		level = c.Log.Level
+	}
+	if format == "" {
+		format = c.Log.Format
+	}
+	lv, err := logrus.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("log level %q: %w", level, err)
+	}
+	l.SetLevel(lv)
+	switch format {
+	case "json":
+		l.SetFormatter(&logrus.JSONFormatter{TimestampFormat: time.RFC3339Nano})
+	case "text", "":
+		l.SetFormatter(&logrus.TextFormatter{FullTimestamp: true, TimestampFormat: time.RFC3339Nano, DisableColors: true})
+	default:
+		return nil, fmt.Errorf("log format %q: want text or json", format)
+	}
+	return l, nil
+}
+
+// Start loads the config and starts everything. On error nothing is left
+// running.
+func Start(ctx context.Context, o Options) (*Speaker, error) {
+	cfg, err := config.Load(o.ConfigFile)
+	if err != nil {
+		return nil, err
+	}
+	log, err := NewLogger(cfg, o.LogLevel, o.LogFormat)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn(w.String())
+	}
+	s := &Speaker{opts: o, log: log, cfg: cfg, metrics: metrics.New(o.Version)}
+	listen := make([]string, 0, len(cfg.Global.ListenAddresses))
+	for _, a := range cfg.Global.ListenAddresses {
+		listen = append(listen, a.String())
+	}
+	s.host, err = plugin.New(plugin.Options{
+		ASN:             cfg.Global.ASN,
+		RouterID:        cfg.Global.RouterID.String(),
+		ListenPort:      int32(cfg.Global.ListenPort),
+		ListenAddresses: listen,
+		GRPCAddr:        cfg.API.GRPC,
+		Logger:          log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, sec := range secretsOf(cfg) {
+		s.host.RegisterSecret(sec)
+	}
+	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{s.metrics}})
+	s.host.Register(s.peers)
+	if err := s.host.Start(ctx); err != nil {
+		_ = s.host.Stop(context.Background())
+		return nil, err
+	}
+	if cfg.API.HTTP != "" {
+		s.http = httpapi.New(cfg.API.HTTP, s, s.metrics, log)
+		if err := s.http.Start(); err != nil {
+			_ = s.host.Stop(context.Background())
+			return nil, fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
+		}
+	}
+	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
+	return s, nil
+}
+
+// secretsOf lists every secret of c, for the GoBGP log scrubber.
+func secretsOf(c *config.Config) []string {
+	var out []string
+	for _, p := range c.Peers {
+		if len(p.Password) > 0 {
+			out = append(out, string(p.Password))
+		}
+	}
+	for _, kc := range c.Keychains {
+		for _, k := range kc.Keys {
+			out = append(out, string(k.Secret))
+		}
+	}
+	for _, k := range c.SRv6.HMACKeys {
+		out = append(out, string(k.Secret))
+	}
+	return out
+}
+
+// Reload re-reads the config file. A config with errors, or with changes
+// that need a restart, is rejected whole: the running config stays.
+func (s *Speaker) Reload(ctx context.Context) error {
+	next, err := config.Load(s.opts.ConfigFile)
+	if err != nil {
+		for _, e := range config.Errors(err) {
+			s.log.Error("reload rejected: " + e.Error())
+		}
+		s.metrics.ConfigReloaded(err)
+		return err
+	}
+	for _, w := range next.Warnings {
+		s.log.Warn(w.String())
+	}
+	for _, sec := range secretsOf(next) {
+		s.host.RegisterSecret(sec)
+	}
+	ch, err := s.peers.Reload(ctx, next)
+	s.metrics.ConfigReloaded(err)
+	if errors.Is(err, peers.ErrNeedsRestart) {
+		s.log.WithError(err).Error("reload rejected; running config kept")
+		return err
+	}
+	s.mu.Lock()
+	s.cfg = next
+	s.mu.Unlock()
+	if err != nil {
+		s.log.WithError(err).Error("reload applied with errors")
+		return err
+	}
+	s.log.WithFields(logrus.Fields{"added": len(ch.Added), "removed": len(ch.Removed), "changed": len(ch.Changed), "unchanged": len(ch.Unchanged)}).Info("config reloaded")
+	return nil
+}
+
+// Stop sends NOTIFICATION Cease to every peer and stops.
+func (s *Speaker) Stop(ctx context.Context) error {
+	var errs []error
+	if s.http != nil {
+		errs = append(errs, s.http.Shutdown(ctx))
+	}
+	errs = append(errs, s.host.Stop(ctx))
+	s.log.Info("authbgpd stopped")
+	return errors.Join(errs...)
+}
+
+// Status implements httpapi.Source.
+func (s *Speaker) Status() status.Status {
+	s.mu.Lock()
+	cfg := s.cfg
+	s.mu.Unlock()
+	st := status.Status{RouterID: cfg.Global.RouterID.String(), ASN: cfg.Global.ASN, Peers: s.peers.Status()}
+	if st.Peers == nil {
+		st.Peers = []status.Peer{}
+	}
+	st.SRv6.HMACKeys = []status.HMACKey{}
+	st.SRv6.Policies = []status.Policy{}
+	return st
+}
+
+// Healthy implements httpapi.Source.
+func (s *Speaker) Healthy() error { return s.peers.Healthy() }
+
+// Run starts the speaker and serves until SIGTERM or SIGINT; SIGHUP
+// reloads the config.
+func Run(o Options) error {
+	ctx := context.Background()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	s, err := Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	for sig := range sigs {
+		if sig == syscall.SIGHUP {
+			s.log.Info("SIGHUP: reloading " + o.ConfigFile)
+			_ = s.Reload(ctx)
+			continue
+		}
+		s.log.Info(strings.ToUpper(sig.String()) + ": stopping")
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := s.Stop(sctx)
+		cancel()
+		return err
+	}
+	return nil
+}
+
+// observer feeds the peers manager's changes into metrics.
+type observer struct{ m *metrics.Metrics }
+
+func (o observer) PeerUp(peer string, up bool)              { o.m.SetPeerUp(peer, up) }
+func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalled(peer, installed) }
+func (o observer) KeyChanged(peer string)                   { o.m.KeyChanged(peer) }
+func (o observer) PeerRemoved(peer string)                  { o.m.DeletePeer(peer) }

@@ -1,0 +1,79 @@
+// Package status defines the JSON document served at GET /status and
+// printed by `authbgpd status` (and, for peers, by `verify-pcap --json`).
+// Field names are a contract (see DESIGN.md): extend, never rename.
+// Nothing in this document may ever hold a secret.
+package status
+
+// Status is the whole document.
+type Status struct {
+	RouterID string `json:"router_id"`
+	ASN      uint32 `json:"asn"`
+	Peers    []Peer `json:"peers"`
+	SRv6     SRv6   `json:"srv6"`
+}
+
+// Peer is one configured peer (static address or dynamic range) or one
+// session accepted from a dynamic range.
+type Peer struct {
+	Address string `json:"address"`
+	// Prefix is set for dynamic-neighbor ranges and for sessions accepted
+	// from one (then Address is the session's peer).
+	Prefix        string  `json:"prefix,omitempty"`
+	ASN           uint32  `json:"asn"`
+	State         string  `json:"state"` // idle, connect, active, opensent, openconfirm, established, admin-down
+	UptimeSeconds int64   `json:"uptime_seconds"`
+	Auth          Auth    `json:"auth"`
+	Shadow        *Shadow `json:"shadow,omitempty"`
+}
+
+// Auth is the peer's keyed authentication as installed.
+type Auth struct {
+	Mode      string `json:"mode"`             // "md5" or "none"
+	Source    string `json:"source,omitempty"` // password, password-file, password-env, keychain
+	Keychain  string `json:"keychain,omitempty"`
+	KeyID     *int   `json:"key_id"` // keychain key id in use, null otherwise
+	Installed bool   `json:"installed"`
+	// Error says why the key is not installed; the peer is then held
+	// administratively down (fail closed). Empty when fine.
+	Error string `json:"error"`
+	// Pending is true while a changed key is installed on the sockets but
+	// GoBGP's own copy waits for the session to leave Established.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// Shadow is the shadow checker's view of a peer.
+type Shadow struct {
+	Diagnosis string   `json:"diagnosis"` // ok, bad-digest, missing, unexpected, other-key, no-traffic
+	PeerKeyID *int     `json:"peer_key_id"`
+	Segments  Segments `json:"segments"`
+}
+
+// Segments counts verdicts of checked TCP segments.
+type Segments struct {
+	Valid      uint64 `json:"valid"`
+	BadDigest  uint64 `json:"bad_digest"`
+	Missing    uint64 `json:"missing"`
+	Unexpected uint64 `json:"unexpected"`
+}
+
+// SRv6 is the state of SRv6 HMAC keys and SR policies.
+type SRv6 struct {
+	HMACKeys []HMACKey `json:"hmac_keys"`
+	Policies []Policy  `json:"policies"`
+}
+
+// HMACKey is one SRv6 HMAC key (never its secret).
+type HMACKey struct {
+	ID        uint32 `json:"id"`
+	Algorithm string `json:"algorithm"`
+	Installed bool   `json:"installed"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Policy is one SR policy, configured (advertised) or received (installed).
+type Policy struct {
+	Name       string `json:"name"`
+	Advertised bool   `json:"advertised"`
+	Installed  bool   `json:"installed"`
+	Reason     string `json:"reason,omitempty"`
+}
