@@ -1,0 +1,287 @@
+// Package frame decodes a captured link-layer frame down to the TCP segment
+// it carries: Ethernet (with any number of 802.1Q / 802.1ad VLAN tags),
+// Linux cooked capture v1 and v2, raw IP, and BSD null/loopback framing;
+// IPv4 with options and IPv6 with extension headers.
+//
+// DecodeTCP does not allocate and never panics, whatever the input: every
+// length in a header is checked against the bytes that are there. The
+// result points into the input.
+//
+// The shadow checker verifies TCP-MD5 signatures with it; the SRv6 checker
+// shares it to find Segment Routing Headers (TCP.SRH).
+package frame
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+)
+
+// Link types (LINKTYPE_ values, as in pcap and pcapng files).
+const (
+	LinkNull      = 0   // BSD loopback: 4-byte address family in host byte order
+	LinkEthernet  = 1   // Ethernet II
+	LinkRaw       = 101 // raw IPv4 or IPv6, the version nibble decides
+	LinkLoop      = 108 // OpenBSD loopback: 4-byte address family in network byte order
+	LinkLinuxSLL  = 113 // Linux cooked capture v1 (16-byte header)
+	LinkIPv4      = 228 // raw IPv4
+	LinkIPv6      = 229 // raw IPv6
+	LinkLinuxSLL2 = 276 // Linux cooked capture v2 (20-byte header)
+)
+
+// Errors, for errors.Is. DecodeTCP returns them unwrapped, so comparing
+// with == works too.
+var (
+	// ErrTruncated means the frame ends before a header, or before the
+	// length a header declares.
+	ErrTruncated = errors.New("frame: truncated")
+	// ErrNotIP means the frame carries neither IPv4 nor IPv6.
+	ErrNotIP = errors.New("frame: not an IP packet")
+	// ErrNotTCP means the IP packet carries something other than TCP
+	// (including ESP, whose payload is opaque, and "no next header").
+	ErrNotTCP = errors.New("frame: not a TCP segment")
+	// ErrFragment means the IP packet is a fragment (IPv4 MF flag or
+	// offset, or an IPv6 fragment header): the segment is not whole.
+	ErrFragment = errors.New("frame: IP fragment")
+	// ErrBadHeader means a header has invalid contents (wrong IP version,
+	// IPv4 header length under 20, TCP data offset under 5, ...).
+	ErrBadHeader = errors.New("frame: invalid header")
+	// ErrUnknownLink means DecodeTCP does not know the link type.
+	ErrUnknownLink = errors.New("frame: unsupported link type")
+)
+
+// TCP is a decoded TCP segment and the IP addresses around it.
+//
+// When DecodeTCP returns ErrNotTCP or ErrFragment, the IP header itself was
+// valid: Src, Dst, Proto and SRH describe it (so that SRv6 encapsulated
+// packets, whose SRH is followed by an inner IP packet, can be checked) and
+// the port and Segment fields are zero. After any other error, no field is
+// meaningful.
+type TCP struct {
+	Src, Dst         netip.Addr
+	SrcPort, DstPort uint16
+	// Segment is the TCP header, options and payload, trimmed to the
+	// length the IP header declares (Ethernet padding is dropped). Its
+	// header length (data offset) is at least 20 and within it. It points
+	// into the decoded frame.
+	Segment []byte
+	// SRH is the first IPv6 routing header of type 4 (Segment Routing
+	// Header, RFC 8754) met among the extension headers, whole (fixed part,
+	// segments and TLVs), or nil if there is none. It points into the frame.
+	SRH []byte
+	// Proto is the upper-layer protocol number where the walk through the
+	// IP headers stopped: 6 for TCP; for ErrNotTCP the protocol found, and
+	// for ErrFragment 44 (IPv6) or the IPv4 protocol field.
+	Proto uint8
+}
+
+// EtherTypes and IP protocol numbers.
+const (
+	etherTypeIPv4  = 0x0800
+	etherTypeIPv6  = 0x86dd
+	etherType8021Q = 0x8100
+	etherType8021A = 0x88a8
+	etherTypeQinQ  = 0x9100
+
+	protoHopByHop = 0
+	protoTCP      = 6
+	protoRouting  = 43
+	protoFragment = 44
+	protoESP      = 50
+	protoAH       = 51
+	protoNoNext   = 59
+	protoDstOpts  = 60
+
+	routingTypeSRH = 4
+)
+
+// DecodeTCP decodes data, a frame of link type link, into out. It returns
+// nil if the frame holds a whole TCP segment in an unfragmented IPv4 or
+// IPv6 packet. It does not allocate.
+func DecodeTCP(link uint32, data []byte, out *TCP) error {
+	*out = TCP{}
+	switch link {
+	case LinkEthernet:
+		if len(data) < 14 {
+			return ErrTruncated
+		}
+		return decodeEtherType(binary.BigEndian.Uint16(data[12:14]), data[14:], out)
+	case LinkLinuxSLL:
+		if len(data) < 16 {
+			return ErrTruncated
+		}
+		return decodeEtherType(binary.BigEndian.Uint16(data[14:16]), data[16:], out)
+	case LinkLinuxSLL2:
+		if len(data) < 20 {
+			return ErrTruncated
+		}
+		return decodeEtherType(binary.BigEndian.Uint16(data[0:2]), data[20:], out)
+	case LinkRaw:
+		if len(data) < 1 {
+			return ErrTruncated
+		}
+		switch data[0] >> 4 {
+		case 4:
+			return decodeIPv4(data, out)
+		case 6:
+			return decodeIPv6(data, out)
+		}
+		return ErrNotIP
+	case LinkIPv4:
+		return decodeIPv4(data, out)
+	case LinkIPv6:
+		return decodeIPv6(data, out)
+	case LinkNull, LinkLoop:
+		if len(data) < 4 {
+			return ErrTruncated
+		}
+		// The family is in the capturing host's byte order (null) or in
+		// network order (loop, though some writers got it wrong): address
+		// families are small, so the order that yields one is right.
+		fam := binary.BigEndian.Uint32(data[0:4])
+		if fam > 0xffff {
+			fam = binary.LittleEndian.Uint32(data[0:4])
+		}
+		switch fam {
+		case 2: // AF_INET everywhere
+			return decodeIPv4(data[4:], out)
+		case 10, 24, 28, 30: // AF_INET6: Linux, NetBSD/OpenBSD, FreeBSD, Darwin
+			return decodeIPv6(data[4:], out)
+		}
+		return ErrNotIP
+	}
+	return ErrUnknownLink
+}
+
+// decodeEtherType decodes the payload of an Ethernet-like header whose
+// EtherType is et, skipping VLAN tags.
+func decodeEtherType(et uint16, data []byte, out *TCP) error {
+	for et == etherType8021Q || et == etherType8021A || et == etherTypeQinQ {
+		// Tag: TCI (2 bytes), then the next EtherType.
+		if len(data) < 4 {
+			return ErrTruncated
+		}
+		et = binary.BigEndian.Uint16(data[2:4])
+		data = data[4:]
+	}
+	switch et {
+	case etherTypeIPv4:
+		return decodeIPv4(data, out)
+	case etherTypeIPv6:
+		return decodeIPv6(data, out)
+	}
+	return ErrNotIP
+}
+
+func decodeIPv4(data []byte, out *TCP) error {
+	if len(data) < 20 {
+		return ErrTruncated
+	}
+	if data[0]>>4 != 4 {
+		return ErrBadHeader
+	}
+	hl := int(data[0]&0x0f) * 4
+	if hl < 20 {
+		return ErrBadHeader
+	}
+	total := int(binary.BigEndian.Uint16(data[2:4]))
+	if total == 0 {
+		// A large send offload (TSO/GSO) super-packet captured before
+		// segmentation: the length field is not filled in and the
+		// captured bytes are the packet.
+		total = len(data)
+	}
+	if total < hl {
+		return ErrBadHeader
+	}
+	if total > len(data) {
+		return ErrTruncated
+	}
+	data = data[:total]
+	out.Src = netip.AddrFrom4([4]byte(data[12:16]))
+	out.Dst = netip.AddrFrom4([4]byte(data[16:20]))
+	out.Proto = data[9]
+	if binary.BigEndian.Uint16(data[6:8])&0x3fff != 0 { // MF flag or offset
+		return ErrFragment
+	}
+	if out.Proto != protoTCP {
+		return ErrNotTCP
+	}
+	return decodeTCP(data[hl:], out)
+}
+
+func decodeIPv6(data []byte, out *TCP) error {
+	if len(data) < 40 {
+		return ErrTruncated
+	}
+	if data[0]>>4 != 6 {
+		return ErrBadHeader
+	}
+	total := 40 + int(binary.BigEndian.Uint16(data[4:6]))
+	if total == 40 {
+		// Payload length 0: a jumbogram or an offload super-packet (BIG
+		// TCP) captured before segmentation; the captured bytes are the
+		// packet. (A packet with an empty payload ends here either way.)
+		total = len(data)
+	}
+	if total > len(data) {
+		return ErrTruncated
+	}
+	data = data[:total]
+	out.Src = netip.AddrFrom16([16]byte(data[8:24]))
+	out.Dst = netip.AddrFrom16([16]byte(data[24:40]))
+	nh := data[6]
+	off := 40
+	// Each extension header is at least 8 bytes long, so the walk ends.
+	for {
+		out.Proto = nh
+		switch nh {
+		case protoTCP:
+			return decodeTCP(data[off:], out)
+		case protoHopByHop, protoRouting, protoDstOpts:
+			if len(data)-off < 8 {
+				return ErrTruncated
+			}
+			n := (int(data[off+1]) + 1) * 8
+			if n > len(data)-off {
+				return ErrTruncated
+			}
+			if nh == protoRouting && data[off+2] == routingTypeSRH && out.SRH == nil {
+				out.SRH = data[off : off+n : off+n]
+			}
+			nh = data[off]
+			off += n
+		case protoAH:
+			if len(data)-off < 8 {
+				return ErrTruncated
+			}
+			n := (int(data[off+1]) + 2) * 4
+			if n > len(data)-off {
+				return ErrTruncated
+			}
+			nh = data[off]
+			off += n
+		case protoFragment:
+			return ErrFragment
+		default: // ESP, no next header, UDP, ICMPv6, IP-in-IPv6, ...
+			return ErrNotTCP
+		}
+	}
+}
+
+func decodeTCP(seg []byte, out *TCP) error {
+	if len(seg) < 20 {
+		return ErrTruncated
+	}
+	hl := int(seg[12]>>4) * 4
+	if hl < 20 {
+		return ErrBadHeader
+	}
+	if hl > len(seg) {
+		return ErrTruncated
+	}
+	out.SrcPort = binary.BigEndian.Uint16(seg[0:2])
+	out.DstPort = binary.BigEndian.Uint16(seg[2:4])
+	out.Segment = seg[:len(seg):len(seg)]
+	return nil
+}
