@@ -46,6 +46,16 @@ type Shadow struct {
 	Diagnosis string   `json:"diagnosis"` // ok, bad-digest, missing, unexpected, other-key, no-traffic
 	PeerKeyID *int     `json:"peer_key_id"`
 	Segments  Segments `json:"segments"`
+	// Sent counts our own segments to the peer as the checker verified
+	// them: valid ones prove our key is installed on the socket.
+	Sent *Sent `json:"sent,omitempty"`
+}
+
+// Sent counts our own outgoing segments by verdict.
+type Sent struct {
+	Valid    uint64 `json:"valid"`
+	Invalid  uint64 `json:"invalid"`
+	Unsigned uint64 `json:"unsigned"`
 }
 
 // Segments counts verdicts of checked TCP segments.

@@ -31,6 +31,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case "check":
 			return cmdCheck(args[1:], stdout, stderr)
+		case "verify-pcap":
+			return cmdVerifyPcap(args[1:], stdout, stderr)
 		case "status":
 			return cmdStatus(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
@@ -46,6 +48,7 @@ func usage(w io.Writer) {
   authbgpd -f FILE [--log-level LEVEL] [--log-format text|json]   run the speaker
   authbgpd check -f FILE                                          validate a config
   authbgpd status [--api ADDR | -f FILE] [--json]               what GET /status says
+  authbgpd verify-pcap -f FILE [--json] CAPTURE...                check TCP-MD5 signatures in pcap/pcapng files
   authbgpd version
 `)
 }

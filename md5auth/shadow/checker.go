@@ -1,0 +1,442 @@
+package shadow
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// Verdict classifies one segment.
+type Verdict uint8
+
+const (
+	// Ignored: not a BGP segment of a configured peer, or an unsigned
+	// segment of a peer without a key (nothing to check).
+	Ignored Verdict = iota
+	Valid
+	BadDigest
+	Missing
+	Unexpected
+	// Malformed: options or headers could not be parsed.
+	Malformed
+)
+
+var verdictNames = [...]string{"ignored", "valid", "bad_digest", "missing", "unexpected", "malformed"}
+
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("verdict(%d)", uint8(v))
+}
+
+// Diagnoses, as /status shows them.
+const (
+	DiagOK         = "ok"
+	DiagBadDigest  = "bad-digest"
+	DiagMissing    = "missing"
+	DiagUnexpected = "unexpected"
+	DiagOtherKey   = "other-key"
+	DiagNoTraffic  = "no-traffic"
+)
+
+// Key is one TCP-MD5 key a peer may use.
+type Key struct {
+	// ID is the keychain key id, or -1 for a single password.
+	ID     int
+	Secret md5auth.Secret
+	// SendFrom: the key is the active one from this time on (zero: always).
+	SendFrom time.Time
+}
+
+// Peer describes what the checker expects of one configured peer.
+type Peer struct {
+	// ID names the peer in metrics and callbacks: its address, or the
+	// prefix of a dynamic range.
+	ID string
+	// Prefix is the peer's address as a full-length prefix, or the range.
+	Prefix netip.Prefix
+	// Keys are the peer's keys; empty means the peer is not keyed.
+	Keys []Key
+	// Pinned, if ≥ 0, is the key id in use regardless of time (a key
+	// switched to by follow-peer-rollover).
+	Pinned int
+}
+
+// active returns the index in p.Keys of the key active at t (-1: none).
+func (p *Peer) active(t time.Time) int {
+	best := -1
+	for i := range p.Keys {
+		k := &p.Keys[i]
+		if p.Pinned >= 0 && k.ID == p.Pinned {
+			return i
+		}
+		if !k.SendFrom.IsZero() && k.SendFrom.After(t) {
+			continue
+		}
+		if best < 0 || k.SendFrom.After(p.Keys[best].SendFrom) {
+			best = i
+		}
+	}
+	return best // a pinned id that is not in the keychain falls back to the schedule
+}
+
+// Counts are segment verdict counters.
+type Counts struct {
+	Valid, BadDigest, Missing, Unexpected uint64
+}
+
+// Sent counts our own outgoing segments by verdict.
+type Sent struct {
+	Valid, Invalid, Unsigned uint64
+}
+
+// PeerReport is the checker's view of one remote address.
+type PeerReport struct {
+	Address   netip.Addr
+	PeerID    string // the configured peer (address or range)
+	Diagnosis string
+	PeerKeyID *int // the keychain key the peer is proven to sign with (other-key)
+	Received  Counts
+	Sent      Sent
+	Last      time.Time // last segment seen from the peer
+}
+
+// Result is what Check says of one segment.
+type Result struct {
+	Verdict  Verdict
+	Outgoing bool   // the segment was ours, to the peer
+	PeerID   string // configured peer, "" when Ignored for not being one
+	KeyID    int    // for Valid: the key id that verified (-1 password)
+	Other    bool   // BadDigest where another keychain key verified (KeyID names it)
+}
+
+// Options tune a Checker.
+type Options struct {
+	// Port is the BGP port (default 179).
+	Port uint16
+	// Hysteresis is the number of consecutive segments needed to change a
+	// diagnosis (default 3).
+	Hysteresis int
+	// Rollover is the number of consecutive valid segments under a newer
+	// keychain key that prove the peer moved to it (default 3).
+	Rollover int
+	// IdleAfter turns the diagnosis into no-traffic when nothing came from
+	// the peer for this long (default 5 minutes; 0 keeps the default,
+	// negative disables).
+	IdleAfter time.Duration
+	// OnChange is called (outside the checker's lock) when a diagnosis
+	// changes.
+	OnChange func(PeerReport)
+	// OnRollover is called (outside the lock) when a peer is proven to
+	// sign with keychain key id newer than our active one.
+	OnRollover func(peerID string, keyID int)
+	// OnSegment is called under the lock for every classified segment of
+	// a configured peer (metrics); it must not block.
+	OnSegment func(peerID string, r Result)
+}
+
+// Checker classifies segments. It is safe for concurrent use; the capture
+// loop calls Check, status readers call Reports.
+type Checker struct {
+	opts Options
+	mu   sync.Mutex
+	d    *md5auth.Digester
+	// exact maps single peer addresses; ranges holds dynamic ranges
+	// (longest prefix first).
+	exact  map[netip.Addr]*Peer
+	ranges []*Peer
+	state  map[netip.Addr]*addrState
+	events []func()
+	// A one-entry cache of the last remote address: segments come in
+	// bursts from one session, and two map lookups cost as much as
+	// digesting a keepalive.
+	lastAddr  netip.Addr
+	lastLocal netip.Addr // an address known not to be a peer's (ours)
+	lastPeer  *Peer
+	lastSt    *addrState
+}
+
+// addrState is the diagnosis state of one remote address.
+type addrState struct {
+	rep     PeerReport
+	cand    string // candidate diagnosis
+	candKey int
+	run     int // consecutive segments supporting cand
+	rollKey int // candidate rollover key
+	rollRun int
+}
+
+// New returns a checker for peers.
+func New(peers []Peer, o Options) *Checker {
+	if o.Port == 0 {
+		o.Port = 179
+	}
+	if o.Hysteresis <= 0 {
+		o.Hysteresis = 3
+	}
+	if o.Rollover <= 0 {
+		o.Rollover = 3
+	}
+	if o.IdleAfter == 0 {
+		o.IdleAfter = 5 * time.Minute
+	}
+	c := &Checker{opts: o, d: md5auth.NewDigester(), state: map[netip.Addr]*addrState{}}
+	c.SetPeers(peers)
+	return c
+}
+
+// SetPeers replaces the configured peers (reload). State of addresses that
+// still belong to a peer is kept.
+func (c *Checker) SetPeers(peers []Peer) {
+	exact := map[netip.Addr]*Peer{}
+	var ranges []*Peer
+	for i := range peers {
+		p := peers[i]
+		p.Keys = append([]Key(nil), p.Keys...)
+		if p.Prefix.Bits() == p.Prefix.Addr().BitLen() {
+			exact[p.Prefix.Addr()] = &p
+		} else {
+			ranges = append(ranges, &p)
+		}
+	}
+	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].Prefix.Bits() > ranges[j].Prefix.Bits() })
+	c.mu.Lock()
+	c.exact, c.ranges = exact, ranges
+	c.lastAddr, c.lastLocal, c.lastPeer, c.lastSt = netip.Addr{}, netip.Addr{}, nil, nil
+	for a, st := range c.state {
+		p := c.lookup(a)
+		if p == nil {
+			delete(c.state, a)
+			continue
+		}
+		st.rep.PeerID = p.ID
+	}
+	c.mu.Unlock()
+}
+
+// Pin makes the checker treat key id as peerID's active key (after a
+// follow-peer-rollover switch); -1 returns to the schedule.
+func (c *Checker) Pin(peerID string, id int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.exact {
+		if p.ID == peerID {
+			p.Pinned = id
+		}
+	}
+	for _, p := range c.ranges {
+		if p.ID == peerID {
+			p.Pinned = id
+		}
+	}
+}
+
+func (c *Checker) lookup(a netip.Addr) *Peer {
+	if p := c.exact[a]; p != nil {
+		return p
+	}
+	for _, p := range c.ranges {
+		if p.Prefix.Contains(a) {
+			return p
+		}
+	}
+	return nil
+}
+
+// Check classifies one TCP segment (header, options, payload) from src to
+// dst seen at time t. outgoing is the capture's hint that we sent it; the
+// peer is recognised by address either way (src is tried first).
+func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
+	if srcPort != c.opts.Port && dstPort != c.opts.Port {
+		return Result{}
+	}
+	src, dst = src.Unmap(), dst.Unmap()
+	c.mu.Lock()
+	r := c.check(src, dst, segment, t)
+	ev := c.events
+	c.events = c.events[:0]
+	c.mu.Unlock()
+	for _, f := range ev {
+		f()
+	}
+	return r
+}
+
+func (c *Checker) check(src, dst netip.Addr, segment []byte, t time.Time) Result {
+	remote, outgoing := src, false
+	var p *Peer
+	switch {
+	case c.lastPeer != nil && src == c.lastAddr:
+		p = c.lastPeer
+	case c.lastPeer != nil && dst == c.lastAddr && src == c.lastLocal:
+		p, remote, outgoing = c.lastPeer, dst, true
+	default:
+		if p = c.lookup(src); p == nil {
+			if p = c.lookup(dst); p == nil {
+				return Result{}
+			}
+			remote, outgoing = dst, true
+			c.lastLocal = src
+		}
+	}
+	r := Result{Outgoing: outgoing, PeerID: p.ID, KeyID: -1}
+	sig, err := md5auth.SignatureOf(segment)
+	if err != nil {
+		r.Verdict = Malformed
+		return r
+	}
+	act := p.active(t)
+	switch {
+	case sig == nil && len(p.Keys) == 0:
+		r.Verdict = Ignored
+	case sig == nil:
+		r.Verdict = Missing
+	case len(p.Keys) == 0:
+		r.Verdict = Unexpected
+	default:
+		r.Verdict = BadDigest
+		if act >= 0 && c.verify(src, dst, segment, sig, p.Keys[act].Secret) {
+			r.Verdict, r.KeyID = Valid, p.Keys[act].ID
+			break
+		}
+		for i := range p.Keys {
+			if i != act && c.verify(src, dst, segment, sig, p.Keys[i].Secret) {
+				r.Other, r.KeyID = true, p.Keys[i].ID
+				break
+			}
+		}
+	}
+	if r.Verdict == Ignored {
+		return r
+	}
+	st := c.lastSt
+	if remote != c.lastAddr || st == nil {
+		st = c.state[remote]
+		if st == nil {
+			st = &addrState{rep: PeerReport{Address: remote, PeerID: p.ID, Diagnosis: DiagNoTraffic}, rollKey: -1}
+			c.state[remote] = st
+		}
+		c.lastAddr, c.lastPeer, c.lastSt = remote, p, st
+	}
+	if c.opts.OnSegment != nil {
+		c.opts.OnSegment(p.ID, r)
+	}
+	if outgoing {
+		switch {
+		case r.Verdict == Valid:
+			st.rep.Sent.Valid++
+		case r.Verdict == Missing:
+			st.rep.Sent.Unsigned++
+		case r.Verdict == BadDigest:
+			st.rep.Sent.Invalid++
+		}
+		return r
+	}
+	st.rep.Last = t
+	var diag string
+	key := -1
+	switch r.Verdict {
+	case Valid:
+		st.rep.Received.Valid++
+		diag = DiagOK
+	case BadDigest:
+		st.rep.Received.BadDigest++
+		diag = DiagBadDigest
+		if r.Other {
+			diag, key = DiagOtherKey, r.KeyID
+		}
+	case Missing:
+		st.rep.Received.Missing++
+		diag = DiagMissing
+	case Unexpected:
+		st.rep.Received.Unexpected++
+		diag = DiagUnexpected
+	default:
+		return r
+	}
+	c.observe(p, st, diag, key, act)
+	return r
+}
+
+func (c *Checker) verify(src, dst netip.Addr, segment, sig, secret []byte) bool {
+	v, err := c.d.CheckSignature(src, dst, segment, sig, secret)
+	return err == nil && v == md5auth.Valid
+}
+
+// observe applies hysteresis and rollover detection.
+func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int) {
+	if diag == st.cand && key == st.candKey {
+		st.run++
+	} else {
+		st.cand, st.candKey, st.run = diag, key, 1
+	}
+	if st.run >= c.opts.Hysteresis && (st.rep.Diagnosis != diag || !sameKey(st.rep.PeerKeyID, key)) {
+		st.rep.Diagnosis = diag
+		st.rep.PeerKeyID = nil
+		if key >= 0 {
+			k := key
+			st.rep.PeerKeyID = &k
+		}
+		if c.opts.OnChange != nil {
+			rep := st.rep
+			c.events = append(c.events, func() { c.opts.OnChange(rep) })
+		}
+	}
+	// Rollover: the peer signs with a keychain key newer than ours.
+	if diag == DiagOtherKey && act >= 0 && newer(p, key, p.Keys[act].SendFrom) {
+		if st.rollKey == key {
+			st.rollRun++
+		} else {
+			st.rollKey, st.rollRun = key, 1
+		}
+		if st.rollRun == c.opts.Rollover && c.opts.OnRollover != nil {
+			id := p.ID
+			c.events = append(c.events, func() { c.opts.OnRollover(id, key) })
+		}
+	} else {
+		st.rollKey, st.rollRun = -1, 0
+	}
+}
+
+func sameKey(a *int, k int) bool {
+	if a == nil {
+		return k < 0
+	}
+	return *a == k
+}
+
+// newer reports whether key id of p becomes valid after t.
+func newer(p *Peer, id int, t time.Time) bool {
+	for i := range p.Keys {
+		if p.Keys[i].ID == id {
+			return p.Keys[i].SendFrom.After(t)
+		}
+	}
+	return false
+}
+
+// Reports returns the state of every remote address seen, sorted by
+// address. Diagnoses of addresses silent for IdleAfter read no-traffic.
+func (c *Checker) Reports(now time.Time) []PeerReport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]PeerReport, 0, len(c.state))
+	for _, st := range c.state {
+		rep := st.rep
+		if rep.PeerKeyID != nil {
+			k := *rep.PeerKeyID
+			rep.PeerKeyID = &k
+		}
+		if c.opts.IdleAfter > 0 && !rep.Last.IsZero() && now.Sub(rep.Last) > c.opts.IdleAfter {
+			rep.Diagnosis, rep.PeerKeyID = DiagNoTraffic, nil
+		}
+		out = append(out, rep)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Address.Less(out[j].Address) })
+	return out
+}
