@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/httpapi"
+	"github.com/authbgp/authbgpd/md5auth/shadow"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/peers"
 	"github.com/authbgp/authbgpd/plugin"
@@ -42,6 +44,7 @@ type Speaker struct {
 	peers   *peers.Manager
 	metrics *metrics.Metrics
 	http    *httpapi.Server
+	shadow  *shadowRun // nil when [shadow] is off
 
 	mu  sync.Mutex
 	cfg *config.Config
@@ -108,6 +111,10 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{s.metrics}})
 	s.host.Register(s.peers)
+	if cfg.Shadow.Enabled {
+		s.shadow = newShadow(cfg, log, s.metrics, s.peers.SetPeerKeyID)
+		s.host.Register(s.shadow)
+	}
 	if err := s.host.Start(ctx); err != nil {
 		_ = s.host.Stop(context.Background())
 		return nil, err
@@ -168,6 +175,11 @@ func (s *Speaker) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	s.cfg = next
 	s.mu.Unlock()
+	if s.shadow != nil {
+		s.shadow.reload(next)
+	} else if next.Shadow.Enabled {
+		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
+	}
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
 		return err
@@ -198,6 +210,10 @@ func (s *Speaker) Status() status.Status {
 	}
 	st.SRv6.HMACKeys = []status.HMACKey{}
 	st.SRv6.Policies = []status.Policy{}
+	if s.shadow != nil {
+		mergeShadow(&st, s.shadow.reports())
+		st.Capture = s.shadow.status()
+	}
 	return st
 }
 
@@ -237,3 +253,40 @@ func (o observer) PeerUp(peer string, up bool)              { o.m.SetPeerUp(peer
 func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalled(peer, installed) }
 func (o observer) KeyChanged(peer string)                   { o.m.KeyChanged(peer) }
 func (o observer) PeerRemoved(peer string)                  { o.m.DeletePeer(peer) }
+
+// mergeShadow attaches the checker's reports to the peers of st; addresses
+// the checker saw that GoBGP never accepted (a dynamic neighbor with the
+// wrong key, say) are added as peers of their range.
+func mergeShadow(st *status.Status, reps map[string]shadow.PeerReport) {
+	seen := map[string]bool{}
+	for i := range st.Peers {
+		p := &st.Peers[i]
+		if r, ok := reps[p.Address]; ok {
+			p.Shadow = ShadowStatus(r)
+			seen[p.Address] = true
+		} else if p.Auth.Mode == config.AuthMD5 && p.Prefix == "" {
+			p.Shadow = &status.Shadow{Diagnosis: shadow.DiagNoTraffic}
+		}
+	}
+	var asns = map[string]uint32{}
+	for _, p := range st.Peers {
+		if p.Prefix != "" && p.Address == p.Prefix {
+			asns[p.Prefix] = p.ASN
+		}
+	}
+	var extra []status.Peer
+	for addr, r := range reps {
+		if seen[addr] {
+			continue
+		}
+		var auth status.Auth
+		for _, p := range st.Peers {
+			if p.Address == r.PeerID {
+				auth = p.Auth
+			}
+		}
+		extra = append(extra, status.Peer{Address: addr, Prefix: r.PeerID, ASN: asns[r.PeerID], State: "idle", Auth: auth, Shadow: ShadowStatus(r)})
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i].Address < extra[j].Address })
+	st.Peers = append(st.Peers, extra...)
+}

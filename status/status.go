@@ -10,6 +10,19 @@ type Status struct {
 	ASN      uint32 `json:"asn"`
 	Peers    []Peer `json:"peers"`
 	SRv6     SRv6   `json:"srv6"`
+	// Capture is the shadow checker's packet capture (absent when the
+	// shadow checker is off).
+	Capture *Capture `json:"capture,omitempty"`
+}
+
+// Capture describes the shadow checker's live capture.
+type Capture struct {
+	Running    bool     `json:"running"`
+	Interfaces []string `json:"interfaces"` // empty: all
+	Packets    uint64   `json:"packets"`    // frames that passed the filter
+	Drops      uint64   `json:"drops"`      // frames the kernel dropped (ring full)
+	Truncated  uint64   `json:"truncated"`  // frames too long to verify
+	Error      string   `json:"error"`
 }
 
 // Peer is one configured peer (static address or dynamic range) or one
