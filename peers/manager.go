@@ -302,6 +302,7 @@ func (m *Manager) removePeer(ctx context.Context, st *peer) error {
 			if err := m.bgp.DeleteDynamicNeighbor(ctx, cp.Prefix.String(), name); err != nil {
 				errs = append(errs, err)
 			}
+			m.dropRangeSessions(ctx, cp)
 			if err := m.bgp.DeletePeerGroup(ctx, name); err != nil {
 				errs = append(errs, err)
 			}
@@ -321,6 +322,48 @@ func (m *Manager) removePeer(ctx context.Context, st *peer) error {
 		return fmt.Errorf("peers: remove %s: %w", cp.ID(), err)
 	}
 	return nil
+}
+
+// peerLister is implemented by *plugin.Host.
+type peerLister interface {
+	ListPeer(ctx context.Context, addr string) ([]*api.Peer, error)
+}
+
+// dropRangeSessions deletes from GoBGP the neighbors it accepted through
+// the dynamic range cp (call it after DeleteDynamicNeighbor, so that no new
+// ones come, and while cp is still in m.peers). GoBGP leaves them running
+// when the range goes, and refuses to delete their peer group ("neighbor X
+// is in use"): a removed or held-down range would keep its sessions,
+// unseen in /status, and its group, so that adding the range back fails.
+func (m *Manager) dropRangeSessions(ctx context.Context, cp *config.Peer) {
+	group := groupName(cp.Prefix)
+	addrs := map[netip.Addr]bool{}
+	for a := range m.sess {
+		if cp.Prefix.Contains(a) && m.peers[a.String()] == nil && m.peerFor(a) == cp.ID() {
+			addrs[a] = true
+		}
+	}
+	if l, ok := m.bgp.(peerLister); ok {
+		ps, err := l.ListPeer(ctx, "")
+		if err != nil {
+			m.log.WithError(err).WithField("prefix", cp.ID()).Warn("cannot list the range's sessions")
+		}
+		for _, p := range ps {
+			if p.GetConf().GetPeerGroup() != group {
+				continue
+			}
+			if a, err := netip.ParseAddr(p.GetConf().GetNeighborAddress()); err == nil {
+				addrs[a.Unmap()] = true
+			}
+		}
+	}
+	for a := range addrs {
+		if err := m.bgp.DeletePeer(ctx, a.String()); err != nil {
+			m.log.WithError(err).WithField("peer", a.String()).Debug("dynamic neighbor already gone")
+			continue
+		}
+		m.log.WithFields(logrus.Fields{"peer": a.String(), "prefix": cp.ID()}).Info("session from the range closed")
+	}
 }
 
 // established returns the established sessions belonging to p.
@@ -409,6 +452,7 @@ func (m *Manager) holdDown(ctx context.Context, st *peer) {
 	if st.cfg.IsDynamic() {
 		name := groupName(st.cfg.Prefix)
 		_ = m.bgp.DeleteDynamicNeighbor(ctx, st.cfg.Prefix.String(), name)
+		m.dropRangeSessions(ctx, st.cfg)
 		_ = m.bgp.DeletePeerGroup(ctx, name)
 		return
 	}

@@ -1,0 +1,370 @@
+package peers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/plugin"
+)
+
+// fakeBGP records what the manager asks of GoBGP.
+type fakeBGP struct {
+	mu     sync.Mutex
+	peers  map[string]*api.Peer
+	groups map[string]*api.PeerGroup
+	dyn    map[string]string
+	calls  []string
+	events chan plugin.PeerEvent
+}
+
+func newFakeBGP() *fakeBGP {
+	return &fakeBGP{peers: map[string]*api.Peer{}, groups: map[string]*api.PeerGroup{}, dyn: map[string]string{}, events: make(chan plugin.PeerEvent, 64)}
+}
+
+func (f *fakeBGP) log(s string) { f.calls = append(f.calls, s) }
+
+func (f *fakeBGP) AddPeer(_ context.Context, p *api.Peer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log("add " + p.Conf.NeighborAddress)
+	f.peers[p.Conf.NeighborAddress] = p
+	return nil
+}
+func (f *fakeBGP) UpdatePeer(_ context.Context, p *api.Peer) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log("update " + p.Conf.NeighborAddress)
+	f.peers[p.Conf.NeighborAddress] = p
+	return false, nil
+}
+func (f *fakeBGP) DeletePeer(_ context.Context, a string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log("delete " + a)
+	delete(f.peers, a)
+	return nil
+}
+func (f *fakeBGP) AddPeerGroup(_ context.Context, g *api.PeerGroup) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.groups[g.Conf.PeerGroupName] = g
+	return nil
+}
+func (f *fakeBGP) DeletePeerGroup(_ context.Context, n string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.groups, n)
+	return nil
+}
+func (f *fakeBGP) AddDynamicNeighbor(_ context.Context, d *api.DynamicNeighbor) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.groups[d.PeerGroup] == nil {
+		return errors.New("no group")
+	}
+	f.dyn[d.Prefix] = d.PeerGroup
+	return nil
+}
+func (f *fakeBGP) DeleteDynamicNeighbor(_ context.Context, p, g string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.dyn, p)
+	return nil
+}
+func (f *fakeBGP) Subscribe(int) (<-chan plugin.PeerEvent, func()) {
+	var once sync.Once
+	return f.events, func() { once.Do(func() { close(f.events) }) }
+}
+func (f *fakeBGP) peer(a string) *api.Peer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.peers[a]
+}
+
+// fakeSockets records keys; fail lists scopes whose install fails.
+type fakeSockets struct {
+	mu       sync.Mutex
+	listener map[string]string // scope -> secret
+	conns    map[string]string // remote -> secret
+	fail     map[string]bool
+	pre      error
+}
+
+func newFakeSockets() *fakeSockets {
+	return &fakeSockets{listener: map[string]string{}, conns: map[string]string{}, fail: map[string]bool{}}
+}
+
+func (s *fakeSockets) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail[k.Scope()] {
+		return 0, fmt.Errorf("md5auth: set key for %s on listener 0.0.0.0:%d: %w", k.Scope(), port, errors.New("injected"))
+	}
+	s.listener[k.Scope()] = string(k.Secret)
+	return 1, nil
+}
+func (s *fakeSockets) DeleteListenerKey(_ uint16, k md5auth.Key) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.listener, k.Scope())
+	return nil
+}
+func (s *fakeSockets) SetConnKey(_, remote netip.AddrPort, k md5auth.Key) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conns[remote.String()] = string(k.Secret)
+	return nil
+}
+func (s *fakeSockets) Preflight() error { return s.pre }
+func (s *fakeSockets) key(scope string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.listener[scope]
+	return v, ok
+}
+
+func cfg(t *testing.T, body string) *config.Config {
+	t.Helper()
+	c, err := config.Parse("r1.toml", []byte("[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n"+body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+const twoPeers = `
+[[peers]]
+address = "192.0.2.2"
+asn = 65002
+password = "Secret-Alpha"
+[[peers]]
+prefix = "198.51.100.0/24"
+asn = 65010
+password = "Secret-Bravo"
+[[peers]]
+address = "192.0.2.3"
+asn = 65003
+`
+
+func start(t *testing.T, c *config.Config, s *fakeSockets, logw io.Writer) (*Manager, *fakeBGP) {
+	t.Helper()
+	l := logrus.New()
+	l.SetOutput(logw)
+	l.SetLevel(logrus.DebugLevel)
+	m := New(Options{Config: c, Logger: l, Sockets: s})
+	b := newFakeBGP()
+	if err := m.start(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop(context.Background()) })
+	return m, b
+}
+
+func TestKeysBeforePeers(t *testing.T) {
+	s := newFakeSockets()
+	var logs strings.Builder
+	m, b := start(t, cfg(t, twoPeers), s, &logs)
+	if v, _ := s.key("192.0.2.2"); v != "Secret-Alpha" {
+		t.Fatalf("static key on listener: %q", v)
+	}
+	if v, _ := s.key("198.51.100.0/24"); v != "Secret-Bravo" {
+		t.Fatalf("prefix key on listener: %q", v)
+	}
+	if _, ok := s.key("192.0.2.3"); ok {
+		t.Fatal("unkeyed peer got a key")
+	}
+	p := b.peer("192.0.2.2")
+	if p == nil || p.Conf.AuthPassword != "Secret-Alpha" || p.Conf.AdminDown {
+		t.Fatalf("GoBGP peer %+v", p)
+	}
+	g := b.groups[groupName(netip.MustParsePrefix("198.51.100.0/24"))]
+	if g == nil || g.Conf.AuthPassword != "" || !g.Transport.PassiveMode {
+		t.Fatalf("dynamic group must be passive and hold no password: %+v", g)
+	}
+	for _, ps := range m.Status() {
+		if ps.Auth.Mode == "md5" && (!ps.Auth.Installed || ps.Auth.Error != "") {
+			t.Fatalf("status %+v", ps)
+		}
+	}
+	if strings.Contains(logs.String(), "Secret-") {
+		t.Fatal("secret in logs")
+	}
+}
+
+func TestFailClosed(t *testing.T) {
+	s := newFakeSockets()
+	s.fail["192.0.2.2"] = true
+	s.fail["198.51.100.0/24"] = true
+	var logs strings.Builder
+	m, b := start(t, cfg(t, twoPeers), s, &logs)
+	p := b.peer("192.0.2.2")
+	if p == nil || !p.Conf.AdminDown {
+		t.Fatalf("keyed peer whose key failed must be admin down: %+v", p)
+	}
+	if len(b.dyn) != 0 || len(b.groups) != 0 {
+		t.Fatalf("a range whose key failed must not reach GoBGP: %v %v", b.dyn, b.groups)
+	}
+	if b.peer("192.0.2.3") == nil || b.peer("192.0.2.3").Conf.AdminDown {
+		t.Fatal("unkeyed peer must be unaffected")
+	}
+	n := 0
+	for _, ps := range m.Status() {
+		if ps.Auth.Mode != "md5" {
+			continue
+		}
+		n++
+		if ps.Auth.Installed || ps.Auth.Error == "" || ps.State != "admin-down" || strings.Contains(ps.Auth.Error, "Secret") {
+			t.Fatalf("status %+v", ps)
+		}
+	}
+	if n != 2 || !strings.Contains(logs.String(), "fail closed") || strings.Contains(logs.String(), "Secret-") {
+		t.Fatalf("n=%d logs:\n%s", n, logs.String())
+	}
+
+	// A reload with a key that installs releases the peer.
+	s.mu.Lock()
+	delete(s.fail, "192.0.2.2")
+	s.mu.Unlock()
+	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Charlie", 1))); err != nil {
+		t.Fatal(err)
+	}
+	if p := b.peer("192.0.2.2"); p.Conf.AdminDown || p.Conf.AuthPassword != "Secret-Charlie" {
+		t.Fatalf("after fixing: %+v", p.Conf)
+	}
+}
+
+func TestPreflightFailureHoldsKeyedPeers(t *testing.T) {
+	s := newFakeSockets()
+	s.pre = md5auth.ErrKernelFIPS
+	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
+	if !b.peer("192.0.2.2").Conf.AdminDown || b.peer("192.0.2.3").Conf.AdminDown {
+		t.Fatal("FIPS kernel: keyed peers down, others up")
+	}
+	if !errors.Is(m.Healthy(), md5auth.ErrKernelFIPS) {
+		t.Fatalf("Healthy = %v", m.Healthy())
+	}
+}
+
+func established(b *fakeBGP, addr string) {
+	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr(addr), State: "established", Time: time.Now(),
+		Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.AddrPortFrom(netip.MustParseAddr(addr), 40000)}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func TestHitlessKeyChange(t *testing.T) {
+	s := newFakeSockets()
+	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
+	established(b, "192.0.2.2")
+	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
+	before := len(b.calls)
+	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.key("192.0.2.2"); v != "Secret-Delta" {
+		t.Fatalf("listener key %q", v)
+	}
+	if s.conns["192.0.2.2:40000"] != "Secret-Delta" {
+		t.Fatalf("established socket not re-keyed: %v", s.conns)
+	}
+	if got := b.calls[before:]; len(got) != 0 {
+		t.Fatalf("GoBGP touched while Established (would reset the session): %v", got)
+	}
+	if b.peer("192.0.2.2").Conf.AuthPassword != "Secret-Alpha" || !m.Status()[0].Auth.Pending {
+		t.Fatal("GoBGP's copy should wait, and status say pending")
+	}
+	// The session drops: GoBGP gets the new password before it dials.
+	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr("192.0.2.2"), State: "active", Time: time.Now()}
+	waitFor(t, "GoBGP password synced", func() bool { return b.peer("192.0.2.2").Conf.AuthPassword == "Secret-Delta" })
+	waitFor(t, "not pending", func() bool { return !m.Status()[0].Auth.Pending })
+}
+
+func TestReloadRemovesKeysAndRejectsGlobalChanges(t *testing.T) {
+	s := newFakeSockets()
+	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
+	next := cfg(t, `
+[[peers]]
+address = "192.0.2.3"
+asn = 65003
+`)
+	ch, err := m.Reload(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Removed) != 2 || len(ch.Unchanged) != 1 {
+		t.Fatalf("changes %+v", ch)
+	}
+	if _, ok := s.key("192.0.2.2"); ok {
+		t.Fatal("removed peer's key still on the listener")
+	}
+	if _, ok := s.key("198.51.100.0/24"); ok {
+		t.Fatal("removed range's key still on the listener")
+	}
+	if b.peer("192.0.2.2") != nil || len(b.dyn) != 0 {
+		t.Fatal("removed peers still in GoBGP")
+	}
+	bad, err := config.Parse("r1.toml", []byte("[global]\nasn = 65009\nrouter-id = \"192.0.2.1\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Reload(context.Background(), bad); !errors.Is(err, ErrNeedsRestart) {
+		t.Fatalf("asn change: %v", err)
+	}
+	if b.peer("192.0.2.3") == nil {
+		t.Fatal("rejected reload must keep the running peers")
+	}
+}
+
+func TestKeychainSwitch(t *testing.T) {
+	s := newFakeSockets()
+	at := time.Now().Add(300 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	c := cfg(t, fmt.Sprintf(`
+[[keychains]]
+name = "core"
+  [[keychains.keys]]
+  id = 1
+  secret = "Chain-One"
+  [[keychains.keys]]
+  id = 2
+  secret = "Chain-Two"
+  send-from = %q
+[[peers]]
+address = "192.0.2.2"
+asn = 65002
+keychain = "core"
+`, at))
+	m, b := start(t, c, s, io.Discard)
+	if v, _ := s.key("192.0.2.2"); v != "Chain-One" {
+		t.Fatalf("before switch: %q", v)
+	}
+	established(b, "192.0.2.2")
+	waitFor(t, "switch to key 2", func() bool { v, _ := s.key("192.0.2.2"); return v == "Chain-Two" })
+	waitFor(t, "status key id 2", func() bool { k := m.Status()[0].Auth.KeyID; return k != nil && *k == 2 })
+	s.mu.Lock()
+	conn := s.conns["192.0.2.2:40000"]
+	s.mu.Unlock()
+	if conn != "Chain-Two" {
+		t.Fatalf("established socket %q", conn)
+	}
+}
