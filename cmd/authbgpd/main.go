@@ -35,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return cmdVerifyPcap(args[1:], stdout, stderr)
 		case "status":
 			return cmdStatus(args[1:], stdout, stderr)
+		case "srv6":
+			return cmdSRv6(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			usage(stdout)
 			return 0
@@ -49,6 +51,7 @@ func usage(w io.Writer) {
   authbgpd check -f FILE                                          validate a config
   authbgpd status [--api ADDR | -f FILE] [--json]               what GET /status says
   authbgpd verify-pcap -f FILE [--json] CAPTURE...                check TCP-MD5 signatures in pcap/pcapng files
+  authbgpd srv6 hmac --algorithm A --key-file F --key-id N --source ADDR --segments A,B,C   print an SRH HMAC
   authbgpd version
 `)
 }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/authbgp/authbgpd/srv6policy"
+)
+
+const srv6Usage = `usage:
+  authbgpd srv6 hmac --algorithm sha1|sha256 --key-file FILE --key-id N --source ADDR --segments A,B,C
+      print the SRH HMAC (64 hex digits: the 32-byte HMAC field, HMAC-SHA1
+      zero-padded) exactly as Linux puts it in the HMAC TLV of an encap SRH:
+      flags 0x08, Last Entry = number of segments - 1, segments given first
+      hop first (as in "ip route ... encap seg6 mode encap segs A,B,C hmac N").
+      The key file holds the secret (1..64 bytes; one trailing newline is
+      removed). Exit 2: bad usage; exit 1: an invalid key, address or file.
+`
+
+// cmdSRv6 runs `authbgpd srv6 SUBCOMMAND`.
+func cmdSRv6(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, srv6Usage)
+		return 2
+	}
+	switch args[0] {
+	case "hmac":
+		return cmdSRv6HMAC(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, srv6Usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "authbgpd srv6: unknown subcommand %q\n%s", args[0], srv6Usage)
+	return 2
+}
+
+// maxKeyFile bounds how much of a key file is read: a secret is at most 64
+// bytes, so anything much longer is refused without reading it all.
+const maxKeyFile = 4096
+
+// cmdSRv6HMAC prints the HMAC field for a key and an encap SRH. The secret
+// never appears in any output.
+func cmdSRv6HMAC(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("srv6 hmac", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, srv6Usage) }
+	algName := fs.String("algorithm", "", "sha1 or sha256")
+	keyFile := fs.String("key-file", "", "file holding the secret")
+	keyID := fs.String("key-id", "", "HMAC key ID (1..4294967295)")
+	source := fs.String("source", "", "outer IPv6 source address")
+	segments := fs.String("segments", "", "comma-separated segments, first hop first")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "authbgpd srv6 hmac: "+format+"\n", a...)
+		fmt.Fprint(stderr, srv6Usage)
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "authbgpd srv6 hmac: %v\n", err)
+		return 1
+	}
+	if fs.NArg() != 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	for _, f := range []struct{ name, val string }{
+		{"algorithm", *algName}, {"key-file", *keyFile}, {"key-id", *keyID}, {"source", *source}, {"segments", *segments},
+	} {
+		if f.val == "" {
+			return usageErr("--%s is required", f.name)
+		}
+	}
+	alg, err := srv6policy.ParseAlgorithm(*algName)
+	if err != nil {
+		return usageErr("--algorithm: %v", err)
+	}
+	id, err := strconv.ParseUint(*keyID, 10, 32)
+	if err != nil {
+		return usageErr("--key-id %q: not a number from 1 to 4294967295", *keyID)
+	}
+	src, err := netip.ParseAddr(*source)
+	if err != nil {
+		return usageErr("--source: %v", err)
+	}
+	var segs []netip.Addr
+	for _, s := range strings.Split(*segments, ",") {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil {
+			return usageErr("--segments: %v", err)
+		}
+		segs = append(segs, a)
+	}
+
+	if !src.Is6() || src.Is4In6() || src.Zone() != "" {
+		return fail(fmt.Errorf("--source %s is not an IPv6 address", src))
+	}
+	for _, a := range segs {
+		if !a.Is6() || a.Zone() != "" {
+			return fail(fmt.Errorf("segment %s is not an IPv6 address", a))
+		}
+	}
+	secret, err := readKeyFile(*keyFile)
+	if err != nil {
+		return fail(err)
+	}
+	defer clear(secret)
+	key, err := srv6policy.NewKey(uint32(id), alg, secret)
+	if err != nil {
+		return fail(err)
+	}
+	srh, err := srv6policy.EncapSRH(segs, uint32(id))
+	if err != nil {
+		return fail(err)
+	}
+	mac := key.Sum(nil, src, srh.LastEntry(), srh.Flags, srh.Segments)
+	if len(mac) != srv6policy.HMACFieldLen {
+		return fail(srv6policy.ErrFIPS140Only)
+	}
+	fmt.Fprintln(stdout, hex.EncodeToString(mac))
+	return 0
+}
+
+// readKeyFile reads a secret with one trailing "\n" or "\r\n" removed (as
+// config secret files). Errors name the file, never its contents.
+func readKeyFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("key file %s is a directory", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("key file %s: read error", path)
+	}
+	if len(data) > maxKeyFile {
+		clear(data)
+		return nil, fmt.Errorf("key file %s: %w (the file is over %d bytes)", path, srv6policy.ErrSecretTooLong, maxKeyFile)
+	}
+	switch {
+	case bytes.HasSuffix(data, []byte("\r\n")):
+		data = data[:len(data)-2]
+	case bytes.HasSuffix(data, []byte("\n")):
+		data = data[:len(data)-1]
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("key file %s: %w", path, srv6policy.ErrEmptySecret)
+	}
+	return data, nil
+}

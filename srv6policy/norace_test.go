@@ -1,0 +1,5 @@
+//go:build !race
+
+package srv6policy
+
+const raceEnabled = false
