@@ -45,6 +45,7 @@ type Speaker struct {
 	metrics *metrics.Metrics
 	http    *httpapi.Server
 	shadow  *shadowRun // nil when [shadow] is off
+	srv6    *srv6Run
 
 	mu  sync.Mutex
 	cfg *config.Config
@@ -111,6 +112,10 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{s.metrics}})
 	s.host.Register(s.peers)
+	// SRv6 keys go into the kernel before policies use them, and the
+	// shadow checker verifies SRHs with them: srv6 starts before shadow.
+	s.srv6 = newSRv6(cfg, log, s.metrics)
+	s.host.Register(s.srv6)
 	if cfg.Shadow.Enabled {
 		s.shadow = newShadow(cfg, log, s.metrics, s.peers.SetPeerKeyID)
 		s.host.Register(s.shadow)
@@ -175,6 +180,10 @@ func (s *Speaker) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	s.cfg = next
 	s.mu.Unlock()
+	if serr := s.srv6.reload(ctx, next); serr != nil {
+		s.log.WithError(serr).Error("srv6: reload applied with errors")
+		err = errors.Join(err, serr)
+	}
 	if s.shadow != nil {
 		s.shadow.reload(next)
 	} else if next.Shadow.Enabled {
@@ -208,8 +217,7 @@ func (s *Speaker) Status() status.Status {
 	if st.Peers == nil {
 		st.Peers = []status.Peer{}
 	}
-	st.SRv6.HMACKeys = []status.HMACKey{}
-	st.SRv6.Policies = []status.Policy{}
+	st.SRv6 = s.srv6.status()
 	if s.shadow != nil {
 		mergeShadow(&st, s.shadow.reports())
 		st.Capture = s.shadow.status()
