@@ -518,6 +518,13 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	if ev.Local.IsValid() {
 		s.local, s.remote = ev.Local, ev.Remote
 	}
+	// GoBGP deletes a dynamic neighbor (an address that is not a static
+	// peer) when its session leaves Established (no graceful restart is
+	// configured) and reports only this state change: forget it too, or
+	// /status would list it for ever.
+	if was == "established" && ev.State != "established" && m.peers[ev.Peer.String()] == nil {
+		delete(m.sess, ev.Peer)
+	}
 	id := m.peerFor(ev.Peer)
 	if id == "" {
 		return
