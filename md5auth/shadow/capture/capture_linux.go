@@ -1,0 +1,452 @@
+package capture
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Capture is a live capture on one or more interfaces. Next must not be
+// called concurrently with itself; Stats and Close may be called from any
+// goroutine at any time.
+type Capture struct {
+	rings []ring
+	// pfds polls the rings' sockets, then the wake-up eventfd (last).
+	pfds []unix.PollFd
+	efd  int
+
+	closing atomic.Bool // set by Close; checked by Next between blocks
+
+	mu       sync.Mutex
+	closed   bool // Close was called
+	busy     bool // a Next is running: it releases the rings on return
+	released bool // fds closed and rings unmapped
+	stats    Stats
+
+	unsupported atomic.Uint64
+	linkErrors  atomic.Uint64
+}
+
+// ring is one socket and its memory-mapped TPACKET_V3 ring.
+type ring struct {
+	fd        int
+	mem       []byte
+	blockSize int
+	numBlocks int
+	cur       int // next block to read
+	c         *Capture
+}
+
+// Offsets in the TPACKET_V3 structures (linux/if_packet.h). They are the
+// same on every architecture: all fields are naturally aligned.
+const (
+	// struct tpacket_block_desc: version, offset_to_priv, then
+	// struct tpacket_hdr_v1.
+	bdBlockStatus = 8
+	bdNumPkts     = 12
+	bdFirstPkt    = 16
+	// struct tpacket3_hdr
+	fhNextOffset = 0
+	fhSec        = 4
+	fhNsec       = 8
+	fhSnaplen    = 12
+	fhLen        = 16
+	fhStatus     = 20
+	fhMac        = 24
+	fhVLANTCI    = 32
+	fhVLANTPID   = 36
+	fhSockaddr   = 48 // TPACKET_ALIGN(sizeof(struct tpacket3_hdr))
+	// struct sockaddr_ll, after the frame header
+	sllIfindex = fhSockaddr + 4
+	sllHatype  = fhSockaddr + 8
+	sllPkttype = fhSockaddr + 10
+	sllEnd     = fhSockaddr + 20
+)
+
+var ne = binary.NativeEndian
+
+// Open starts capturing. It needs CAP_NET_RAW in the calling thread's
+// network namespace: the sockets belong to that namespace for their whole
+// life, whichever thread reads them later.
+func Open(opts Options) (*Capture, error) {
+	if opts.Port == 0 {
+		opts.Port = DefaultPort
+	}
+	if opts.BlockSize == 0 {
+		opts.BlockSize = DefaultBlockSize
+	}
+	if opts.NumBlocks == 0 {
+		opts.NumBlocks = DefaultNumBlocks
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	page := unix.Getpagesize()
+	switch {
+	case opts.BlockSize < 0 || opts.BlockSize%page != 0 || opts.BlockSize > 1<<30:
+		return nil, fmt.Errorf("capture: BlockSize %d is not a multiple of the page size (%d) up to 1 GiB", opts.BlockSize, page)
+	case opts.NumBlocks < 0 || opts.NumBlocks > 1<<16:
+		return nil, fmt.Errorf("capture: NumBlocks %d out of range 1..65536", opts.NumBlocks)
+	case opts.Timeout < 0:
+		return nil, fmt.Errorf("capture: negative Timeout %v", opts.Timeout)
+	}
+	if n := uint64(opts.BlockSize) * uint64(opts.NumBlocks); n > 1<<40 || n > math.MaxInt {
+		return nil, fmt.Errorf("capture: ring of %d x %d bytes is too large", opts.NumBlocks, opts.BlockSize)
+	}
+
+	c := &Capture{efd: -1}
+	names := opts.Interfaces
+	if len(names) == 0 {
+		names = []string{""}
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if name == "" && len(opts.Interfaces) > 0 {
+			c.release()
+			return nil, errors.New("capture: empty interface name")
+		}
+		r, err := openRing(name, &opts)
+		if err != nil {
+			c.release()
+			return nil, err
+		}
+		r.c = c
+		c.rings = append(c.rings, r)
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		c.release()
+		return nil, fmt.Errorf("capture: eventfd: %w", err)
+	}
+	c.efd = efd
+	for _, r := range c.rings {
+		c.pfds = append(c.pfds, unix.PollFd{Fd: int32(r.fd), Events: unix.POLLIN})
+	}
+	c.pfds = append(c.pfds, unix.PollFd{Fd: int32(efd), Events: unix.POLLIN})
+	return c, nil
+}
+
+// openRing opens a packet socket on interface name ("" for all) with its
+// filter and ring, and binds it.
+func openRing(name string, o *Options) (r ring, err error) {
+	where := "all interfaces"
+	if name != "" {
+		where = "interface " + name
+	}
+	// Protocol 0: the socket receives nothing until bind, so no frame
+	// gets into its receive queue before the filter and the ring are in
+	// place. (A non-empty receive queue would also make poll report the
+	// socket readable forever.)
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			return r, fmt.Errorf("%w: socket(AF_PACKET) for %s: %w", ErrPermission, where, err)
+		}
+		return r, fmt.Errorf("capture: socket(AF_PACKET) for %s: %w", where, err)
+	}
+	r = ring{fd: fd, blockSize: o.BlockSize, numBlocks: o.NumBlocks}
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
+
+	ifindex := 0
+	fr := framingAny
+	if name != "" {
+		ifr, err := unix.NewIfreq(name)
+		if err != nil {
+			return r, fmt.Errorf("capture: interface %q: %w", name, err)
+		}
+		if err := unix.IoctlIfreq(fd, unix.SIOCGIFINDEX, ifr); err != nil {
+			return r, fmt.Errorf("capture: interface %q: %w", name, err)
+		}
+		ifindex = int(ifr.Uint32())
+		ifr, _ = unix.NewIfreq(name)
+		if err := unix.IoctlIfreq(fd, unix.SIOCGIFHWADDR, ifr); err != nil {
+			return r, fmt.Errorf("capture: interface %q: device type: %w", name, err)
+		}
+		hatype := ifr.Uint16() // ifr_hwaddr.sa_family
+		var ok bool
+		if _, fr, ok = linkOf(hatype); !ok {
+			return r, fmt.Errorf("%w: interface %q has device type %d (ARPHRD_*)", ErrUnsupportedLink, name, hatype)
+		}
+	}
+
+	if err := unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_VERSION, unix.TPACKET_V3); err != nil {
+		return r, fmt.Errorf("capture: %s: PACKET_VERSION TPACKET_V3: %w", where, err)
+	}
+	prog := buildFilter(o.Port, fr)
+	filter := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &fprog); err != nil {
+		return r, fmt.Errorf("capture: %s: SO_ATTACH_FILTER: %w", where, err)
+	}
+	tov := o.Timeout.Milliseconds()
+	if tov < 1 {
+		tov = 1
+	}
+	if tov > 1<<31 {
+		tov = 1 << 31
+	}
+	req := unix.TpacketReq3{
+		Block_size: uint32(o.BlockSize),
+		Block_nr:   uint32(o.NumBlocks),
+		// V3 frames are variable-sized; the kernel only checks that
+		// frame_size*frame_nr matches the blocks.
+		Frame_size:     uint32(o.BlockSize),
+		Frame_nr:       uint32(o.NumBlocks),
+		Retire_blk_tov: uint32(tov),
+	}
+	if err := unix.SetsockoptTpacketReq3(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
+		return r, fmt.Errorf("capture: %s: PACKET_RX_RING (%d blocks of %d bytes): %w", where, o.NumBlocks, o.BlockSize, err)
+	}
+	mem, err := unix.Mmap(fd, 0, o.BlockSize*o.NumBlocks, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return r, fmt.Errorf("capture: %s: mmap ring: %w", where, err)
+	}
+	r.mem = mem
+	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex}
+	if err := unix.Bind(fd, sa); err != nil {
+		return r, fmt.Errorf("capture: %s: bind: %w", where, err)
+	}
+	return r, nil
+}
+
+func htons(v uint16) uint16 {
+	var b [2]byte
+	binary.BigEndian.PutUint16(b[:], v)
+	return ne.Uint16(b[:])
+}
+
+func (r *ring) close() {
+	if r.mem != nil {
+		_ = unix.Munmap(r.mem)
+		r.mem = nil
+	}
+	if r.fd >= 0 {
+		_ = unix.Close(r.fd)
+		r.fd = -1
+	}
+}
+
+// Next waits until at least one ring block is ready, then calls fn for
+// every frame of every ready block, releases the blocks to the kernel and
+// returns nil. After Close it returns ErrClosed. A block is ready when it
+// is full or Options.Timeout after its first frame.
+//
+// pkt.Data is valid only until fn returns. Next does not allocate.
+func (c *Capture) Next(fn func(pkt Packet)) error {
+	if err := c.enter(); err != nil {
+		return err
+	}
+	defer c.leave()
+	for {
+		if c.closing.Load() {
+			return ErrClosed
+		}
+		blocks := 0
+		for i := range c.rings {
+			blocks += c.rings[i].drain(fn)
+		}
+		if blocks > 0 {
+			return nil
+		}
+		if _, err := unix.Poll(c.pfds, -1); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			return fmt.Errorf("capture: poll: %w", err)
+		}
+		if c.pfds[len(c.pfds)-1].Revents != 0 {
+			return ErrClosed
+		}
+		for i := range c.rings {
+			if c.pfds[i].Revents&unix.POLLERR != 0 {
+				// E.g. ENETDOWN: the interface went down. Reading
+				// SO_ERROR clears it (or poll would spin); the kernel
+				// hooks the socket up again when the interface
+				// comes back.
+				_, _ = unix.GetsockoptInt(c.rings[i].fd, unix.SOL_SOCKET, unix.SO_ERROR)
+				c.linkErrors.Add(1)
+			}
+		}
+	}
+}
+
+func (c *Capture) enter() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	if c.busy {
+		return errors.New("capture: concurrent calls to Next")
+	}
+	c.busy = true
+	return nil
+}
+
+func (c *Capture) leave() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy = false
+	if c.closed {
+		c.release()
+	}
+}
+
+// drain hands the frames of every ready block to fn and returns the number
+// of blocks it released.
+func (r *ring) drain(fn func(Packet)) int {
+	n := 0
+	for n < r.numBlocks {
+		block := r.mem[r.cur*r.blockSize : (r.cur+1)*r.blockSize : (r.cur+1)*r.blockSize]
+		status := (*uint32)(unsafe.Pointer(&block[bdBlockStatus]))
+		if atomic.LoadUint32(status)&unix.TP_STATUS_USER == 0 {
+			break
+		}
+		r.block(block, status, fn)
+		r.cur++
+		if r.cur == r.numBlocks {
+			r.cur = 0
+		}
+		n++
+	}
+	return n
+}
+
+// block hands the frames of one block to fn, then gives the block back to
+// the kernel (even if fn panics, so that the ring does not stall).
+func (r *ring) block(block []byte, status *uint32, fn func(Packet)) {
+	defer atomic.StoreUint32(status, unix.TP_STATUS_KERNEL)
+	num := ne.Uint32(block[bdNumPkts:])
+	off := int(ne.Uint32(block[bdFirstPkt:]))
+	for range num {
+		if off < 0 || off > len(block)-sllEnd {
+			return // corrupt block: never seen, but never trust offsets
+		}
+		h := block[off:]
+		snap := int(ne.Uint32(h[fhSnaplen:]))
+		mac := int(ne.Uint16(h[fhMac:]))
+		next := int(ne.Uint32(h[fhNextOffset:]))
+		if mac > len(h) || snap > len(h)-mac {
+			return
+		}
+		link, _, ok := linkOf(ne.Uint16(h[sllHatype:]))
+		if ok {
+			st := ne.Uint32(h[fhStatus:])
+			wire := int(ne.Uint32(h[fhLen:]))
+			p := Packet{
+				Data:      h[mac : mac+snap : mac+snap],
+				LinkType:  link,
+				IfIndex:   int(int32(ne.Uint32(h[sllIfindex:]))),
+				Outgoing:  h[sllPkttype] == unix.PACKET_OUTGOING,
+				Time:      time.Unix(int64(ne.Uint32(h[fhSec:])), int64(ne.Uint32(h[fhNsec:]))),
+				Length:    wire,
+				Truncated: snap < wire,
+			}
+			if st&unix.TP_STATUS_VLAN_VALID != 0 {
+				p.VLANValid = true
+				p.VLANTCI = uint16(ne.Uint32(h[fhVLANTCI:]))
+				if st&unix.TP_STATUS_VLAN_TPID_VALID != 0 {
+					p.VLANTPID = ne.Uint16(h[fhVLANTPID:])
+				}
+			}
+			fn(p)
+		} else {
+			r.c.unsupported.Add(1)
+		}
+		if next == 0 {
+			return
+		}
+		off += next
+	}
+}
+
+// Stats returns the counters since Open. The kernel resets its counters
+// each time they are read; Stats adds them up. After Close it returns the
+// final counts.
+func (c *Capture) Stats() (Stats, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var err error
+	if !c.released {
+		err = c.collect()
+	}
+	s := c.stats
+	s.Unsupported = c.unsupported.Load()
+	s.LinkErrors = c.linkErrors.Load()
+	return s, err
+}
+
+// collect adds the kernel's counters to c.stats. c.mu is held.
+func (c *Capture) collect() error {
+	var errs []error
+	for i := range c.rings {
+		r := &c.rings[i]
+		st, err := unix.GetsockoptTpacketStatsV3(r.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("capture: PACKET_STATISTICS: %w", err))
+			continue
+		}
+		c.stats.Packets += uint64(st.Packets)
+		c.stats.Drops += uint64(st.Drops)
+		c.stats.FreezeQueue += uint64(st.Freeze_q_cnt)
+	}
+	return errors.Join(errs...)
+}
+
+// Close stops the capture. A Next blocked waiting for frames returns
+// ErrClosed at once; if a Next is running (Close may even be called from
+// its callback), the rings are unmapped and the sockets closed when it
+// returns, otherwise before Close returns.
+func (c *Capture) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.closing.Store(true)
+	err := c.collect()
+	var one [8]byte
+	ne.PutUint64(one[:], 1)
+	if _, werr := unix.Write(c.efd, one[:]); werr != nil && err == nil {
+		err = fmt.Errorf("capture: waking the reader: %w", werr)
+	}
+	if !c.busy {
+		c.release()
+	}
+	return err
+}
+
+// release unmaps the rings and closes the sockets. c.mu is held (or c is
+// not shared yet).
+func (c *Capture) release() {
+	if c.released {
+		return
+	}
+	c.released = true
+	for i := range c.rings {
+		c.rings[i].close()
+	}
+	if c.efd >= 0 {
+		_ = unix.Close(c.efd)
+		c.efd = -1
+	}
+}

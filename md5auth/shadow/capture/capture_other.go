@@ -1,0 +1,26 @@
+//go:build !linux
+
+package capture
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Capture is a live capture. Outside Linux it cannot be opened.
+type Capture struct{}
+
+// Open returns an error wrapping ErrNotSupported: live capture needs Linux
+// (AF_PACKET).
+func Open(opts Options) (*Capture, error) {
+	return nil, fmt.Errorf("%w (%s): it needs Linux AF_PACKET sockets", ErrNotSupported, runtime.GOOS)
+}
+
+// Next returns ErrNotSupported.
+func (c *Capture) Next(fn func(pkt Packet)) error { return ErrNotSupported }
+
+// Stats returns ErrNotSupported.
+func (c *Capture) Stats() (Stats, error) { return Stats{}, ErrNotSupported }
+
+// Close does nothing.
+func (c *Capture) Close() error { return nil }
