@@ -249,17 +249,21 @@ func (c *Checker) lookup(a netip.Addr) *Peer {
 }
 
 // Check classifies one TCP segment (header, options, payload) from src to
-// dst seen at time t. outgoing is the capture's hint that we sent it; the
-// peer is recognised by address either way (src is tried first).
+// dst seen at time t. The peer is recognised by address (see attribute):
+// a segment from a peer's address is received, one to it is ours.
 func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
 	if srcPort != c.opts.Port && dstPort != c.opts.Port {
 		return Result{}
 	}
 	src, dst = src.Unmap(), dst.Unmap()
 	c.mu.Lock()
-	r := c.check(src, dst, segment, t)
+	r := c.check(src, dst, srcPort, dstPort, segment, t)
 	ev := c.events
-	c.events = c.events[:0]
+	if len(ev) > 0 {
+		// Not c.events[:0]: a concurrent Check would append into the
+		// array ev still runs from.
+		c.events = nil
+	}
 	c.mu.Unlock()
 	for _, f := range ev {
 		f()
@@ -267,7 +271,30 @@ func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 	return r
 }
 
-func (c *Checker) check(src, dst netip.Addr, segment []byte, t time.Time) Result {
+// attribute decides which end of a segment is the peer. A configured
+// address is never ours, so an exact peer wins over a dynamic range. When
+// both ends fall in ranges (our own address usually lies in the range we
+// accept neighbors from), the end on the BGP port is ours: range peers are
+// passive, we never dial them, so in such a session only our side listens.
+// Otherwise src is the peer when it is one.
+func (c *Checker) attribute(src, dst netip.Addr, srcPort, dstPort uint16) (p *Peer, remote netip.Addr, outgoing bool) {
+	ps := c.lookup(src)
+	if ps != nil && ps.Prefix.IsSingleIP() {
+		return ps, src, false
+	}
+	pd := c.lookup(dst)
+	switch {
+	case pd == nil:
+		return ps, src, false // ps may be nil: not a peer's segment
+	case ps == nil, pd.Prefix.IsSingleIP():
+		return pd, dst, true
+	case srcPort == c.opts.Port && dstPort != c.opts.Port:
+		return pd, dst, true
+	}
+	return ps, src, false
+}
+
+func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
 	remote, outgoing := src, false
 	var p *Peer
 	switch {
@@ -276,11 +303,10 @@ func (c *Checker) check(src, dst netip.Addr, segment []byte, t time.Time) Result
 	case c.lastPeer != nil && dst == c.lastAddr && src == c.lastLocal:
 		p, remote, outgoing = c.lastPeer, dst, true
 	default:
-		if p = c.lookup(src); p == nil {
-			if p = c.lookup(dst); p == nil {
-				return Result{}
-			}
-			remote, outgoing = dst, true
+		if p, remote, outgoing = c.attribute(src, dst, srcPort, dstPort); p == nil {
+			return Result{}
+		}
+		if outgoing {
 			c.lastLocal = src
 		}
 	}
