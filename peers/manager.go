@@ -34,7 +34,9 @@ type BGP interface {
 type Observer interface {
 	PeerUp(peer string, up bool)
 	KeyInstalled(peer string, installed bool)
-	KeyChanged(peer string)
+	// KeyChanged: the peer's installed key changed; keyID is the keychain
+	// key id now in use (-1 for a password).
+	KeyChanged(peer string, keyID int)
 	PeerRemoved(peer string)
 }
 
@@ -42,7 +44,7 @@ type nopObserver struct{}
 
 func (nopObserver) PeerUp(string, bool)       {}
 func (nopObserver) KeyInstalled(string, bool) {}
-func (nopObserver) KeyChanged(string)         {}
+func (nopObserver) KeyChanged(string, int)    {}
 func (nopObserver) PeerRemoved(string)        {}
 
 // ErrHeldDown marks a peer held administratively down because its key
@@ -398,7 +400,7 @@ func (m *Manager) changeKey(ctx context.Context, st *peer, secret md5auth.Secret
 	}
 	st.secret, st.keyID, st.err, st.installed = secret, keyID, nil, true
 	m.obs.KeyInstalled(cp.ID(), true)
-	m.obs.KeyChanged(cp.ID())
+	m.obs.KeyChanged(cp.ID(), keyID)
 	rekeyed := 0
 	for _, s := range m.established(cp) {
 		if err := m.socks.SetConnKey(s.local, s.remote, md5auth.AddrKey(s.remote.Addr(), secret)); err != nil {
@@ -636,6 +638,19 @@ func (m *Manager) aheadOfSchedule(st *peer, id int) bool {
 	}
 	cur, want := kc.Key(uint8(st.keyID)), kc.Key(uint8(id))
 	return cur != nil && want != nil && cur.SendFrom.After(want.SendFrom)
+}
+
+// KeyIDs returns the keychain key id installed for every keychain peer.
+func (m *Manager) KeyIDs() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int{}
+	for id, st := range m.peers {
+		if st.cfg.Keychain != "" && st.keyID >= 0 {
+			out[id] = st.keyID
+		}
+	}
+	return out
 }
 
 // SetPeerKeyID switches a keychain peer to key id of its keychain in place

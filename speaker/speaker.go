@@ -110,7 +110,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	for _, sec := range secretsOf(cfg) {
 		s.host.RegisterSecret(sec)
 	}
-	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{s.metrics}})
+	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}})
 	s.host.Register(s.peers)
 	// SRv6 keys go into the kernel before policies use them, and the
 	// shadow checker verifies SRHs with them: srv6 starts before shadow.
@@ -186,6 +186,9 @@ func (s *Speaker) Reload(ctx context.Context) error {
 	}
 	if s.shadow != nil {
 		s.shadow.reload(next)
+		for peer, id := range s.peers.KeyIDs() {
+			s.shadow.chk.Pin(peer, id)
+		}
 	} else if next.Shadow.Enabled {
 		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
 	}
@@ -254,13 +257,24 @@ func Run(o Options) error {
 	return nil
 }
 
-// observer feeds the peers manager's changes into metrics.
-type observer struct{ m *metrics.Metrics }
+// observer feeds the peers manager's changes into metrics and tells the
+// shadow checker which keychain key is installed, so it judges segments by
+// the key we actually use (after a switch by follow-peer-rollover too), not
+// by the schedule.
+type observer struct {
+	m *metrics.Metrics
+	s *Speaker
+}
 
 func (o observer) PeerUp(peer string, up bool)              { o.m.SetPeerUp(peer, up) }
 func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalled(peer, installed) }
-func (o observer) KeyChanged(peer string)                   { o.m.KeyChanged(peer) }
-func (o observer) PeerRemoved(peer string)                  { o.m.DeletePeer(peer) }
+func (o observer) KeyChanged(peer string, keyID int) {
+	o.m.KeyChanged(peer)
+	if sh := o.s.shadow; sh != nil && keyID >= 0 {
+		sh.chk.Pin(peer, keyID)
+	}
+}
+func (o observer) PeerRemoved(peer string) { o.m.DeletePeer(peer) }
 
 // mergeShadow attaches the checker's reports to the peers of st; addresses
 // the checker saw that GoBGP never accepted (a dynamic neighbor with the
