@@ -1,0 +1,824 @@
+//go:build linux
+
+package e2e
+
+// Performance benchmarks of issue 3 (not timed tests: they only measure).
+//
+//	go test -run '^$' -bench BGPPerf -benchtime 1x -timeout 60m ./e2e/
+//
+// (scripts/bench.sh runs them with the md5auth micro-benchmarks.) Each
+// sub-benchmark repeats its trials itself, interleaving the receivers,
+// and reports medians with b.ReportMetric; b.N is ignored (a trial takes
+// seconds, so Go runs each sub-benchmark once anyway). Per-trial figures
+// are logged. Environment knobs:
+//
+//	PERF_ROUNDS=N        trials per receiver (default 5 for prefixes-100k, 3 for peers-200)
+//	PERF_PREFIXES=N      prefixes FRR announces in prefixes-100k (default 100000)
+//	PERF_PEERS=N         peers in peers-200, half static, half dynamic (default 200)
+//	PERF_RECEIVERS=a,b   only these receivers of prefixes-100k
+//	                     (authbgpd-plain, authbgpd-md5, gobgpd-plain, gobgpd-md5,
+//	                     gobgpd337-plain, gobgpd337-md5; and authbgpd-debug: authbgpd
+//	                     without TCP-MD5 at log level debug, the harness's default)
+//	PERF_GOBGPD337=PATH  a gobgpd built from GoBGP v3.37.0 (the release authbgpd
+//	                     embeds; scripts/bench.sh builds one): adds the gobgpd337-*
+//	                     receivers, which separate authbgpd's own cost from the
+//	                     GoBGP release (Debian's gobgpd is v3.10.0, built with Go 1.19)
+//	PERF_PEER_RECEIVERS=a,b  receivers of peers-200 (authbgpd, gobgpd337, gobgpd)
+//	PERF_KEEP=DIR        copy the logs of every trial's daemons into DIR
+//	PERF_PROFILE=DIR     record a CPU profile of each receiver with perf(1) into DIR
+//	PERF_TRACE=1         log the receiver's accepted count at every poll
+//
+// Receivers log at info level (except authbgpd-debug): at debug level GoBGP
+// logs a line for every received prefix, and that, not BGP, is then what
+// gets measured (5-6 times slower).
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/authbgp/authbgpd/internal/netns"
+	"github.com/authbgp/authbgpd/internal/testenv"
+)
+
+func BenchmarkBGPPerf(b *testing.B) {
+	testenv.RequireRoot(b)
+	b.Run("prefixes-100k", benchPrefixes)
+	b.Run("peers-200", benchPeers)
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func fmtSecs(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.3f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+// ---------------------------------------------------------------- gRPC
+
+// perfAPI is a GoBGP gRPC client (gobgpd or authbgpd) whose connection is
+// made inside the receiver's namespace. Polling through it costs the
+// receiver the same as the gobgp CLI would, without forking a process on a
+// 2-core machine every 100 ms.
+type perfAPI struct {
+	conn *grpc.ClientConn
+	c    api.GobgpApiClient
+}
+
+func dialPerfAPI(b testing.TB, ns string) *perfAPI {
+	b.Helper()
+	conn, err := grpc.Dial(GoBGPAPI,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			var c net.Conn
+			err := netns.Do(ns, func() error {
+				var err error
+				c, err = (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+				return err
+			})
+			return c, err
+		}))
+	if err != nil {
+		b.Fatalf("gRPC dial %s in %s: %v", GoBGPAPI, ns, err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	return &perfAPI{conn: conn, c: api.NewGobgpApiClient(conn)}
+}
+
+// peers lists GoBGP's neighbors (addr "" = all).
+func (p *perfAPI) peers(ctx context.Context, addr string) ([]*api.Peer, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	st, err := p.c.ListPeer(ctx, &api.ListPeerRequest{Address: addr})
+	if err != nil {
+		return nil, err
+	}
+	var out []*api.Peer
+	for {
+		r, err := st.Recv()
+		if err != nil {
+			if strings.Contains(err.Error(), "EOF") {
+				return out, nil
+			}
+			return out, err
+		}
+		out = append(out, r.Peer)
+	}
+}
+
+func peerAccepted(p *api.Peer) int {
+	n := 0
+	for _, af := range p.GetAfiSafis() {
+		n += int(af.GetState().GetAccepted())
+	}
+	return n
+}
+
+// watchEstablished returns a channel that receives the time the receiver
+// reports its session with addr Established (a peer event, so the time is
+// exact, not a polling step).
+func (p *perfAPI) watchEstablished(ctx context.Context, addr string) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	go func() {
+		st, err := p.c.WatchEvent(ctx, &api.WatchEventRequest{Peer: &api.WatchEventRequest_Peer{}})
+		if err != nil {
+			return
+		}
+		for {
+			r, err := st.Recv()
+			if err != nil {
+				return
+			}
+			pe := r.GetPeer()
+			if pe == nil || pe.GetPeer() == nil {
+				continue
+			}
+			s := pe.GetPeer().GetState()
+			if s.GetSessionState() == api.PeerState_ESTABLISHED &&
+				(s.GetNeighborAddress() == addr || pe.GetPeer().GetConf().GetNeighborAddress() == addr) {
+				ch <- time.Now()
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// ---------------------------------------------------------------- /proc
+
+type procSample struct {
+	cpu      time.Duration // user + system
+	rss, hwm int64         // kB
+}
+
+func sampleProc(pid int) (procSample, error) {
+	var s procSample
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return s, err
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	if len(f) < 13 {
+		return s, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14
+	st, _ := strconv.ParseInt(f[12], 10, 64) // stime, field 15
+	s.cpu = time.Duration(ut+st) * time.Second / 100
+	fh, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return s, err
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch k {
+		case "VmRSS":
+			s.rss = n
+		case "VmHWM":
+			s.hwm = n
+		}
+	}
+	return s, nil
+}
+
+// procComm is the command name of pid (to check that `ip netns exec`
+// exec'd the daemon in place, so the PID is the daemon's).
+func procComm(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(b))
+}
+
+// perfRecord starts `perf record` on pid into dir/name.data (PERF_PROFILE);
+// the returned function stops it.
+func perfRecord(b testing.TB, pid int, name string) func() {
+	dir := os.Getenv("PERF_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		b.Logf("PERF_PROFILE: perf not installed: %v", err)
+		return func() {}
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	out := filepath.Join(dir, name+".data")
+	cmd := exec.Command("perf", "record", "-F", "999", "-g", "-p", strconv.Itoa(pid), "-o", out)
+	if err := cmd.Start(); err != nil {
+		b.Logf("perf record: %v", err)
+		return func() {}
+	}
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		b.Logf("CPU profile of %s: %s (perf report -i %s)", name, out, out)
+	}
+}
+
+// keepLogs copies daemon logs to PERF_KEEP (if set) as name-<daemon>.log.
+func keepLogs(b testing.TB, name string, ds ...*daemon) {
+	dir := os.Getenv("PERF_KEEP")
+	if dir == "" {
+		return
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	for _, d := range ds {
+		if d == nil {
+			continue
+		}
+		p := filepath.Join(dir, name+"-"+d.name+".log")
+		if err := os.WriteFile(p, []byte(d.Log()), 0o644); err != nil {
+			b.Logf("PERF_KEEP: %v", err)
+		}
+	}
+}
+
+// ---------------------------------------------------------------- the sender
+
+// perfFRRConfig is bgpd's config announcing n /24s (16.0.0.0/24 upward)
+// to one neighbor. The networks are static `network` statements (no
+// zebra: `no bgp network import-check` makes them valid at once), all with
+// the same attributes, so FRR packs ~1000 per UPDATE. Coalescing and MRAI
+// are off so FRR sends as soon as the session is up.
+func perfFRRConfig(n int, neighbor netip.Addr, password string) string {
+	var b strings.Builder
+	b.Grow(n * 32)
+	b.WriteString("frr defaults traditional\nhostname perf-sender\nlog stdout informational\n!\n")
+	b.WriteString("router bgp 65002\n bgp router-id 192.0.2.2\n")
+	b.WriteString(" no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n no bgp network import-check\n coalesce-time 0\n")
+	fmt.Fprintf(&b, " neighbor %s remote-as 65001\n neighbor %s timers connect %d\n neighbor %s advertisement-interval 0\n",
+		neighbor, neighbor, connectRetry, neighbor)
+	if password != "" {
+		fmt.Fprintf(&b, " neighbor %s password %s\n", neighbor, password)
+	}
+	b.WriteString(" address-family ipv4 unicast\n")
+	fmt.Fprintf(&b, "  neighbor %s activate\n", neighbor)
+	base := uint32(16) << 24
+	for i := 0; i < n; i++ {
+		a := base + uint32(i)<<8
+		fmt.Fprintf(&b, "  network %d.%d.%d.0/24\n", a>>24, a>>16&0xff, a>>8&0xff)
+	}
+	b.WriteString(" exit-address-family\n!\n")
+	return b.String()
+}
+
+// startFRRConf runs bgpd (alone, as StartFRR does) with a literal config.
+func startFRRConf(b testing.TB, tp *netns.Topology, ns, conf string) *FRR {
+	b.Helper()
+	bin := testenv.RequireBinary(b, "bgpd", "/usr/lib/frr")
+	testenv.RequireBinary(b, "vtysh")
+	dir := b.TempDir()
+	path := filepath.Join(dir, "bgpd.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	d := startDaemon(b, tp, ns, "frr", dir, nil, bin,
+		"-Z", "-n", "-S", "-P", "0",
+		"-f", path, "-i", filepath.Join(dir, "bgpd.pid"),
+		"--vty_socket", dir, "--log", "stdout")
+	return &FRR{daemon: d, Bin: bin}
+}
+
+// startGoBGPInfo is StartGoBGP at log level info, without networks, with
+// gobgpd binary bin and extra environment env.
+func startGoBGPInfo(b testing.TB, tp *netns.Topology, ns, bin string, env []string, cfg PeerConfig) *GoBGP {
+	b.Helper()
+	checkConfig(b, cfg)
+	dir := b.TempDir()
+	conf := filepath.Join(dir, "gobgpd.toml")
+	if err := os.WriteFile(conf, []byte(gobgpConfig(cfg)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	d := startDaemon(b, tp, ns, "gobgpd", dir, env, bin,
+		"-f", conf, "-t", "toml", "-p", "-l", "info",
+		"--api-hosts", GoBGPAPI, "--pprof-disable")
+	g := &GoBGP{daemon: d}
+	g.waitReady(b, "gRPC API on "+GoBGPAPI, func() error {
+		if g.cmd.ProcessState != nil {
+			return fmt.Errorf("exited: %s", tail(g.Log(), 2000))
+		}
+		_, err := g.CLI(context.Background(), "global")
+		return err
+	})
+	return g
+}
+
+// ---------------------------------------------------------------- prefixes-100k
+
+type prefixTrial struct {
+	estToAll   time.Duration // receiver Established -> receiver holds all prefixes
+	startToAll time.Duration // sender started -> receiver holds all prefixes
+	cpu        time.Duration // receiver CPU (user+sys) from sender start to all
+	hwm        int64         // receiver VmHWM (kB) at the end
+}
+
+// prefixReceivers: authbgpd and Debian's gobgpd, with and without
+// TCP-MD5; with PERF_GOBGPD337 set also the stock gobgpd of GoBGP v3.37.0.
+func prefixReceivers() []string {
+	r := []string{"authbgpd-plain", "authbgpd-md5", "gobgpd-plain", "gobgpd-md5"}
+	if os.Getenv("PERF_GOBGPD337") != "" {
+		r = append(r, "gobgpd337-plain", "gobgpd337-md5")
+	}
+	return r
+}
+
+func benchPrefixes(b *testing.B) {
+	n := envInt("PERF_PREFIXES", 100000)
+	rounds := envInt("PERF_ROUNDS", 5)
+	receivers := prefixReceivers()
+	if v := os.Getenv("PERF_RECEIVERS"); v != "" {
+		receivers = strings.Split(v, ",")
+	}
+	res := map[string][]prefixTrial{}
+	for r := 0; r < rounds; r++ {
+		// Interleave: each round runs every receiver once, in an order
+		// rotated per round, so drift of the machine hits all alike.
+		for i := range receivers {
+			name := receivers[(i+r)%len(receivers)]
+			tr := prefixTrialRun(b, name, n, r)
+			res[name] = append(res[name], tr)
+			b.Logf("round %d %-15s established->all %6.3fs  start->all %6.3fs  cpu %6.3fs  hwm %6.1f MB",
+				r+1, name, tr.estToAll.Seconds(), tr.startToAll.Seconds(), tr.cpu.Seconds(), float64(tr.hwm)/1024)
+		}
+	}
+	med, medCPU := map[string]float64{}, map[string]float64{}
+	for _, name := range receivers {
+		var est, start, cpu, hwm []float64
+		for _, tr := range res[name] {
+			est = append(est, tr.estToAll.Seconds())
+			start = append(start, tr.startToAll.Seconds())
+			cpu = append(cpu, tr.cpu.Seconds())
+			hwm = append(hwm, float64(tr.hwm)/1024)
+		}
+		med[name] = median(est)
+		medCPU[name] = median(cpu)
+		b.Logf("%-15s established->all s: %s  median %.3f min %.3f | start->all median %.3f | cpu s: %s median %.3f | hwm median %.1f MB",
+			name, fmtSecs(est), median(est), slices.Min(est), median(start), fmtSecs(cpu), median(cpu), median(hwm))
+		b.ReportMetric(median(est), name+"-s")
+		b.ReportMetric(median(cpu), name+"-cpu-s")
+		b.ReportMetric(median(hwm), name+"-hwm-MB")
+	}
+	if medCPU["authbgpd-plain"] > 0 && medCPU["gobgpd-plain"] > 0 {
+		b.ReportMetric(medCPU["authbgpd-plain"]/medCPU["gobgpd-plain"], "authbgpd/gobgpd-cpu")
+	}
+	if medCPU["authbgpd-plain"] > 0 && medCPU["gobgpd337-plain"] > 0 {
+		b.ReportMetric(medCPU["authbgpd-plain"]/medCPU["gobgpd337-plain"], "authbgpd/gobgpd337-cpu")
+	}
+	if med["authbgpd-debug"] > 0 && med["authbgpd-plain"] > 0 {
+		b.ReportMetric(med["authbgpd-debug"]/med["authbgpd-plain"], "debug/info")
+	}
+	if med["authbgpd-plain"] > 0 && med["authbgpd-md5"] > 0 {
+		b.ReportMetric(med["authbgpd-md5"]/med["authbgpd-plain"], "md5/plain")
+	}
+	if med["authbgpd-plain"] > 0 && med["gobgpd-plain"] > 0 {
+		b.ReportMetric(med["authbgpd-plain"]/med["gobgpd-plain"], "authbgpd/gobgpd")
+	}
+	if med["authbgpd-md5"] > 0 && med["gobgpd-md5"] > 0 {
+		b.ReportMetric(med["authbgpd-md5"]/med["gobgpd-md5"], "authbgpd/gobgpd-md5")
+	}
+	if med["authbgpd-plain"] > 0 && med["gobgpd337-plain"] > 0 {
+		b.ReportMetric(med["authbgpd-plain"]/med["gobgpd337-plain"], "authbgpd/gobgpd337")
+	}
+	if med["gobgpd-md5"] > 0 && med["gobgpd-plain"] > 0 {
+		b.ReportMetric(med["gobgpd-md5"]/med["gobgpd-plain"], "gobgpd-md5/plain")
+	}
+}
+
+// prefixTrialRun runs one receiver against the FRR sender in a fresh
+// topology and tears it down.
+func prefixTrialRun(b *testing.B, receiver string, n, round int) prefixTrial {
+	b.Helper()
+	tp := netns.New(b, "perf")
+	defer tp.Close()
+	nsR, nsS := tp.Add("r"), tp.Add("s")
+	tp.Link(nsR, "eth0", []string{"192.0.2.1/24"}, nsS, "eth0", []string{"192.0.2.2/24"})
+	recvAddr, sendAddr := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
+	password := ""
+	if strings.HasSuffix(receiver, "-md5") {
+		password = "perf-md5-key-1"
+	}
+
+	var pid int
+	var recv *daemon
+	switch {
+	case strings.HasPrefix(receiver, "authbgpd"):
+		cfg := "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\n"
+		files := map[string]string{}
+		if password != "" {
+			cfg += "password-file = \"pw\"\n"
+			files["pw"] = password + "\n"
+		}
+		level := "info"
+		if strings.Contains(receiver, "-debug") {
+			level = "debug" // the e2e harness's default: shows what logging costs
+		}
+		a := StartAuthbgpd(b, tp, nsR, cfg, AuthbgpdOptions{LogLevel: level, Files: files})
+		pid, recv = a.cmd.Process.Pid, a.daemon
+	case strings.HasPrefix(receiver, "gobgpd337"):
+		// Stock gobgpd of the GoBGP release authbgpd embeds, built
+		// with the same Go (scripts/bench.sh builds it): the same
+		// BGP code without authbgpd around it. Built with Go >= 1.24 it
+		// would listen with multipath TCP (no TCP-MD5): GODEBUG as
+		// authbgpd's go.mod has it.
+		bin := os.Getenv("PERF_GOBGPD337")
+		if bin == "" {
+			b.Fatalf("%s needs PERF_GOBGPD337=/path/to/gobgpd built from GoBGP v3.37.0", receiver)
+		}
+		g := startGoBGPInfo(b, tp, nsR, bin, []string{"GODEBUG=multipathtcp=0"}, PeerConfig{ASN: 65001, RouterID: recvAddr,
+			Neighbors: []Neighbor{{sendAddr, 65002, password}}})
+		pid, recv = g.cmd.Process.Pid, g.daemon
+	case strings.HasPrefix(receiver, "gobgpd"):
+		g := startGoBGPInfo(b, tp, nsR, testenv.RequireBinary(b, "gobgpd"), nil, PeerConfig{ASN: 65001, RouterID: recvAddr,
+			Neighbors: []Neighbor{{sendAddr, 65002, password}}})
+		pid, recv = g.cmd.Process.Pid, g.daemon
+	default:
+		b.Fatalf("unknown receiver %q (want one of %v)", receiver, prefixReceivers())
+	}
+	if c := procComm(pid); !strings.HasPrefix(c, strings.TrimSuffix(strings.SplitN(receiver, "-", 2)[0], "337")) {
+		b.Fatalf("PID %d is %q, not the %s receiver", pid, c, receiver)
+	}
+	cli := dialPerfAPI(b, nsR)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	estCh := cli.watchEstablished(ctx, sendAddr.String())
+	time.Sleep(200 * time.Millisecond) // let the watch register
+
+	stopProf := perfRecord(b, pid, fmt.Sprintf("%s-round%d", receiver, round+1))
+	before, err := sampleProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	f := startFRRConf(b, tp, nsS, perfFRRConfig(n, recvAddr, password))
+	var est time.Time
+	var last int
+	var lastErr error
+	// Poll every 100 ms; in the last 10 % every 10 ms, so the end is
+	// resolved to ~10 ms (a whole run takes well under a second).
+	ok := false
+	trace := os.Getenv("PERF_TRACE") != ""
+	for ctx.Err() == nil {
+		ps, err := cli.peers(ctx, sendAddr.String())
+		if err != nil || len(ps) == 0 {
+			lastErr = err
+		} else if last = peerAccepted(ps[0]); last >= n {
+			ok = true
+			break
+		}
+		if trace {
+			b.Logf("trace %s +%.3fs accepted %d", receiver, time.Since(start).Seconds(), last)
+		}
+		step := 100 * time.Millisecond
+		if last >= n-n/10 {
+			step = 10 * time.Millisecond
+		}
+		time.Sleep(step)
+	}
+	done := time.Now()
+	stopProf()
+	if !ok {
+		b.Fatalf("%s: %d of %d prefixes after %v (last error %v)\nFRR log:\n%s", receiver, last, n, done.Sub(start), lastErr, tail(f.Log(), 3000))
+	}
+	select {
+	case est = <-estCh:
+	case <-time.After(5 * time.Second):
+		b.Fatalf("%s: no Established event seen", receiver)
+	}
+	after, err := sampleProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keepLogs(b, fmt.Sprintf("prefixes-%s-round%d", receiver, round+1), recv, f.daemon)
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		b.Logf("load average after %s round %d: %s (other work on the machine skews wall times)", receiver, round+1, strings.TrimSpace(string(la)))
+	}
+	return prefixTrial{
+		estToAll:   done.Sub(est),
+		startToAll: done.Sub(start),
+		cpu:        after.cpu - before.cpu,
+		hwm:        after.hwm,
+	}
+}
+
+// ---------------------------------------------------------------- peers-200
+
+// benchPeers: a receiver with PERF_PEERS/2 static MD5 peers (192.0.2.x,
+// each with its own key and local address) and one dynamic range
+// (198.51.100.0/24, one key) that PERF_PEERS/2 neighbors connect from.
+// All peers are one FRR bgpd in a second namespace: FRR keys a neighbor by
+// its remote address, so the receiver has one address per peer
+// (203.0.113.x) and FRR reaches neighbor 203.0.113.i from its own address
+// i with update-source. The receivers are authbgpd and, for comparison,
+// gobgpd337 (with PERF_GOBGPD337) with the same peers, keys and timers.
+func benchPeers(b *testing.B) {
+	total := envInt("PERF_PEERS", 200)
+	static := total / 2
+	dynamic := total - static
+	if static > 250 || dynamic > 250 {
+		b.Fatalf("PERF_PEERS=%d: at most 500", total)
+	}
+	rounds := envInt("PERF_ROUNDS", 3)
+	// Not Debian's gobgpd by default: v3.10.0 puts no TCP-MD5 key on its
+	// listeners for a dynamic-neighbor range (GoBGP does since a later
+	// release), so the 100 dynamic sessions never come up with it.
+	receivers := []string{"authbgpd"}
+	if os.Getenv("PERF_GOBGPD337") != "" {
+		receivers = append(receivers, "gobgpd337")
+	}
+	if v := os.Getenv("PERF_PEER_RECEIVERS"); v != "" {
+		receivers = strings.Split(v, ",")
+	}
+	type series struct{ startup, first, half, allUp, cpu, rssIdle, rssUp, hwm []float64 }
+	res := map[string]*series{}
+	for _, r := range receivers {
+		res[r] = &series{}
+	}
+	for r := 0; r < rounds; r++ {
+		for i := range receivers {
+			name := receivers[(i+r)%len(receivers)]
+			t := peersTrialRun(b, name, static, dynamic, r)
+			x := res[name]
+			x.startup = append(x.startup, t.startup.Seconds())
+			x.first = append(x.first, t.first.Seconds())
+			x.half = append(x.half, t.half.Seconds())
+			x.allUp = append(x.allUp, t.allUp.Seconds())
+			x.cpu = append(x.cpu, t.cpu.Seconds())
+			x.rssIdle = append(x.rssIdle, float64(t.rssIdle)/1024)
+			x.rssUp = append(x.rssUp, float64(t.rssUp)/1024)
+			x.hwm = append(x.hwm, float64(t.hwm)/1024)
+			b.Logf("round %d %-9s %d MD5 peers: start->keys/peers ready %.3fs | FRR start -> first %.3fs, half %.3fs, all Established %.3fs | cpu %.3fs | RSS idle %.1f MB, all up %.1f MB, HWM %.1f MB",
+				r+1, name, total, t.startup.Seconds(), t.first.Seconds(), t.half.Seconds(), t.allUp.Seconds(), t.cpu.Seconds(),
+				float64(t.rssIdle)/1024, float64(t.rssUp)/1024, float64(t.hwm)/1024)
+		}
+	}
+	for _, name := range receivers {
+		x := res[name]
+		b.Logf("%-9s all Established s: %s  median %.3f | half median %.3f | cpu median %.3f s | RSS median %.1f MB, HWM median %.1f MB",
+			name, fmtSecs(x.allUp), median(x.allUp), median(x.half), median(x.cpu), median(x.rssUp), median(x.hwm))
+		b.ReportMetric(median(x.allUp), name+"-all-established-s")
+		b.ReportMetric(median(x.half), name+"-half-established-s")
+		b.ReportMetric(median(x.cpu), name+"-cpu-s")
+		b.ReportMetric(median(x.rssUp), name+"-rss-MB")
+		b.ReportMetric(median(x.hwm), name+"-hwm-MB")
+		if name == "authbgpd" {
+			b.ReportMetric(median(x.startup), name+"-startup-s")
+			b.ReportMetric(median(x.rssIdle), name+"-rss-idle-MB")
+		}
+	}
+}
+
+type peersTrial struct {
+	startup             time.Duration // receiver start -> keys installed (authbgpd) / peers configured (gobgpd)
+	first, half, allUp  time.Duration // FRR start -> first / half / all sessions Established
+	cpu                 time.Duration // receiver CPU from FRR start to all Established
+	rssIdle, rssUp, hwm int64         // kB: before FRR starts, 1 s after all are up, peak
+}
+
+func peersTrialRun(b *testing.B, receiver string, static, dynamic, round int) peersTrial {
+	b.Helper()
+	total := static + dynamic
+	tp := netns.New(b, "perfpe")
+	defer tp.Close()
+	nsA, nsF := tp.Add("a"), tp.Add("f")
+	tp.Link(nsA, "eth0", nil, nsF, "eth0", nil)
+	// recvAddr(i) is the receiver's address for peer i (0..total-1).
+	recvAddr := func(i int) netip.Addr {
+		return netip.AddrFrom4([4]byte{203, 0, byte(113 + (i+1)/256), byte((i + 1) % 256)})
+	}
+	staticAddr := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{192, 0, 2, byte(1 + i)}) }
+	dynAddr := func(j int) netip.Addr { return netip.AddrFrom4([4]byte{198, 51, 100, byte(1 + j)}) }
+
+	// Addresses and routes, in one `ip -batch` per namespace.
+	var ba, bf strings.Builder
+	for i := 0; i < total; i++ {
+		fmt.Fprintf(&ba, "addr add %s/32 dev eth0\n", recvAddr(i))
+	}
+	ba.WriteString("route add 192.0.2.0/24 dev eth0\nroute add 198.51.100.0/24 dev eth0\n")
+	for i := 0; i < static; i++ {
+		fmt.Fprintf(&bf, "addr add %s/32 dev eth0\n", staticAddr(i))
+	}
+	for j := 0; j < dynamic; j++ {
+		fmt.Fprintf(&bf, "addr add %s/32 dev eth0\n", dynAddr(j))
+	}
+	bf.WriteString("route add 203.0.112.0/22 dev eth0\n")
+	for _, x := range []struct{ ns, batch string }{{nsA, ba.String()}, {nsF, bf.String()}} {
+		f := filepath.Join(b.TempDir(), "ip.batch")
+		if err := os.WriteFile(f, []byte(x.batch), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		netns.Run(b, "ip", "-n", x.ns, "-batch", f)
+	}
+
+	staticKey := func(i int) string { return fmt.Sprintf("perf-static-key-%d", i) }
+	const dynKey = "perf-dynamic-range-key"
+
+	// FRR: every neighbor keyed, bound to its own address.
+	var fc strings.Builder
+	fc.WriteString("frr defaults traditional\nhostname perf-peers\nlog stdout informational\n!\n")
+	fmt.Fprintf(&fc, "router bgp 65002\n bgp router-id %s\n no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n", staticAddr(0))
+	neighbor := func(remote, local netip.Addr, key string) {
+		fmt.Fprintf(&fc, " neighbor %s remote-as 65001\n neighbor %s update-source %s\n neighbor %s timers connect %d\n neighbor %s password %s\n",
+			remote, remote, local, remote, connectRetry, remote, key)
+	}
+	for i := 0; i < static; i++ {
+		neighbor(recvAddr(i), staticAddr(i), staticKey(i))
+	}
+	for j := 0; j < dynamic; j++ {
+		neighbor(recvAddr(static+j), dynAddr(j), dynKey)
+	}
+	fc.WriteString(" address-family ipv4 unicast\n")
+	for i := 0; i < total; i++ {
+		fmt.Fprintf(&fc, "  neighbor %s activate\n", recvAddr(i))
+	}
+	fc.WriteString(" exit-address-family\n!\n")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var trial peersTrial
+	var pid int
+	var cli *perfAPI
+	var recv *daemon
+	var t0 time.Time // receiver started
+	switch receiver {
+	case "authbgpd":
+		var cfg strings.Builder
+		fmt.Fprintf(&cfg, "[global]\nasn = 65001\nrouter-id = %q\n", recvAddr(0))
+		files := map[string]string{"dyn": dynKey + "\n"}
+		for i := 0; i < static; i++ {
+			name := fmt.Sprintf("s%d", i)
+			files[name] = staticKey(i) + "\n"
+			fmt.Fprintf(&cfg, "\n[[peers]]\naddress = %q\nasn = 65002\nlocal-address = %q\npassword-file = %q\n",
+				staticAddr(i), recvAddr(i), name)
+		}
+		fmt.Fprintf(&cfg, "\n[[peers]]\nprefix = \"198.51.100.0/24\"\nasn = 65002\npassword-file = \"dyn\"\n")
+		authbgpdBinary(b, "") // built before the clock starts
+		t0 = time.Now()
+		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: "info", Files: files})
+		pid, recv = a.cmd.Process.Pid, a.daemon
+		// Start-up: every configured entry (static peers and the
+		// range) has its key installed.
+		var notYet int
+		if !netns.WaitFor(ctx, func() bool {
+			notYet = static + 1
+			for _, p := range a.Status().Peers {
+				if p.Auth.Installed {
+					notYet--
+				}
+			}
+			return notYet <= 0
+		}) {
+			b.Fatalf("authbgpd: %d config entries without installed keys", notYet)
+		}
+		trial.startup = time.Since(t0)
+		cli = dialPerfAPI(b, nsA)
+		defer func() {
+			// /status agrees with GoBGP.
+			est := 0
+			for _, p := range a.Status().Peers {
+				if p.State == Established {
+					est++
+				}
+			}
+			if est != total {
+				b.Logf("note: authbgpd /status lists %d Established peers, GoBGP %d", est, total)
+			}
+		}()
+	case "gobgpd", "gobgpd337":
+		bin, env := testenv.RequireBinary(b, "gobgpd"), []string(nil)
+		if receiver == "gobgpd337" {
+			bin, env = os.Getenv("PERF_GOBGPD337"), []string{"GODEBUG=multipathtcp=0"}
+		}
+		var cfg strings.Builder
+		fmt.Fprintf(&cfg, "[global.config]\n  as = 65001\n  router-id = %q\n", recvAddr(0).String())
+		for i := 0; i < static; i++ {
+			// The timers authbgpd gives its peers (peers.DefaultConnectRetry).
+			fmt.Fprintf(&cfg, "\n[[neighbors]]\n  [neighbors.config]\n    neighbor-address = %q\n    peer-as = 65002\n    auth-password = %q\n"+
+				"  [neighbors.transport.config]\n    local-address = %q\n"+
+				"  [neighbors.timers.config]\n    connect-retry = 10\n    hold-time = 90\n    keepalive-interval = 30\n"+
+				"  [[neighbors.afi-safis]]\n    [neighbors.afi-safis.config]\n      afi-safi-name = \"ipv4-unicast\"\n",
+				staticAddr(i).String(), staticKey(i), recvAddr(i).String())
+		}
+		fmt.Fprintf(&cfg, "\n[[peer-groups]]\n  [peer-groups.config]\n    peer-group-name = \"dyn\"\n    peer-as = 65002\n    auth-password = %q\n"+
+			"  [peer-groups.transport.config]\n    passive-mode = true\n"+
+			"  [[peer-groups.afi-safis]]\n    [peer-groups.afi-safis.config]\n      afi-safi-name = \"ipv4-unicast\"\n"+
+			"\n[[dynamic-neighbors]]\n  [dynamic-neighbors.config]\n    prefix = \"198.51.100.0/24\"\n    peer-group = \"dyn\"\n", dynKey)
+		dir := b.TempDir()
+		conf := filepath.Join(dir, "gobgpd.toml")
+		if err := os.WriteFile(conf, []byte(cfg.String()), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		d := startDaemon(b, tp, nsA, "gobgpd", dir, env, bin,
+			"-f", conf, "-t", "toml", "-p", "-l", "info", "--api-hosts", GoBGPAPI, "--pprof-disable")
+		pid, recv = d.cmd.Process.Pid, d
+		cli = dialPerfAPI(b, nsA)
+		var n int
+		if !netns.WaitFor(ctx, func() bool {
+			ps, err := cli.peers(ctx, "")
+			n = len(ps)
+			return err == nil && n >= static
+		}) {
+			b.Fatalf("%s: %d of %d peers configured\n%s", receiver, n, static, tail(d.Log(), 3000))
+		}
+		trial.startup = time.Since(t0)
+	default:
+		b.Fatalf("unknown receiver %q", receiver)
+	}
+	if c := procComm(pid); c != "authbgpd" && c != "gobgpd" {
+		b.Fatalf("PID %d is %q, not the %s receiver", pid, c, receiver)
+	}
+	// FRR starts a fixed time after the receiver, whichever it is. The
+	// receiver's GoBGP dials each static peer about a second after adding
+	// it; FRR dials a second after it starts. Started back to back, both
+	// ends of some sessions dial at once, and the collision costs those
+	// sessions a connect-retry (GoBGP closes both connections, then
+	// refuses FRR while Idle): ~7 s instead of ~1.4 s, by chance. After
+	// settle, the receiver's first attempts have failed (no FRR yet) and
+	// its next ones are 10 s away, so FRR's connections are the ones.
+	const settle = 3 * time.Second
+	time.Sleep(time.Until(t0.Add(settle)))
+	idle, err := sampleProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	trial.rssIdle = idle.rss
+
+	stopProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d", receiver, round+1))
+	t1 := time.Now()
+	f := startFRRConf(b, tp, nsF, fc.String())
+	var up, seen int
+	if !netns.WaitFor(ctx, func() bool {
+		ps, err := cli.peers(ctx, "")
+		if err != nil {
+			return false
+		}
+		seen, up = len(ps), 0
+		for _, p := range ps {
+			if p.GetState().GetSessionState() == api.PeerState_ESTABLISHED {
+				up++
+			}
+		}
+		if trial.first == 0 && up > 0 {
+			trial.first = time.Since(t1)
+		}
+		if trial.half == 0 && up >= total/2 {
+			trial.half = time.Since(t1)
+		}
+		return up >= total
+	}) {
+		b.Fatalf("%s: %d of %d sessions Established (%d neighbors known)\nFRR log:\n%s", receiver, up, total, seen, tail(f.Log(), 3000))
+	}
+	trial.allUp = time.Since(t1)
+	stopProf()
+	up1, err := sampleProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	trial.cpu = up1.cpu - idle.cpu
+	time.Sleep(time.Second) // settle, then sample memory
+	fin, err := sampleProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	trial.rssUp, trial.hwm = fin.rss, fin.hwm
+	keepLogs(b, fmt.Sprintf("peers-%s-round%d", receiver, round+1), recv, f.daemon)
+	return trial
+}
