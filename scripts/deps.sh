@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need, when missing: Debian's FRR, BIRD 2, gobgpd,
-# ExaBGP, tcpdump, tshark and iproute2. Needs root (it says so otherwise).
+# ExaBGP, tcpdump, tshark, iproute2 and setcap (libcap2-bin). Needs root (it says so otherwise).
 set -euo pipefail
 
 need=()
@@ -12,9 +12,10 @@ have exabgp /usr/sbin/exabgp || need+=(exabgp)
 have tcpdump /usr/bin/tcpdump || need+=(tcpdump)
 have tshark /usr/bin/tshark || need+=(tshark)
 have ip /usr/sbin/ip || need+=(iproute2)
+have setcap /usr/sbin/setcap || need+=(libcap2-bin) # e2e/caps_test.go: the image's file capabilities
 
 if [ ${#need[@]} -eq 0 ]; then
-	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 present"
+	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin present"
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/speaker"
@@ -22,6 +23,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *file == "" || fs.NArg() != 0 {
 		usage(stderr)
 		return 2
+	}
+	if os.Geteuid() != 0 {
+		// Non-root with file or ambient capabilities: make them effective.
+		if have, err := raiseCaps(); err != nil {
+			fmt.Fprintf(stderr, "authbgpd: warning: cannot raise capabilities (%s): %v\n", capsSummary(have), err)
+		}
 	}
 	err := speaker.Run(speaker.Options{ConfigFile: *file, LogLevel: *level, LogFormat: *format, Version: versionString(), Sockets: testSockets()})
 	if err != nil {
