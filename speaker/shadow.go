@@ -33,6 +33,7 @@ type shadowRun struct {
 	ifaces   []string
 	port     uint16
 	followOn atomic.Bool
+	srh      *srhVerifier // SRv6 SRH HMACs (srv6.go)
 
 	cap       *capture.Capture
 	done      chan struct{}
@@ -42,6 +43,8 @@ type shadowRun struct {
 	mu       sync.Mutex
 	lastLog  map[string]time.Time
 	supp     map[string]int
+	held     map[string]shadow.PeerReport // latest change suppressed by the rate limit
+	timers   map[string]*time.Timer       // logs held[key] when the interval ends
 	stats    capture.Stats
 	counters map[string]*metrics.PeerCounters
 }
@@ -55,6 +58,8 @@ func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follo
 		port:     179,
 		lastLog:  map[string]time.Time{},
 		supp:     map[string]int{},
+		held:     map[string]shadow.PeerReport{},
+		timers:   map[string]*time.Timer{},
 		counters: map[string]*metrics.PeerCounters{},
 	}
 	if cfg.Global.ListenPort > 0 {
@@ -62,6 +67,7 @@ func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follo
 	}
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
 	s.err.Store("")
+	s.srh = newSRHVerifier(cfg, m, s.log)
 	s.chk = shadow.New(ShadowPeers(cfg), shadow.Options{
 		Port:       s.port,
 		OnChange:   s.onChange,
@@ -74,7 +80,8 @@ func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follo
 func (s *shadowRun) Name() string { return "shadow" }
 
 func (s *shadowRun) Start(ctx context.Context, _ *plugin.Host) error {
-	c, err := capture.Open(capture.Options{Interfaces: s.ifaces, Port: s.port})
+	// With SRv6 HMAC keys configured, SRv6 packets are captured too.
+	c, err := capture.Open(capture.Options{Interfaces: s.ifaces, Port: s.port, SRv6: s.srh.enabled()})
 	if err != nil {
 		s.err.Store(err.Error())
 		s.log.WithError(err).Error("shadow checker cannot capture: signatures on the wire are not verified")
@@ -93,6 +100,12 @@ func (s *shadowRun) Stop(ctx context.Context) error {
 	}
 	err := s.cap.Close()
 	<-s.done
+	s.mu.Lock()
+	for k, t := range s.timers {
+		t.Stop()
+		delete(s.timers, k)
+	}
+	s.mu.Unlock()
 	return err
 }
 
@@ -105,7 +118,11 @@ func (s *shadowRun) loop() {
 			s.truncated.Add(1)
 			return
 		}
-		if frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp) != nil {
+		err := frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp)
+		if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
+			s.srh.check(tcp.Src, tcp.SRH, pkt.Outgoing)
+		}
+		if err != nil {
 			return
 		}
 		s.chk.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
@@ -174,10 +191,17 @@ func (s *shadowRun) onChange(r shadow.PeerReport) {
 	s.mu.Lock()
 	now := time.Now()
 	if t, ok := s.lastLog[key]; ok && now.Sub(t) < logEvery {
+		// Held, not dropped: the latest diagnosis is logged when the
+		// interval ends, so the log's last word is the current state.
 		s.supp[key]++
+		s.held[key] = r
+		if s.timers[key] == nil {
+			s.timers[key] = time.AfterFunc(t.Add(logEvery).Sub(now), func() { s.flushHeld(key) })
+		}
 		s.mu.Unlock()
 		return
 	}
+	delete(s.held, key)
 	supp := s.supp[key]
 	s.lastLog[key], s.supp[key] = now, 0
 	s.mu.Unlock()
@@ -198,6 +222,18 @@ func (s *shadowRun) onChange(r shadow.PeerReport) {
 		e.Info(msg)
 	} else {
 		e.Warn(msg)
+	}
+}
+
+// flushHeld logs the change the rate limit held back for key.
+func (s *shadowRun) flushHeld(key string) {
+	s.mu.Lock()
+	r, ok := s.held[key]
+	delete(s.held, key)
+	delete(s.timers, key)
+	s.mu.Unlock()
+	if ok {
+		s.onChange(r)
 	}
 }
 
@@ -238,6 +274,7 @@ func (s *shadowRun) onRollover(peerID string, keyID int) {
 func (s *shadowRun) reload(cfg *config.Config) {
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
 	s.chk.SetPeers(ShadowPeers(cfg))
+	s.srh.setKeys(cfg, s.log)
 }
 
 // reports returns the checker's reports by address.

@@ -11,7 +11,9 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
+	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
 	"github.com/authbgp/authbgpd/speaker"
+	"github.com/authbgp/authbgpd/srv6policy"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -22,7 +24,8 @@ type pcapPeer struct {
 	Shadow  *status.Shadow `json:"shadow"`
 }
 
-// SRHCounts are SRH HMAC verdicts (filled once SRv6 keys are configured).
+// SRHCounts are the verdicts of the SRH HMACs in the captures, checked
+// with the config's [[srv6.hmac-keys]] (srv6policy.VerifySRH).
 type SRHCounts struct {
 	Valid      uint64 `json:"valid"`
 	Invalid    uint64 `json:"invalid"`
@@ -68,13 +71,29 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	// diagnosis means the same; no idle timeout (captures are history).
 	c := shadow.New(speaker.ShadowPeers(cfg), shadow.Options{Port: uint16(*port), IdleAfter: -1})
 	rep := pcapReport{Files: []pcapFile{}, Peers: []pcapPeer{}}
+	keys, kerrs := speaker.SRHKeys(cfg)
+	for _, err := range kerrs {
+		fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
+	}
+	srh := func(pkt *frame.TCP, _ []byte) {
+		switch v, _ := srv6policy.VerifySRH(keys, pkt.Src, pkt.SRH); v {
+		case srv6policy.VerdictValid:
+			rep.SRH.Valid++
+		case srv6policy.VerdictInvalid:
+			rep.SRH.Invalid++
+		case srv6policy.VerdictNoHMAC:
+			rep.SRH.NoHMAC++
+		case srv6policy.VerdictUnknownKey:
+			rep.SRH.UnknownKey++
+		}
+	}
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
 			return 1
 		}
-		st, err := shadow.ReadCapture(f, c, nil)
+		st, err := shadow.ReadCapture(f, c, srh)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "authbgpd verify-pcap: %s: %v\n", name, err)
@@ -111,6 +130,9 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	if len(rep.Peers) == 0 {
 		fmt.Fprintln(stdout, "no BGP segments of configured peers in the capture")
+	}
+	if h := rep.SRH; h.Valid+h.Invalid+h.NoHMAC+h.UnknownKey > 0 {
+		fmt.Fprintf(stdout, "SRv6 SRH HMACs: %d valid, %d invalid, %d without HMAC, %d with an unknown key ID\n", h.Valid, h.Invalid, h.NoHMAC, h.UnknownKey)
 	}
 	return 0
 }

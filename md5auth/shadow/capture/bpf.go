@@ -134,7 +134,16 @@ const (
 // buildFilter returns the classic BPF program that accepts TCP segments to
 // or from port, for frames of framing fr.
 func buildFilter(port uint16, fr framing) []instruction {
-	a := &assembler{labels: map[string]int{}}
+	return buildFilterSRv6(port, fr, false)
+}
+
+// buildFilterSRv6 is buildFilter that, with srv6, also accepts every IPv6
+// packet with a Segment Routing Header (routing header type 4) among the
+// extension headers it walks, whatever follows it (SRv6 encapsulation
+// carries an inner IP packet, not TCP): the shadow checker verifies their
+// SRH HMACs.
+func buildFilterSRv6(port uint16, fr framing, srv6 bool) []instruction {
+	a := &assembler{labels: map[string]int{}, srv6: srv6}
 	p := uint32(port)
 	switch fr {
 	case framingAny:
@@ -249,10 +258,14 @@ func (a *assembler) walk() {
 			// filter, let DecodeTCP decide.
 			e, ah = "longchain", "longchain"
 		}
+		rt := e
+		if a.srv6 && i < maxExtHeaders {
+			rt = fmt.Sprintf("rt%d", i)
+		}
 		a.jeq(6, t, "")
-		a.jeq(0, e, "")  // hop-by-hop options
-		a.jeq(43, e, "") // routing
-		a.jeq(60, e, "") // destination options
+		a.jeq(0, e, "")   // hop-by-hop options
+		a.jeq(43, rt, "") // routing
+		a.jeq(60, e, "")  // destination options
 		a.jeq(51, ah, "")
 		a.ret(0) // fragment, ESP, no next header, UDP, ...
 		a.label(t)
@@ -261,6 +274,14 @@ func (a *assembler) walk() {
 			a.label("longchain")
 			a.ret(snapAll)
 			break
+		}
+		if rt != e {
+			// Routing header: type 4 (SRH) is accepted whole; any other
+			// type is walked like every extension header.
+			a.label(rt)
+			a.stmt(bpfLD|bpfB|bpfIND, 2)
+			a.jeq(4, "", e)
+			a.ret(snapAll)
 		}
 		c := fmt.Sprintf("c%d", i)
 		// Generic extension header: length (hdr[1]+1)*8.
@@ -313,6 +334,7 @@ type assembler struct {
 	ins    []instruction
 	labels map[string]int
 	refs   []jumpRef
+	srv6   bool // accept IPv6 packets with an SRH (buildFilterSRv6)
 }
 
 type jumpRef struct {

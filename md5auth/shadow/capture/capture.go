@@ -63,6 +63,10 @@ type Options struct {
 	// Port is the BGP port: segments whose source or destination port is
 	// Port are captured. 0 means DefaultPort (179).
 	Port uint16
+	// SRv6 also captures every IPv6 packet with a Segment Routing Header
+	// (routing header type 4), whatever it carries, for the shadow
+	// checker's SRH HMAC verification.
+	SRv6 bool
 	// BlockSize is the size of one ring block in bytes, a multiple of the
 	// page size (0: DefaultBlockSize, 1 MiB). A frame that does not fit
 	// in a block with its headers (about 130 bytes) is truncated

@@ -187,7 +187,7 @@ func openRing(name string, o *Options) (r ring, err error) {
 	if err := unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_VERSION, unix.TPACKET_V3); err != nil {
 		return r, fmt.Errorf("capture: %s: PACKET_VERSION TPACKET_V3: %w", where, err)
 	}
-	prog := buildFilter(o.Port, fr)
+	prog := buildFilterSRv6(o.Port, fr, o.SRv6)
 	filter := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
