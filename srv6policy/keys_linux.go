@@ -39,10 +39,9 @@ const recvTimeout = 5 * time.Second
 // client on a NETLINK_GENERIC socket (no netlink library). Methods are safe
 // for concurrent use. Secrets sent or dumped are wiped from its buffers.
 type KernelKeys struct {
-	mu     sync.Mutex
-	fd     int
+	mu sync.Mutex
+	nlSocket
 	family uint16
-	seq    uint32
 	buf    []byte
 }
 
@@ -59,7 +58,7 @@ func OpenKernelKeys() (*KernelKeys, error) {
 		}
 		return nil, fmt.Errorf("srv6policy: generic netlink socket: %w", err)
 	}
-	k := &KernelKeys{fd: fd, seq: uint32(time.Now().UnixNano()), buf: make([]byte, 0, 4096)}
+	k := &KernelKeys{nlSocket: nlSocket{fd: fd, seq: uint32(time.Now().UnixNano()), hdr: genlHdrLen, wipe: true, what: "generic netlink"}, buf: make([]byte, 0, 4096)}
 	if err := k.setup(); err != nil {
 		unix.Close(fd)
 		return nil, err
@@ -68,16 +67,8 @@ func OpenKernelKeys() (*KernelKeys, error) {
 }
 
 func (k *KernelKeys) setup() error {
-	if err := unix.Bind(k.fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return fmt.Errorf("srv6policy: bind generic netlink socket: %w", err)
-	}
-	// Error acks without a copy of the request (which holds the secret),
-	// and with the kernel's extended error message when there is one.
-	_ = unix.SetsockoptInt(k.fd, unix.SOL_NETLINK, unix.NETLINK_CAP_ACK, 1)
-	_ = unix.SetsockoptInt(k.fd, unix.SOL_NETLINK, unix.NETLINK_EXT_ACK, 1)
-	tv := unix.NsecToTimeval(recvTimeout.Nanoseconds())
-	if err := unix.SetsockoptTimeval(k.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return fmt.Errorf("srv6policy: generic netlink socket: SO_RCVTIMEO: %w", err)
+	if err := k.init(); err != nil {
+		return err
 	}
 	id, err := k.resolveFamily(seg6FamilyName)
 	if err != nil {
@@ -114,12 +105,7 @@ func (k *KernelKeys) resolveFamily(name string) (uint16, error) {
 func (k *KernelKeys) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.fd < 0 {
-		return nil
-	}
-	err := unix.Close(k.fd)
-	k.fd = -1
-	return err
+	return k.closeFd()
 }
 
 // Set installs key id with algorithm alg and secret (1..64 bytes), replacing
@@ -276,85 +262,6 @@ func walkAttrs(b []byte, fn func(typ uint16, v []byte)) error {
 		b = b[al:]
 	}
 	return nil
-}
-
-// roundTrip sends msg and reads the answers with its sequence number until
-// the ack (or, for a dump, NLMSG_DONE), calling fn with each data message's
-// type and attributes (after the generic netlink header). An error ack is
-// returned as a unix.Errno, with the kernel's extended message if any.
-func (k *KernelKeys) roundTrip(msg []byte, fn func(typ uint16, attrs []byte) error) error {
-	binary.NativeEndian.PutUint32(msg[0:4], uint32(len(msg)))
-	seq := binary.NativeEndian.Uint32(msg[8:12])
-	if err := unix.Sendto(k.fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return fmt.Errorf("send: %w", err)
-	}
-	rb := make([]byte, 32*1024)
-	defer clear(rb) // dumps carry secrets
-	var cbErr error
-	for {
-		// Peek at the datagram's size first, so no answer is ever cut.
-		n, _, err := unix.Recvfrom(k.fd, rb[:0], unix.MSG_PEEK|unix.MSG_TRUNC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return recvErr(err)
-		}
-		if n > len(rb) {
-			clear(rb)
-			rb = make([]byte, n)
-		}
-		n, from, err := unix.Recvfrom(k.fd, rb, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return recvErr(err)
-		}
-		if sa, ok := from.(*unix.SockaddrNetlink); !ok || sa.Pid != 0 {
-			continue // not from the kernel
-		}
-		b := rb[:n]
-		for len(b) >= unix.NLMSG_HDRLEN {
-			l := int(binary.NativeEndian.Uint32(b[0:4]))
-			typ := binary.NativeEndian.Uint16(b[4:6])
-			flags := binary.NativeEndian.Uint16(b[6:8])
-			mseq := binary.NativeEndian.Uint32(b[8:12])
-			if l < unix.NLMSG_HDRLEN || l > len(b) {
-				return fmt.Errorf("malformed netlink message (length %d, %d bytes left)", l, len(b))
-			}
-			m := b[:l]
-			if al := (l + 3) &^ 3; al < len(b) {
-				b = b[al:]
-			} else {
-				b = nil
-			}
-			if mseq != seq {
-				continue // a stale answer to an earlier, abandoned request
-			}
-			switch typ {
-			case unix.NLMSG_NOOP:
-				continue
-			case unix.NLMSG_ERROR:
-				if err := ackErr(m, flags); err != nil {
-					return err
-				}
-				return cbErr
-			case unix.NLMSG_DONE:
-				if len(m) >= unix.NLMSG_HDRLEN+4 {
-					if e := int32(binary.NativeEndian.Uint32(m[16:20])); e < 0 {
-						return unix.Errno(-e)
-					}
-				}
-				return cbErr
-			}
-			if fn != nil && cbErr == nil && len(m) >= unix.NLMSG_HDRLEN+genlHdrLen {
-				cbErr = fn(typ, m[unix.NLMSG_HDRLEN+genlHdrLen:])
-			}
-			// A request with NLM_F_ACK ends with its ack, a dump with
-			// NLMSG_DONE: keep reading.
-		}
-	}
 }
 
 func recvErr(err error) error {

@@ -3,7 +3,6 @@
 package srv6policy
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -19,9 +18,8 @@ import (
 // has its protocol (RouteOptions.Protocol) and is in its table; it deletes
 // and lists only such routes. Methods are safe for concurrent use.
 type KernelRoutes struct {
-	mu    sync.Mutex
-	fd    int
-	seq   uint32
+	mu sync.Mutex
+	nlSocket
 	proto uint8
 	table uint32
 }
@@ -45,7 +43,7 @@ func OpenKernelRoutes(o RouteOptions) (*KernelRoutes, error) {
 	if err != nil {
 		return nil, fmt.Errorf("srv6policy: route netlink socket: %w", err)
 	}
-	k := &KernelRoutes{fd: fd, seq: uint32(time.Now().UnixNano()), proto: o.Protocol, table: o.Table}
+	k := &KernelRoutes{nlSocket: nlSocket{fd: fd, seq: uint32(time.Now().UnixNano()), what: "route netlink"}, proto: o.Protocol, table: o.Table}
 	if err := k.setup(); err != nil {
 		unix.Close(fd)
 		return nil, err
@@ -53,29 +51,13 @@ func OpenKernelRoutes(o RouteOptions) (*KernelRoutes, error) {
 	return k, nil
 }
 
-func (k *KernelRoutes) setup() error {
-	if err := unix.Bind(k.fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return fmt.Errorf("srv6policy: bind route netlink socket: %w", err)
-	}
-	_ = unix.SetsockoptInt(k.fd, unix.SOL_NETLINK, unix.NETLINK_CAP_ACK, 1)
-	_ = unix.SetsockoptInt(k.fd, unix.SOL_NETLINK, unix.NETLINK_EXT_ACK, 1)
-	tv := unix.NsecToTimeval(recvTimeout.Nanoseconds())
-	if err := unix.SetsockoptTimeval(k.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return fmt.Errorf("srv6policy: route netlink socket: SO_RCVTIMEO: %w", err)
-	}
-	return nil
-}
+func (k *KernelRoutes) setup() error { return k.init() }
 
 // Close closes the socket.
 func (k *KernelRoutes) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.fd < 0 {
-		return nil
-	}
-	err := unix.Close(k.fd)
-	k.fd = -1
-	return err
+	return k.closeFd()
 }
 
 // Add installs r; it fails with ErrRouteExists when the table already has
@@ -249,80 +231,6 @@ func routeErr(op string, err error) error {
 		return fmt.Errorf("%w: %s: %v", ErrNoRouteSupport, op, err)
 	}
 	return fmt.Errorf("srv6policy: %s: %w", op, err)
-}
-
-// roundTrip sends msg and reads the answers to it until its ack or
-// NLMSG_DONE, calling fn with each data message's type and body (after
-// the netlink header).
-func (k *KernelRoutes) roundTrip(msg []byte, fn func(typ uint16, body []byte) error) error {
-	seq := binary.NativeEndian.Uint32(msg[8:12])
-	if err := unix.Sendto(k.fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return fmt.Errorf("send: %w", err)
-	}
-	rb := make([]byte, 64*1024)
-	var cbErr error
-	for {
-		n, _, err := unix.Recvfrom(k.fd, rb[:0], unix.MSG_PEEK|unix.MSG_TRUNC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return recvErr(err)
-		}
-		if n > len(rb) {
-			rb = make([]byte, n)
-		}
-		n, from, err := unix.Recvfrom(k.fd, rb, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return recvErr(err)
-		}
-		if sa, ok := from.(*unix.SockaddrNetlink); !ok || sa.Pid != 0 {
-			continue
-		}
-		b := rb[:n]
-		for len(b) >= unix.NLMSG_HDRLEN {
-			l := int(binary.NativeEndian.Uint32(b[0:4]))
-			typ := binary.NativeEndian.Uint16(b[4:6])
-			flags := binary.NativeEndian.Uint16(b[6:8])
-			mseq := binary.NativeEndian.Uint32(b[8:12])
-			if l < unix.NLMSG_HDRLEN || l > len(b) {
-				return fmt.Errorf("malformed netlink message (length %d, %d bytes left)", l, len(b))
-			}
-			m := b[:l]
-			if al := (l + 3) &^ 3; al < len(b) {
-				b = b[al:]
-			} else {
-				b = nil
-			}
-			if mseq != seq {
-				continue
-			}
-			switch typ {
-			case unix.NLMSG_NOOP:
-				continue
-			case unix.NLMSG_ERROR:
-				if err := ackErr(m, flags); err != nil {
-					return err
-				}
-				return cbErr
-			case unix.NLMSG_DONE:
-				if len(m) >= unix.NLMSG_HDRLEN+4 {
-					if e := int32(binary.NativeEndian.Uint32(m[16:20])); e < 0 {
-						return unix.Errno(-e)
-					}
-				}
-				return cbErr
-			}
-			if fn != nil && cbErr == nil {
-				cbErr = fn(typ, m[unix.NLMSG_HDRLEN:])
-			}
-			// Every request sets NLM_F_ACK or is a dump: keep reading
-			// until the ack or NLMSG_DONE.
-		}
-	}
 }
 
 // SEG6 generic netlink commands for the tunnel source.
