@@ -20,6 +20,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/httpapi"
+	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/peers"
@@ -131,6 +132,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 			return nil, fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
 		}
 	}
+	log.WithFields(kernelFeatures()).Info("kernel features")
 	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
 	return s, nil
 }
@@ -311,4 +313,25 @@ func mergeShadow(st *status.Status, reps map[string]shadow.PeerReport) {
 	}
 	sort.Slice(extra, func(i, j int) bool { return extra[i].Address < extra[j].Address })
 	st.Peers = append(st.Peers, extra...)
+}
+
+// kernelFeatures reports what the kernel offers for keyed BGP, so an
+// operator sees at start-up why, say, TCP-AO or VRF-scoped keys are not
+// available.
+func kernelFeatures() logrus.Fields {
+	f := logrus.Fields{}
+	say := func(k string, err error, missing error) {
+		switch {
+		case err == nil:
+			f[k] = "yes"
+		case errors.Is(err, missing):
+			f[k] = "no"
+		default:
+			f[k] = "unknown (" + err.Error() + ")"
+		}
+	}
+	say("tcp_md5", md5auth.CheckKernelMD5(), md5auth.ErrNotSupported)
+	say("tcp_ao", md5auth.CheckTCPAO(), md5auth.ErrNoTCPAO)
+	say("vrf", md5auth.CheckVRF(), md5auth.ErrNoVRF)
+	return f
 }
