@@ -14,13 +14,27 @@ test:
 quickstart:
 	bash scripts/quickstart.sh
 
+# Micro-benchmarks and the BGP benchmarks (100k prefixes, 200 peers; root).
 bench:
-	go test -run '^$$' -bench . -benchtime 1s ./md5auth/...
+	bash scripts/bench.sh
 
 # Short fuzzing runs of every fuzz target (set FUZZTIME to change).
 FUZZTIME ?= 20s
+FUZZ_TARGETS = \
+	./md5auth:FuzzParseOptions \
+	./md5auth/shadow/frame:FuzzDecodeTCP \
+	./md5auth/shadow/capfile:FuzzReader \
+	./config:FuzzParse \
+	./srv6policy:FuzzDecodeSRH \
+	./srv6policy:FuzzHMAC \
+	./srv6policy:FuzzDecodePath \
+	./srv6policy:FuzzDecodeRoute
 fuzz:
-	go test -run '^$$' -fuzz FuzzParseOptions -fuzztime $(FUZZTIME) ./md5auth
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg)"; \
+		go test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 clean:
 	rm -rf bin

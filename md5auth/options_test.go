@@ -3,7 +3,12 @@ package md5auth
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
+	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
 )
 
 // Option lists as Linux sends them on BGP sessions with TCP-MD5.
@@ -105,6 +110,11 @@ func FuzzParseOptions(f *testing.F) {
 	for _, s := range [][]byte{linuxSYN, linuxACK, plainSYN, aoSegment, md5ThenEOL, nil, {OptNOP}, {OptMD5}} {
 		f.Add(s)
 	}
+	// Real option lists: every segment of the FRR <-> gobgpd TCP-MD5
+	// captures (e2e/testdata) and of the shadow checker's test captures.
+	for _, opts := range realOptionLists(f) {
+		f.Add(opts)
+	}
 	f.Fuzz(func(t *testing.T, opts []byte) {
 		if len(opts) > 40 {
 			opts = opts[:40]
@@ -146,4 +156,60 @@ func FuzzParseOptions(f *testing.F) {
 			}
 		}
 	})
+}
+
+// realOptionLists returns the TCP option lists of every segment in the
+// repository's real captures.
+func realOptionLists(t testing.TB) [][]byte {
+	t.Helper()
+	files, _ := filepath.Glob("../e2e/testdata/*.pcap")
+	more, _ := filepath.Glob("shadow/frame/testdata/md5.pcap")
+	files = append(files, more...)
+	if len(files) == 0 {
+		t.Fatal("no real captures found for seeds")
+	}
+	var out [][]byte
+	for _, name := range files {
+		fh, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := capfile.NewReader(fh)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var tcp frame.TCP
+		for {
+			p, err := r.Next()
+			if err != nil {
+				break
+			}
+			if frame.DecodeTCP(p.LinkType, p.Data, &tcp) != nil {
+				continue
+			}
+			hl := int(tcp.Segment[12]>>4) * 4
+			out = append(out, append([]byte(nil), tcp.Segment[20:hl]...))
+		}
+		fh.Close()
+	}
+	return out
+}
+
+// TestRealOptionLists parses every real segment's options: each signed
+// segment of the TCP-MD5 captures has exactly one MD5 option.
+func TestRealOptionLists(t *testing.T) {
+	lists := realOptionLists(t)
+	signed := 0
+	for _, o := range lists {
+		opts, err := ParseOptions(o)
+		if err != nil {
+			t.Fatalf("real option list %x: %v", o, err)
+		}
+		if opts.HasMD5 {
+			signed++
+		}
+	}
+	if signed < 40 {
+		t.Fatalf("%d signed segments among %d real ones; the captures are mostly signed", signed, len(lists))
+	}
 }
