@@ -419,18 +419,35 @@ func (m *Manager) changeKey(ctx context.Context, st *peer, secret md5auth.Secret
 	}
 }
 
-// syncGoBGP hands GoBGP the current password (UpdatePeer; GoBGP restarts
-// the neighbor, which is fine when no session is up).
+// readd replaces a static peer in GoBGP with its current password and
+// admin state. It deletes and re-adds the neighbor rather than calling
+// UpdatePeer: GoBGP's UpdatePeer (like a DeletePeer of a neighbor it holds a
+// password for) first deletes the listener key and then re-installs it,
+// leaving a moment in which an unsigned SYN from the peer would be accepted
+// and handed to the re-added neighbor. A DeletePeer from the API carries no
+// password, so GoBGP leaves our listener key alone, and while the neighbor
+// is gone GoBGP closes any connection from its address.
+func (m *Manager) readd(ctx context.Context, st *peer, adminDown bool) error {
+	ap, err := apiPeer(st.cfg, string(st.secret), adminDown)
+	if err != nil {
+		return err
+	}
+	if err := m.bgp.DeletePeer(ctx, st.cfg.Address.String()); err != nil {
+		return err
+	}
+	if err := m.bgp.AddPeer(ctx, ap); err != nil {
+		return err
+	}
+	return nil
+}
+
+// syncGoBGP hands GoBGP the current password (by re-adding the neighbor,
+// which is fine when no session is up).
 func (m *Manager) syncGoBGP(ctx context.Context, st *peer) {
 	if !st.pending() {
 		return
 	}
-	ap, err := apiPeer(st.cfg, string(st.secret), st.heldDown)
-	if err != nil {
-		m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot update GoBGP's password")
-		return
-	}
-	if _, err := m.bgp.UpdatePeer(ctx, ap); err != nil {
+	if err := m.readd(ctx, st, st.heldDown); err != nil {
 		m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot update GoBGP's password")
 		return
 	}
@@ -458,11 +475,7 @@ func (m *Manager) holdDown(ctx context.Context, st *peer) {
 		_ = m.bgp.DeletePeerGroup(ctx, name)
 		return
 	}
-	ap, err := apiPeer(st.cfg, string(st.secret), true)
-	if err == nil {
-		_, err = m.bgp.UpdatePeer(ctx, ap)
-	}
-	if err != nil {
+	if err := m.readd(ctx, st, true); err != nil {
 		m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot hold peer down")
 		return
 	}
@@ -479,11 +492,7 @@ func (m *Manager) release(ctx context.Context, st *peer) {
 		}
 		return
 	}
-	ap, err := apiPeer(st.cfg, string(st.secret), false)
-	if err == nil {
-		_, err = m.bgp.UpdatePeer(ctx, ap)
-	}
-	if err != nil {
+	if err := m.readd(ctx, st, false); err != nil {
 		st.heldDown = true
 		m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot release peer")
 		return

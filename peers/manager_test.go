@@ -243,6 +243,7 @@ func TestFailClosed(t *testing.T) {
 	if p := b.peer("192.0.2.2"); p.Conf.AdminDown || p.Conf.AuthPassword != "Secret-Charlie" {
 		t.Fatalf("after fixing: %+v", p.Conf)
 	}
+	noUpdatePeer(t, b)
 }
 
 func TestPreflightFailureHoldsKeyedPeers(t *testing.T) {
@@ -298,6 +299,21 @@ func TestHitlessKeyChange(t *testing.T) {
 	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr("192.0.2.2"), State: "active", Time: time.Now()}
 	waitFor(t, "GoBGP password synced", func() bool { return b.peer("192.0.2.2").Conf.AuthPassword == "Secret-Delta" })
 	waitFor(t, "not pending", func() bool { return !m.Status()[0].Auth.Pending })
+	noUpdatePeer(t, b)
+}
+
+// noUpdatePeer checks the manager never used GoBGP's UpdatePeer, which
+// deletes and re-installs the listener key, opening a moment for an
+// unsigned connection (see readd).
+func noUpdatePeer(t *testing.T, b *fakeBGP) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.calls {
+		if strings.HasPrefix(c, "update ") {
+			t.Fatalf("GoBGP UpdatePeer called (%s): calls %v", c, b.calls)
+		}
+	}
 }
 
 func TestReloadRemovesKeysAndRejectsGlobalChanges(t *testing.T) {
