@@ -1,0 +1,71 @@
+package plugin
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// ListenerSocket describes one of GoBGP's BGP listening sockets.
+type ListenerSocket struct {
+	Addr     netip.AddrPort // bound address, unmapped
+	Protocol int            // SO_PROTOCOL: 6 (TCP) or 262 (MPTCP)
+}
+
+// MPTCP reports a multipath TCP listener, on which TCP-MD5 cannot be set.
+func (l ListenerSocket) MPTCP() bool { return l.Protocol == md5auth.ProtoMPTCP }
+
+// Listeners finds GoBGP's BGP listeners among this process's sockets: the
+// listening TCP sockets bound to the BGP port (Options.ListenPort, 179 for
+// 0), through md5auth's socket discovery (each descriptor identified on a
+// duplicate, so a reused descriptor number is never mistaken for one).
+func (h *Host) Listeners() ([]ListenerSocket, error) {
+	port := h.opts.ListenPort
+	if port < 0 {
+		return nil, nil
+	}
+	if port == 0 {
+		port = 179
+	}
+	socks, err := md5auth.FindListeners(uint16(port))
+	if err != nil {
+		return nil, fmt.Errorf("plugin: list sockets: %w", err)
+	}
+	out := make([]ListenerSocket, 0, len(socks))
+	for _, s := range socks {
+		out = append(out, ListenerSocket{Addr: s.Local, Protocol: s.Protocol})
+		_ = s.Close()
+	}
+	return out, nil
+}
+
+// checkListeners fails if a BGP listener is multipath TCP: TCP-MD5 keys
+// cannot be installed there (GoBGP only warns), so signed SYNs would be
+// dropped and authenticated sessions never come up.
+func (h *Host) checkListeners() error {
+	ls, err := h.Listeners()
+	if errors.Is(err, md5auth.ErrNotSupported) {
+		return nil // no socket discovery on this OS
+	}
+	if err != nil {
+		h.log.WithError(err).Warn("plugin: cannot check BGP listeners for multipath TCP")
+		return nil
+	}
+	var bad []string
+	for _, l := range ls {
+		if l.MPTCP() {
+			bad = append(bad, l.Addr.String())
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New("plugin: BGP listener(s) " + strings.Join(bad, ", ") +
+			" are multipath TCP, on which TCP-MD5 cannot work: build with `godebug multipathtcp=0` in go.mod (or //go:debug multipathtcp=0) and do not override it with GODEBUG")
+	}
+	if h.opts.ListenPort >= 0 && len(ls) == 0 {
+		h.log.Warn("plugin: found no BGP listener socket to check")
+	}
+	return nil
+}
