@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -337,24 +336,10 @@ func sideOf(a netip.Addr) string {
 // readSegments decodes every packet of a capture file with capfile and frame.
 func readSegments(t *testing.T, file string) []segment {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := capfile.NewReader(f)
-	if err != nil {
-		t.Fatalf("capfile: %s: %v", file, err)
-	}
 	var segs []segment
-	for n := 1; ; n++ {
-		pkt, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("capfile: %s: packet %d: %v", file, n, err)
-		}
+	n := 0
+	err := capfile.EachFile(file, func(pkt capfile.Packet) error {
+		n++
 		var tcp frame.TCP
 		if err := frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp); err != nil {
 			t.Fatalf("frame: %s: packet %d (link type %d, %d bytes): %v", file, n, pkt.LinkType, len(pkt.Data), err)
@@ -369,6 +354,10 @@ func readSegments(t *testing.T, file string) []segment {
 			payload: len(tcp.Segment) - hl,
 			data:    bytes.Clone(tcp.Segment),
 		})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("capfile: %v", err)
 	}
 	return segs
 }
@@ -377,28 +366,17 @@ func readSegments(t *testing.T, file string) []segment {
 // that is still being written (a torn last record just ends the count).
 func signedSYNsBySide(file string) map[string]int {
 	counts := map[string]int{}
-	f, err := os.Open(file)
-	if err != nil {
-		return counts
-	}
-	defer f.Close()
-	r, err := capfile.NewReader(f)
-	if err != nil {
-		return counts
-	}
-	for {
-		pkt, err := r.Next()
-		if err != nil {
-			return counts
-		}
-		var tcp frame.TCP
+	var tcp frame.TCP
+	_ = capfile.EachFile(file, func(pkt capfile.Packet) error { // a torn last record just ends the count
 		if frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp) != nil || tcp.Segment[13]&0x02 == 0 {
-			continue
+			return nil
 		}
 		if o, err := md5auth.SegmentOptions(tcp.Segment); err == nil && o.HasMD5 {
 			counts[sideOf(tcp.Src)]++
 		}
-	}
+		return nil
+	})
+	return counts
 }
 
 // ---------------------------------------------------------------- tcpdump's side

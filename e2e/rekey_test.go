@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -645,26 +644,14 @@ func rkAnalyze(t *testing.T, file string, keys ...string) []rkSeg {
 // rkCaptureTimes returns the timestamp of every packet of a capture.
 func rkCaptureTimes(t *testing.T, file string) []time.Time {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := capfile.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []time.Time
-	for {
-		pkt, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	if err := capfile.EachFile(file, func(pkt capfile.Packet) error {
 		out = append(out, pkt.Time)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 // checkAllOnKey fails unless every segment of the capture is valid under

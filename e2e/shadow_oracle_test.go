@@ -6,9 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -483,25 +481,11 @@ func orSumsString(sums map[orKey]*[shadow.Malformed + 1]uint64) string {
 // does, keeping each segment's Result, and counts as ReadCapture counts.
 func orCheckFile(t *testing.T, file string, link uint32, chk *shadow.Checker) ([]orResult, shadow.FileStats) {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := capfile.NewReader(f)
-	if err != nil {
-		t.Fatalf("capfile: %s: %v", file, err)
-	}
 	var out []orResult
 	var st shadow.FileStats
-	for n := 1; ; n++ {
-		pkt, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("capfile: %s: packet %d: %v", file, n, err)
-		}
+	n := 0
+	err := capfile.EachFile(file, func(pkt capfile.Packet) error {
+		n++
 		st.Packets++
 		if pkt.LinkType != link {
 			t.Fatalf("%s: packet %d has link type %d, want %d", file, n, pkt.LinkType, link)
@@ -522,6 +506,10 @@ func orCheckFile(t *testing.T, file string, link uint32, chk *shadow.Checker) ([
 			syn: tcp.Segment[13]&0x02 != 0, rst: tcp.Segment[13]&0x04 != 0,
 			payload: len(tcp.Segment) - hl, res: res,
 		})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("capfile: %v", err)
 	}
 	if len(out) == 0 {
 		t.Fatalf("%s: no packets", file)
@@ -533,30 +521,19 @@ func orCheckFile(t *testing.T, file string, link uint32, chk *shadow.Checker) ([
 // sending side and family ("x4", "gobgpd6", ...).
 func orCountSides(file string) map[string]int {
 	n := map[string]int{}
-	f, err := os.Open(file)
-	if err != nil {
-		return n
-	}
-	defer f.Close()
-	r, err := capfile.NewReader(f)
-	if err != nil {
-		return n
-	}
-	for {
-		pkt, err := r.Next()
-		if err != nil {
-			return n
-		}
-		var tcp frame.TCP
+	var tcp frame.TCP
+	_ = capfile.EachFile(file, func(pkt capfile.Packet) error { // a capture still being written may end torn
 		if frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp) != nil {
-			continue
+			return nil
 		}
 		fam := "4"
 		if tcp.Src.Is6() {
 			fam = "6"
 		}
 		n[orSide(tcp.Src)+fam]++
-	}
+		return nil
+	})
+	return n
 }
 
 // ---------------------------------------------------------------- verify-pcap

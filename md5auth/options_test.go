@@ -3,7 +3,6 @@ package md5auth
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -170,27 +169,17 @@ func realOptionLists(t testing.TB) [][]byte {
 	}
 	var out [][]byte
 	for _, name := range files {
-		fh, err := os.Open(name)
+		var tcp frame.TCP
+		err := capfile.EachFile(name, func(p capfile.Packet) error {
+			if frame.DecodeTCP(p.LinkType, p.Data, &tcp) == nil {
+				hl := int(tcp.Segment[12]>>4) * 4
+				out = append(out, bytes.Clone(tcp.Segment[20:hl]))
+			}
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := capfile.NewReader(fh)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var tcp frame.TCP
-		for {
-			p, err := r.Next()
-			if err != nil {
-				break
-			}
-			if frame.DecodeTCP(p.LinkType, p.Data, &tcp) != nil {
-				continue
-			}
-			hl := int(tcp.Segment[12]>>4) * 4
-			out = append(out, append([]byte(nil), tcp.Segment[20:hl]...))
-		}
-		fh.Close()
 	}
 	return out
 }

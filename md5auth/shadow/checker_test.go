@@ -194,26 +194,16 @@ func TestTruncatedCaptureIsError(t *testing.T) {
 
 // loadSegments returns the decoded BGP segments of a capture.
 func loadSegments(t testing.TB, file string) []frame.TCP {
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := capfile.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []frame.TCP
-	for {
-		p, err := r.Next()
-		if err != nil {
-			break
-		}
+	err := capfile.EachFile(file, func(p capfile.Packet) error {
 		var tcp frame.TCP
-		data := append([]byte(nil), p.Data...)
-		if frame.DecodeTCP(p.LinkType, data, &tcp) == nil {
+		if frame.DecodeTCP(p.LinkType, bytes.Clone(p.Data), &tcp) == nil {
 			out = append(out, tcp)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

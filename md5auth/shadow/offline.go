@@ -27,19 +27,8 @@ type SRHFunc func(pkt *frame.TCP, data []byte)
 // their checks are not (they are what the report is about).
 func ReadCapture(r io.Reader, c *Checker, srh SRHFunc) (FileStats, error) {
 	var st FileStats
-	cr, err := capfile.NewReader(r)
-	if err != nil {
-		return st, err
-	}
 	var tcp frame.TCP
-	for {
-		pkt, err := cr.Next()
-		if errors.Is(err, io.EOF) {
-			return st, nil
-		}
-		if err != nil {
-			return st, fmt.Errorf("shadow: after %d packets: %w", st.Packets, err)
-		}
+	err := capfile.Each(r, func(pkt capfile.Packet) error {
 		st.Packets++
 		derr := frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp)
 		if srh != nil && tcp.SRH != nil && (derr == nil || errors.Is(derr, frame.ErrNotTCP)) {
@@ -47,11 +36,16 @@ func ReadCapture(r io.Reader, c *Checker, srh SRHFunc) (FileStats, error) {
 		}
 		if derr != nil {
 			st.Undecoded++
-			continue
+			return nil
 		}
 		st.TCP++
 		if res := c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time); res.PeerID != "" {
 			st.Checked++
 		}
+		return nil
+	})
+	if err != nil && st.Packets > 0 {
+		return st, fmt.Errorf("shadow: after %d packets: %w", st.Packets, err)
 	}
+	return st, err
 }

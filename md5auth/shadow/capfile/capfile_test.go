@@ -878,3 +878,41 @@ func BenchmarkNext(b *testing.B) {
 		})
 	}
 }
+
+// TestEach: Each and EachFile visit every record, stop at fn's first
+// error, and report a torn file.
+func TestEach(t *testing.T) {
+	const file = "testdata/basic_usec.pcap"
+	var viaNext int
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		viaNext++
+	}
+	f.Close()
+	n := 0
+	if err := EachFile(file, func(Packet) error { n++; return nil }); err != nil || n != viaNext || n == 0 {
+		t.Fatalf("EachFile: %d packets, %v; Next saw %d", n, err, viaNext)
+	}
+	stop := errors.New("stop")
+	n = 0
+	if err := EachFile(file, func(Packet) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("fn error: %v after %d packets", err, n)
+	}
+	b, _ := os.ReadFile(file)
+	if err := Each(bytes.NewReader(b[:len(b)-5]), func(Packet) error { return nil }); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("torn file: %v", err)
+	}
+	if err := EachFile("testdata/nonexistent.pcap", func(Packet) error { return nil }); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+}
