@@ -1,5 +1,5 @@
 # authbgpd — see README.md.
-.PHONY: all build test quickstart bench fuzz clean
+.PHONY: all build test quickstart bench fuzz soak clean
 
 all: build
 
@@ -18,10 +18,16 @@ quickstart:
 bench:
 	bash scripts/bench.sh
 
+# The fault soak (root): TestSoak for SOAK_SECONDS (default 300) with its
+# figures printed; `go test ./...` runs a bounded version (one cycle, ~50 s).
+soak:
+	SOAK_SECONDS=$${SOAK_SECONDS:-300} go test -count=1 -v -run '^TestSoak$$' -timeout 30m ./e2e/
+
 # Short fuzzing runs of every fuzz target (set FUZZTIME to change).
 FUZZTIME ?= 20s
 FUZZ_TARGETS = \
 	./md5auth:FuzzParseOptions \
+	./md5auth:FuzzParseDiag \
 	./md5auth/shadow/frame:FuzzDecodeTCP \
 	./md5auth/shadow/capfile:FuzzReader \
 	./config:FuzzParse \

@@ -224,6 +224,10 @@ secret-env = "PEER_KEY"
 			[]string{`r1.toml:5: format: unknown log format "xml" (want text, json)`}},
 		{"api grpc", G + "[api]\ngrpc = \"localhost\"\n",
 			[]string{`r1.toml:5: grpc: "localhost" is not HOST:PORT`}},
+		{"api grpc remote", G + "[api]\ngrpc = \"0.0.0.0:50051\"\n",
+			[]string{`r1.toml:5: grpc: "0.0.0.0:50051" listens outside loopback`}},
+		{"api grpc unix relative", G + "[api]\ngrpc = \"unix://run/gobgp.sock\"\n",
+			[]string{`r1.toml:5: grpc: "unix://run/gobgp.sock": a unix socket needs an absolute path`}},
 		{"api same address", G + "[api]\ngrpc = \"127.0.0.1:1\"\nhttp = \"127.0.0.1:1\"\n",
 			[]string{`r1.toml:6: http: same address as grpc`}},
 		{"srv6 hmac id 0", G + "[[srv6.hmac-keys]]\nid = 0\nalgorithm = \"sha256\"\nsecret = \"x\"\n",
@@ -589,6 +593,13 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.API.GRPC != "" || c.API.HTTP != "" || c.Global.ListenPort != -1 {
 		t.Errorf("off: %+v %+v", c.API, c.Global)
+	}
+
+	// The gRPC API on a unix socket, or outside loopback with the opt-in.
+	for _, api := range []string{"grpc = \"unix:///run/authbgpd/gobgp.sock\"\n", "grpc = \"[::]:50051\"\ngrpc-allow-remote = true\n", "grpc = \"localhost:50051\"\n", "grpc = \"[::1]:1\"\n"} {
+		if _, err := parseTest(t, "api.toml", G+"[api]\n"+api); err != nil {
+			t.Errorf("%q: %v", api, err)
+		}
 	}
 
 	// An empty file is only missing [global].

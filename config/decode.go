@@ -366,6 +366,9 @@ func (d *decoder) api(rt *table, a *API) {
 	if t.has("http") {
 		a.HTTP, _ = t.str("http")
 	}
+	if t.has("grpc-allow-remote") {
+		a.GRPCAllowRemote, _ = t.boolean("grpc-allow-remote")
+	}
 	t.finish()
 }
 

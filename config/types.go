@@ -119,10 +119,15 @@ func (g *Global) LineOf(key string) int { return g.m.lineOf(key, g.Line) }
 
 // API is the [api] table. An empty address means the server is off.
 type API struct {
+	// GRPC is GoBGP's API: "HOST:PORT" (loopback unless GRPCAllowRemote)
+	// or "unix:///ABSOLUTE/PATH".
 	GRPC string
 	HTTP string
-	Line int
-	m    meta
+	// GRPCAllowRemote opts in to a gRPC listener outside loopback (the API
+	// has no authentication of its own).
+	GRPCAllowRemote bool
+	Line            int
+	m               meta
 }
 
 // LineOf returns the line of key in [api], or the table's line.

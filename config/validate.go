@@ -113,6 +113,19 @@ func checkHostPort(s string) error {
 	return nil
 }
 
+// isLoopbackHost reports whether HOST:PORT names a loopback host.
+func isLoopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().IsLoopback()
+}
+
 func (c *Config) validateAPI(p *problems) {
 	a := &c.API
 	if a.m.broken {
@@ -122,8 +135,18 @@ func (c *Config) validateAPI(p *problems) {
 		if kv.val == "" || a.m.isBad(kv.key) {
 			continue
 		}
+		if kv.key == "grpc" && strings.HasPrefix(kv.val, "unix://") {
+			if path := strings.TrimPrefix(kv.val, "unix://"); !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " \t,") {
+				p.errorf(a.LineOf(kv.key), "grpc: %q: a unix socket needs an absolute path (unix:///run/authbgpd/gobgp.sock)", kv.val)
+			}
+			continue
+		}
 		if err := checkHostPort(kv.val); err != nil {
 			p.errorf(a.LineOf(kv.key), "%s: %v (\"\" turns it off)", kv.key, err)
+			continue
+		}
+		if kv.key == "grpc" && !a.GRPCAllowRemote && !isLoopbackHost(kv.val) {
+			p.errorf(a.LineOf(kv.key), "grpc: %q listens outside loopback; GoBGP's API has no authentication and changes routes: use a loopback address, a unix:// socket, or set grpc-allow-remote = true", kv.val)
 		}
 	}
 	if a.GRPC != "" && a.GRPC == a.HTTP {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/status"
@@ -295,8 +296,7 @@ secret-file = "secrets/srv6-42.key"
 		t.Fatalf("/status %s: %s, want md5 installed", capsB4, clabPeerString(p))
 	}
 
-	full := a.Status()
-	capture := full.Capture
+	capture := a.Status().Capture
 	hasRaw := c.wantEff&capsMask(capNetRaw) != 0
 	hasAdmin := c.wantEff&capsMask(capNetAdmin) != 0
 	switch {
@@ -315,20 +315,29 @@ secret-file = "secrets/srv6-42.key"
 		})
 		t.Logf("/status %s: %s", capsB4, clabPeerString(p))
 	}
-	checkCapsSRv6(t, nsA, full, hasAdmin)
+	checkCapsSRv6(t, nsA, a, confPath, hasAdmin)
 }
 
 // checkCapsSRv6 checks SRv6 HMAC key 42: installed in the kernel with
-// CAP_NET_ADMIN, reported not installed (with an error) without. It is
-// inactive, and says so, when this build does not program SRv6 keys
-// (/status srv6.hmac_keys empty).
-func checkCapsSRv6(t *testing.T, ns string, st status.Status, hasAdmin bool) {
+// CAP_NET_ADMIN, reported not installed (with an error) without. The config
+// has key 42, so /status must list it: an empty srv6.hmac_keys fails the
+// test. Only a kernel without SRv6 HMAC skips the check, naming the feature.
+func checkCapsSRv6(t *testing.T, ns string, a *Authbgpd, confPath string, hasAdmin bool) {
 	t.Helper()
-	keys := st.SRv6.HMACKeys
-	if len(keys) == 0 {
-		t.Logf("SRv6 key programming not wired in this build (/status srv6.hmac_keys empty): check inactive")
-		return
+	requireSRv6HMACKernel(t, ns)
+	cfg, err := config.Load(confPath)
+	if err != nil {
+		t.Fatalf("loading %s: %v", confPath, err)
 	}
+	var configured []uint32
+	for _, h := range cfg.SRv6.HMACKeys {
+		configured = append(configured, h.ID)
+	}
+	if len(configured) != 1 || configured[0] != 42 {
+		t.Fatalf("%s: SRv6 HMAC keys %v, want key 42 (the test writes it)", confPath, configured)
+	}
+	keys := waitHMACKeyIDs(a, configured, 10*time.Second)
+	requireSRv6Keys(t, "authbgpd", keys, configured)
 	if len(keys) != 1 || keys[0].ID != 42 {
 		t.Fatalf("/status srv6.hmac_keys: %+v, want key 42", keys)
 	}

@@ -661,14 +661,16 @@ func TestClabMD5FRR(t *testing.T) {
 // the endpoint's exec commands work on this kernel (HMAC key 42 set with
 // `ip sr hmac set`, seg6_require_hmac on, the segment address on lo); the
 // controller and headend start with their configs and their TCP-MD5
-// session (family ipv6-srpolicy) comes up. When this build programs SRv6
-// keys (/status srv6.hmac_keys not empty): key 42 is installed on both,
-// the headend installs the policy, its routes carry HMAC key 42, and a
-// ping from the headend to the policy's endpoint goes through the
-// HMAC-checking endpoint.
+// session (family ipv6-srpolicy) comes up. Their configs hold SRv6 HMAC
+// key 42, so /status srv6.hmac_keys must list it (empty fails the test):
+// key 42 is installed on both, the headend installs the policy, its routes
+// carry HMAC key 42, and a ping from the headend to the policy's endpoint
+// goes through the HMAC-checking endpoint. A kernel without SRv6 HMAC
+// skips the test, naming the feature.
 func TestClabSRv6HMAC(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireBinary(t, "gobgp")
+	requireSRv6HMACKernel(t, "")
 	lab := buildClab(t, filepath.Join(clabDir, "srv6-hmac.clab.yml"))
 	ep := lab.ns["endpoint"]
 	if out := netns.Run(t, "ip", "netns", "exec", ep, "ip", "sr", "hmac", "show"); !regexp.MustCompile(`hmac 42 algo sha256`).MatchString(out) {
@@ -698,9 +700,22 @@ func TestClabSRv6HMAC(t *testing.T) {
 	p := clabWaitPeer(t, he, ctlAddr.String(), 10*time.Second, "ok", func(p *status.Peer) bool { return p.Shadow.Diagnosis == "ok" })
 	t.Logf("headend /status %s: %s", ctlAddr, clabPeerString(p))
 
-	st := he.Status()
-	if len(st.SRv6.HMACKeys) == 0 {
-		t.Logf("SRv6 not wired in this build (headend /status srv6.hmac_keys is empty): the key, policy and data-plane checks are inactive")
+	// Both configs hold SRv6 HMAC keys: /status must list them, or the key,
+	// policy and data-plane checks would pass without running.
+	run := true
+	for name, a := range map[string]*Authbgpd{"controller": ctl, "headend": he} {
+		cfg, err := config.Load(a.Config)
+		if err != nil {
+			t.Fatalf("%s: loading %s: %v", name, a.Config, err)
+		}
+		var configured []uint32
+		for _, h := range cfg.SRv6.HMACKeys {
+			configured = append(configured, h.ID)
+		}
+		keys := waitHMACKeyIDs(a, configured, 10*time.Second)
+		run = requireSRv6Keys(t, name, keys, configured) && run
+	}
+	if !run {
 		return
 	}
 	checkClabSRv6DataPlane(t, lab, ctl, he)

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
@@ -15,6 +16,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/status"
 )
 
 // BGP is what the manager needs of the embedded GoBGP (*plugin.Host).
@@ -27,6 +29,15 @@ type BGP interface {
 	AddDynamicNeighbor(ctx context.Context, d *api.DynamicNeighbor) error
 	DeleteDynamicNeighbor(ctx context.Context, prefix, group string) error
 	Subscribe(buf int) (<-chan plugin.PeerEvent, func())
+	// ResetPeer (hard) ends a neighbor's session with a NOTIFICATION.
+	ResetPeer(ctx context.Context, addr, communication string, soft bool, dir api.ResetPeerRequest_SoftResetDirection) error
+	// ListPeer returns GoBGP's neighbors (passwords redacted).
+	ListPeer(ctx context.Context, addr string) ([]*api.Peer, error)
+	// PeerPasswords returns the password GoBGP holds for each neighbor
+	// (in process only; never shown anywhere).
+	PeerPasswords(ctx context.Context) (map[netip.Addr]md5auth.Secret, error)
+	// ListDynamicNeighbor returns GoBGP's dynamic-neighbor ranges.
+	ListDynamicNeighbor(ctx context.Context, group string) ([]*api.DynamicNeighbor, error)
 }
 
 // Observer is told about changes that metrics track. Peer names are the
@@ -38,9 +49,15 @@ type Observer interface {
 	// key id now in use (-1 for a password).
 	KeyChanged(peer string, keyID int)
 	PeerRemoved(peer string)
+	// Session tells which connection carries the established session
+	// with addr (remote is the peer's end; zero when none is established),
+	// so the shadow checker can judge that connection's segments.
+	Session(addr netip.Addr, remote netip.AddrPort)
 }
 
 type nopObserver struct{}
+
+func (nopObserver) Session(netip.Addr, netip.AddrPort) {}
 
 func (nopObserver) PeerUp(string, bool)       {}
 func (nopObserver) KeyInstalled(string, bool) {}
@@ -67,6 +84,26 @@ type peer struct {
 	// pending when it differs from secret (waiting for the session to
 	// leave Established).
 	gobgpSecret md5auth.Secret
+	// pin is a keychain key id the manager decided to use ahead of the
+	// schedule (the shadow checker proved the peer signs with it and
+	// follow-peer-rollover is on); -1 when the schedule rules. It is
+	// dropped once the schedule reaches or passes that key.
+	pin int
+	// obs is what the last reconciliation saw on the sockets.
+	obs observation
+}
+
+// observation is the observed state of one peer's keys.
+type observation struct {
+	// by is how installed is known: "kernel" (the keys read back from the
+	// sockets through sock_diag matched), "install" (the kernel does not
+	// show keys to this process: only the install calls are known to have
+	// succeeded); "" before the first reconciliation.
+	by string
+	// ok: every listener (and established socket) carries the key.
+	ok bool
+	// drift describes what differed at the last reconciliation ("" none).
+	drift string
 }
 
 func (p *peer) pending() bool {
@@ -100,6 +137,16 @@ type Manager struct {
 	cancel  func()
 	done    chan struct{}
 	started bool
+
+	every   time.Duration // reconciliation period
+	kick    chan struct{} // asks the reconciler for a pass now (buffered 1)
+	recDone chan struct{}
+	stop    chan struct{}
+	passes  uint64 // reconciliation passes done (tests)
+	gen     uint64 // bumped by every change of GoBGP or the keys
+
+	lastStatus atomic.Pointer[[]status.Peer]
+	dropped    func() uint64
 }
 
 // Options configures a Manager.
@@ -109,6 +156,10 @@ type Options struct {
 	Sockets  Sockets  // default SystemSockets
 	Observer Observer // default none
 	Now      func() time.Time
+	// ReconcileEvery is how often desired state is compared with what
+	// GoBGP and the sockets really hold (default 2 s); events also trigger
+	// a pass.
+	ReconcileEvery time.Duration
 }
 
 // New returns a manager for cfg's peers; they are applied when the plugin
@@ -121,6 +172,11 @@ func New(o Options) *Manager {
 		cfg:   o.Config,
 		peers: map[string]*peer{},
 		sess:  map[netip.Addr]*session{},
+		every: o.ReconcileEvery,
+		kick:  make(chan struct{}, 1),
+	}
+	if m.every <= 0 {
+		m.every = 2 * time.Second
 	}
 	if m.socks == nil {
 		m.socks = SystemSockets{}
@@ -167,14 +223,21 @@ func (m *Manager) start(ctx context.Context, b BGP) error {
 	ch, cancel := b.Subscribe(1024)
 	m.cancel = cancel
 	m.done = make(chan struct{})
+	if d, ok := b.(interface{ DroppedEvents() uint64 }); ok {
+		m.dropped = d.DroppedEvents
+	}
 	go m.watch(ch)
 	var errs []error
 	for i := range m.cfg.Peers {
-		if err := m.addPeer(ctx, &m.cfg.Peers[i]); err != nil {
+		if err := m.addPeer(ctx, &m.cfg.Peers[i], nil); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	m.armKeychainTimer()
+	m.stop = make(chan struct{})
+	m.recDone = make(chan struct{})
+	go m.reconcileLoop(m.stop, m.recDone)
+	m.kickReconcile()
 	// Per-peer key failures are reported in status and logs and the peer is
 	// held down; only GoBGP refusing a peer is a start failure.
 	return errors.Join(errs...)
@@ -190,7 +253,13 @@ func (m *Manager) Stop(ctx context.Context) error {
 	}
 	cancel, done := m.cancel, m.done
 	m.cancel = nil
+	stop, recDone := m.stop, m.recDone
+	m.stop = nil
 	m.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-recDone
+	}
 	if cancel != nil {
 		cancel()
 		<-done
@@ -229,27 +298,64 @@ func (m *Manager) installListeners(p *config.Peer, secret md5auth.Secret) error 
 	return nil
 }
 
-// desired resolves p's key now. keyed is false for unauthenticated peers;
-// err is set when a keyed peer has no usable key (keychain without a valid
-// key).
+// desired resolves p's key now from cfg's schedule alone. keyed is false
+// for unauthenticated peers; err is set when a keyed peer has no usable
+// key (keychain without a valid key).
 func (m *Manager) desired(cfg *config.Config, p *config.Peer) (secret md5auth.Secret, keyID int, keyed bool, err error) {
 	if p.Auth().Mode != config.AuthMD5 {
 		return nil, -1, false, nil
 	}
 	s, id, ok := cfg.PeerKey(p, m.now())
 	if !ok {
-		return nil, -1, true, fmt.Errorf("peers: peer %s: keychain %q has no key valid now", p.ID(), p.Keychain)
+		return nil, -1, true, fmt.Errorf("peers: peer %s (%s:%d): keychain %q has no key valid now", p.ID(), cfg.File, p.Line, p.Keychain)
 	}
 	return s, id, true, nil
+}
+
+// decide is the one answer to "which key does this peer use now": the
+// schedule of cfg, unless the manager decided to move ahead of it (st.pin,
+// a newer key of the same keychain the peer was proven to use). A pin the
+// schedule has caught up with, or whose key left the keychain, is dropped.
+func (m *Manager) decide(cfg *config.Config, cp *config.Peer, st *peer) (secret md5auth.Secret, keyID int, keyed bool, err error) {
+	secret, keyID, keyed, err = m.desired(cfg, cp)
+	if st == nil || st.pin < 0 || !keyed || cp.Keychain == "" {
+		if st != nil && (!keyed || cp.Keychain == "") {
+			st.pin = -1
+		}
+		return secret, keyID, keyed, err
+	}
+	kc := cfg.Keychain(cp.Keychain)
+	var pk *config.Key
+	if kc != nil && st.pin <= 255 {
+		pk = kc.Key(uint8(st.pin))
+	}
+	if pk == nil {
+		st.pin = -1
+		return secret, keyID, keyed, err
+	}
+	if err == nil && keyID >= 0 {
+		if cur := kc.Key(uint8(keyID)); cur != nil && !pk.SendFrom.After(cur.SendFrom) {
+			st.pin = -1 // the schedule reached (or passed) the pinned key
+			return secret, keyID, keyed, err
+		}
+	}
+	return pk.Secret, st.pin, true, nil
 }
 
 // addPeer installs keys and adds p to GoBGP. Key failures hold the peer
 // down (static) or keep the range out of GoBGP (dynamic); they are not
 // returned, only recorded. GoBGP errors are returned.
-func (m *Manager) addPeer(ctx context.Context, cp *config.Peer) error {
-	st := &peer{cfg: cp, keyID: -1}
+//
+// prev, when set, is the manager's state for a peer being added back (a
+// released range): its decisions (pin) carry over.
+func (m *Manager) addPeer(ctx context.Context, cp *config.Peer, prev *peer) error {
+	m.gen++
+	st := &peer{cfg: cp, keyID: -1, pin: -1}
+	if prev != nil {
+		st.pin = prev.pin
+	}
 	m.peers[cp.ID()] = st
-	secret, keyID, keyed, err := m.desired(m.cfg, cp)
+	secret, keyID, keyed, err := m.decide(m.cfg, cp, st)
 	if keyed {
 		st.secret, st.keyID = secret, keyID
 		if err == nil {
@@ -296,6 +402,7 @@ func (m *Manager) addPeer(ctx context.Context, cp *config.Peer) error {
 
 // removePeer deletes p from GoBGP and its keys from the listeners.
 func (m *Manager) removePeer(ctx context.Context, st *peer) error {
+	m.gen++
 	cp := st.cfg
 	var errs []error
 	if cp.IsDynamic() {
@@ -375,7 +482,10 @@ func (m *Manager) established(p *config.Peer) []*session {
 		if s.state != "established" || !s.local.IsValid() || !s.remote.IsValid() {
 			continue
 		}
-		if (p.IsDynamic() && p.Prefix.Contains(a)) || (!p.IsDynamic() && p.Address == a) {
+		// The most specific configured match owns a session, as the
+		// kernel picks the most specific key: a static peer inside a
+		// range is not the range's.
+		if m.peerFor(a) == p.ID() {
 			out = append(out, s)
 		}
 	}
@@ -386,6 +496,7 @@ func (m *Manager) established(p *config.Peer) []*session {
 // sockets, then GoBGP's copy (now if no session is established, else when
 // it leaves Established).
 func (m *Manager) changeKey(ctx context.Context, st *peer, secret md5auth.Secret, keyID int, why string) {
+	m.gen++
 	cp := st.cfg
 	log := m.log.WithFields(logrus.Fields{"peer": cp.ID(), "reason": why})
 	if keyID >= 0 {
@@ -428,6 +539,7 @@ func (m *Manager) changeKey(ctx context.Context, st *peer, secret md5auth.Secret
 // password, so GoBGP leaves our listener key alone, and while the neighbor
 // is gone GoBGP closes any connection from its address.
 func (m *Manager) readd(ctx context.Context, st *peer, adminDown bool) error {
+	m.gen++
 	ap, err := apiPeer(st.cfg, string(st.secret), adminDown)
 	if err != nil {
 		return err
@@ -464,6 +576,7 @@ func (m *Manager) syncGoBGP(ctx context.Context, st *peer) {
 // holdDown puts a static peer administratively down (its key could not be
 // installed); a dynamic range is removed from GoBGP.
 func (m *Manager) holdDown(ctx context.Context, st *peer) {
+	m.gen++
 	if st.heldDown {
 		return
 	}
@@ -484,10 +597,11 @@ func (m *Manager) holdDown(ctx context.Context, st *peer) {
 
 // release undoes holdDown once the key is installed.
 func (m *Manager) release(ctx context.Context, st *peer) {
+	m.gen++
 	st.heldDown = false
 	if st.cfg.IsDynamic() {
 		delete(m.peers, st.cfg.ID())
-		if err := m.addPeer(ctx, st.cfg); err != nil {
+		if err := m.addPeer(ctx, st.cfg, st); err != nil {
 			m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot restore dynamic range")
 		}
 		return
@@ -539,6 +653,14 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	id := m.peerFor(ev.Peer)
 	if id == "" {
 		return
+	}
+	if ev.State == "established" && s.remote.IsValid() {
+		m.obs.Session(ev.Peer, s.remote)
+	} else if was == "established" && ev.State != "established" {
+		m.obs.Session(ev.Peer, netip.AddrPort{})
+	}
+	if was != ev.State {
+		m.kickReconcile()
 	}
 	if was != ev.State && (was == "established" || ev.State == "established") {
 		m.obs.PeerUp(id, ev.State == "established")
@@ -626,27 +748,13 @@ func (m *Manager) keychainTick() {
 		if st.cfg.Keychain == "" {
 			continue
 		}
-		secret, keyID, _, err := m.desired(m.cfg, st.cfg)
+		secret, keyID, _, err := m.decide(m.cfg, st.cfg, st)
 		if err != nil || (keyID == st.keyID && string(secret) == string(st.secret) && st.installed) {
 			continue
-		}
-		if m.aheadOfSchedule(st, keyID) {
-			continue // already moved on to a newer key (follow-peer-rollover)
 		}
 		m.changeKey(ctx, st, secret, keyID, "keychain switch")
 	}
 	m.armKeychainTimer()
-}
-
-// aheadOfSchedule reports whether st uses a key of its keychain that
-// becomes valid later than the scheduled key id.
-func (m *Manager) aheadOfSchedule(st *peer, id int) bool {
-	kc := m.cfg.Keychain(st.cfg.Keychain)
-	if kc == nil || st.keyID < 0 || id < 0 {
-		return false
-	}
-	cur, want := kc.Key(uint8(st.keyID)), kc.Key(uint8(id))
-	return cur != nil && want != nil && cur.SendFrom.After(want.SendFrom)
 }
 
 // KeyIDs returns the keychain key id installed for every keychain peer.
@@ -662,8 +770,11 @@ func (m *Manager) KeyIDs() map[string]int {
 	return out
 }
 
-// SetPeerKeyID switches a keychain peer to key id of its keychain in place
-// (used by the shadow checker's follow-peer-rollover).
+// SetPeerKeyID is the shadow checker's proposal (follow-peer-rollover):
+// the peer behind peerID is proven to sign with key id of its keychain.
+// The manager accepts it only for a key newer than the one it uses now,
+// records the decision (it outlives reloads, releases and keychain ticks
+// until the schedule catches up) and switches in place.
 func (m *Manager) SetPeerKeyID(peerID string, id int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -678,6 +789,20 @@ func (m *Manager) SetPeerKeyID(peerID string, id int) error {
 	if st.keyID == id && st.installed {
 		return nil
 	}
-	m.changeKey(context.Background(), st, kc.Key(uint8(id)).Secret, id, "peer proven on a newer key")
+	if st.keyID >= 0 {
+		if cur := kc.Key(uint8(st.keyID)); cur != nil && !kc.Key(uint8(id)).SendFrom.After(cur.SendFrom) {
+			return fmt.Errorf("peers: %s: key %d is not newer than key %d in use: %w", peerID, id, st.keyID, ErrNotNewer)
+		}
+	}
+	st.pin = id
+	secret, keyID, _, err := m.decide(m.cfg, st.cfg, st)
+	if err != nil {
+		return err
+	}
+	m.changeKey(context.Background(), st, secret, keyID, "peer proven on a newer key")
+	m.kickReconcile()
 	return nil
 }
+
+// ErrNotNewer refuses a proposed key that is not newer than the key in use.
+var ErrNotNewer = errors.New("not newer")

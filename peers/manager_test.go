@@ -13,6 +13,7 @@ import (
 
 	api "github.com/osrg/gobgp/v3/api"
 	"github.com/sirupsen/logrus"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
@@ -87,6 +88,67 @@ func (f *fakeBGP) Subscribe(int) (<-chan plugin.PeerEvent, func()) {
 	var once sync.Once
 	return f.events, func() { once.Do(func() { close(f.events) }) }
 }
+func (f *fakeBGP) ResetPeer(_ context.Context, a, _ string, _ bool, _ api.ResetPeerRequest_SoftResetDirection) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log("reset " + a)
+	return nil
+}
+func (f *fakeBGP) ListPeer(_ context.Context, addr string) ([]*api.Peer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*api.Peer
+	for a, p := range f.peers {
+		if addr != "" && a != addr {
+			continue
+		}
+		c := proto.Clone(p).(*api.Peer)
+		if c.State == nil {
+			c.State = &api.PeerState{NeighborAddress: a}
+		}
+		if c.Conf.AdminDown {
+			c.State.AdminState = api.PeerState_DOWN
+		}
+		if c.Conf.AuthPassword != "" {
+			c.Conf.AuthPassword = plugin.Redacted
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+func (f *fakeBGP) PeerPasswords(context.Context) (map[netip.Addr]md5auth.Secret, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[netip.Addr]md5auth.Secret{}
+	for a, p := range f.peers {
+		out[netip.MustParseAddr(a)] = md5auth.Secret(p.Conf.AuthPassword)
+	}
+	return out, nil
+}
+func (f *fakeBGP) ListDynamicNeighbor(context.Context, string) ([]*api.DynamicNeighbor, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*api.DynamicNeighbor
+	for p, g := range f.dyn {
+		out = append(out, &api.DynamicNeighbor{Prefix: p, PeerGroup: g})
+	}
+	return out, nil
+}
+
+// setState makes ListPeer report the session state GoBGP's events said
+// (the reconciliation reads GoBGP's state, as it would from the real one).
+func (f *fakeBGP) setState(a string, st api.PeerState_SessionState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.peers[a]
+	if p == nil {
+		return
+	}
+	if p.State == nil {
+		p.State = &api.PeerState{NeighborAddress: a}
+	}
+	p.State.SessionState = st
+}
 func (f *fakeBGP) peer(a string) *api.Peer {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -100,10 +162,13 @@ type fakeSockets struct {
 	conns    map[string]string // remote -> secret
 	fail     map[string]bool
 	pre      error
+	visible  bool                 // Observe shows keys
+	hide     map[string]bool      // scopes Observe does not show (drift)
+	socks    []md5auth.SocketKeys // extra observed sockets (connections)
 }
 
 func newFakeSockets() *fakeSockets {
-	return &fakeSockets{listener: map[string]string{}, conns: map[string]string{}, fail: map[string]bool{}}
+	return &fakeSockets{listener: map[string]string{}, conns: map[string]string{}, fail: map[string]bool{}, hide: map[string]bool{}}
 }
 
 func (s *fakeSockets) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
@@ -128,6 +193,35 @@ func (s *fakeSockets) SetConnKey(_, remote netip.AddrPort, k md5auth.Key) error 
 	return nil
 }
 func (s *fakeSockets) Preflight() error { return s.pre }
+
+// Observe shows the recorded listener keys as one dual-stack pair of
+// listeners when visible is set; otherwise the kernel "hides" keys.
+func (s *fakeSockets) Observe(port uint16) (Observed, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.visible {
+		return Observed{}, nil
+	}
+	v4 := md5auth.SocketKeys{Local: netip.AddrPortFrom(netip.IPv4Unspecified(), port), Listening: true, Family: afInet}
+	v6 := md5auth.SocketKeys{Local: netip.AddrPortFrom(netip.IPv6Unspecified(), port), Listening: true, Family: afInet6}
+	for scope, sec := range s.listener {
+		if s.hide[scope] {
+			continue
+		}
+		pfx, err := netip.ParsePrefix(scope)
+		if err != nil {
+			a := netip.MustParseAddr(scope)
+			pfx = netip.PrefixFrom(a, a.BitLen())
+		}
+		k := md5auth.ObservedKey{Prefix: pfx, Secret: md5auth.Secret(sec)}
+		if pfx.Addr().Is4() {
+			v4.Keys = append(v4.Keys, k)
+		} else {
+			v6.Keys = append(v6.Keys, k)
+		}
+	}
+	return Observed{KeysVisible: true, Sockets: append([]md5auth.SocketKeys{v4, v6}, s.socks...)}, nil
+}
 func (s *fakeSockets) key(scope string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -259,6 +353,7 @@ func TestPreflightFailureHoldsKeyedPeers(t *testing.T) {
 }
 
 func established(b *fakeBGP, addr string) {
+	b.setState(addr, api.PeerState_ESTABLISHED)
 	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr(addr), State: "established", Time: time.Now(),
 		Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.AddrPortFrom(netip.MustParseAddr(addr), 40000)}
 }

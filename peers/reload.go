@@ -50,7 +50,7 @@ func (m *Manager) Reload(ctx context.Context, next *config.Config) (config.Chang
 		}
 		if pc.KeyOnly() && np.Auth().Mode == config.AuthMD5 && st.secret != nil {
 			st.cfg = np
-			secret, keyID, _, err := m.desired(next, np)
+			secret, keyID, _, err := m.decide(next, np, st)
 			if err != nil {
 				st.err, st.installed = err, false
 				m.holdDown(ctx, st)
@@ -71,12 +71,12 @@ func (m *Manager) Reload(ctx context.Context, next *config.Config) (config.Chang
 		if err := m.removePeer(ctx, st); err != nil {
 			errs = append(errs, err)
 		}
-		if err := m.addPeer(ctx, np); err != nil {
+		if err := m.addPeer(ctx, np, nil); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, p := range ch.Added {
-		if err := m.addPeer(ctx, next.Peer(p.ID())); err != nil {
+		if err := m.addPeer(ctx, next.Peer(p.ID()), nil); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -87,5 +87,6 @@ func (m *Manager) Reload(ctx context.Context, next *config.Config) (config.Chang
 		}
 	}
 	m.armKeychainTimer()
+	m.kickReconcile()
 	return ch, errors.Join(errs...)
 }

@@ -19,6 +19,9 @@ type Sockets interface {
 	DeleteListenerKey(port uint16, k md5auth.Key) error
 	// SetConnKey re-keys the established connection (local, remote) in place.
 	SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error
+	// Observe reports this process's BGP sockets on port (listeners on
+	// it, connections to or from it) with the keys the kernel holds.
+	Observe(port uint16) (Observed, error)
 	// Preflight reports what stops TCP-MD5 from working at all (FIPS, no
 	// kernel support).
 	Preflight() error

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -93,6 +96,45 @@ func (SystemSockets) SetConnKey(local, remote netip.AddrPort, k md5auth.Key) err
 	}
 	defer s.Close()
 	return s.SetKey(k)
+}
+
+// Observe implements Sockets: the kernel's own view (sock_diag) of the
+// sockets on port, narrowed to this process's descriptors.
+func (SystemSockets) Observe(port uint16) (Observed, error) {
+	socks, visible, err := md5auth.DumpSocketKeys(port)
+	if err != nil {
+		return Observed{}, err
+	}
+	own, err := ownSocketInodes()
+	if err != nil {
+		return Observed{}, err
+	}
+	out := Observed{KeysVisible: visible}
+	for _, s := range socks {
+		if own[s.Inode] {
+			out.Sockets = append(out.Sockets, s)
+		}
+	}
+	return out, nil
+}
+
+// ownSocketInodes lists the inodes of this process's sockets.
+func ownSocketInodes() (map[uint64]bool, error) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil, fmt.Errorf("peers: list /proc/self/fd: %w", err)
+	}
+	out := make(map[uint64]bool, len(ents))
+	for _, e := range ents {
+		l, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || !strings.HasPrefix(l, "socket:[") || !strings.HasSuffix(l, "]") {
+			continue
+		}
+		if n, err := strconv.ParseUint(l[len("socket:["):len(l)-1], 10, 64); err == nil {
+			out[n] = true
+		}
+	}
+	return out, nil
 }
 
 // Preflight implements Sockets.

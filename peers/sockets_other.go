@@ -18,4 +18,5 @@ func (SystemSockets) DeleteListenerKey(uint16, md5auth.Key) error { return md5au
 func (SystemSockets) SetConnKey(netip.AddrPort, netip.AddrPort, md5auth.Key) error {
 	return md5auth.ErrNotSupported
 }
-func (SystemSockets) Preflight() error { return md5auth.ErrNotSupported }
+func (SystemSockets) Preflight() error                 { return md5auth.ErrNotSupported }
+func (SystemSockets) Observe(uint16) (Observed, error) { return Observed{}, md5auth.ErrNotSupported }

@@ -3,6 +3,7 @@ package peers
 import (
 	"net/netip"
 	"sort"
+	"time"
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/status"
@@ -10,22 +11,49 @@ import (
 
 // Status returns the peers part of /status: every configured peer, and
 // every session accepted from a dynamic range.
+//
+// Status never waits on long work (a reload holds the manager for as long
+// as GoBGP takes): if the manager stays busy for more than a moment, the
+// last snapshot is returned.
 func (m *Manager) Status() []status.Peer {
-	m.mu.Lock()
+	for i := 0; !m.mu.TryLock(); i++ {
+		if i == 20 {
+			if p := m.lastStatus.Load(); p != nil {
+				return append([]status.Peer(nil), (*p)...)
+			}
+			m.mu.Lock()
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	defer m.mu.Unlock()
+	out := m.statusLocked()
+	m.lastStatus.Store(&out)
+	return append([]status.Peer(nil), out...)
+}
+
+func (m *Manager) statusLocked() []status.Peer {
 	now := m.now()
 	var out []status.Peer
 	for id, st := range m.peers {
 		cp := st.cfg
 		a := status.Auth{Mode: config.AuthNone}
 		if au := cp.Auth(); au.Mode == config.AuthMD5 {
-			a = status.Auth{Mode: au.Mode, Source: au.Source, Keychain: au.Keychain, Installed: st.installed, Pending: st.pending() && !st.heldDown}
+			// Installed is what the sockets were seen to carry: with the
+			// kernel's view (sock_diag) a key counts only once read back
+			// from every listener and session; without it (no
+			// CAP_NET_ADMIN), the install calls' success is all we know.
+			inst := st.installed && (st.obs.by != "kernel" || st.obs.ok)
+			a = status.Auth{Mode: au.Mode, Source: au.Source, Keychain: au.Keychain, Installed: inst, Pending: st.pending() && !st.heldDown, Verified: st.obs.by}
 			if st.keyID >= 0 {
 				id := st.keyID
 				a.KeyID = &id
 			}
-			if st.err != nil {
+			switch {
+			case st.err != nil:
 				a.Error = st.err.Error()
+			case st.obs.drift != "":
+				a.Error = "drift: " + st.obs.drift
 			}
 		}
 		if !cp.IsDynamic() {

@@ -203,7 +203,7 @@ func peerEventFromAPI(p *api.Peer, now time.Time) (PeerEvent, bool) {
 	addr = addr.Unmap()
 	ev := PeerEvent{
 		Peer:      addr,
-		State:     sessionStateName(p.GetState().GetSessionState()),
+		State:     SessionStateName(p.GetState().GetSessionState()),
 		Time:      now,
 		AdminDown: p.GetState().GetAdminState() == api.PeerState_DOWN,
 		PeerASN:   p.GetState().GetPeerAsn(),
@@ -219,7 +219,8 @@ func peerEventFromAPI(p *api.Peer, now time.Time) (PeerEvent, bool) {
 	return ev, true
 }
 
-func sessionStateName(s api.PeerState_SessionState) string {
+// SessionStateName is the lower-case RFC 4271 name of a GoBGP session state.
+func SessionStateName(s api.PeerState_SessionState) string {
 	switch s {
 	case api.PeerState_IDLE:
 		return "idle"

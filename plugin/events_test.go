@@ -39,8 +39,8 @@ func TestPeerEventFromAPI(t *testing.T) {
 		api.PeerState_IDLE: "idle", api.PeerState_CONNECT: "connect", api.PeerState_OPENCONFIRM: "openconfirm",
 		api.PeerState_ESTABLISHED: "established", api.PeerState_UNKNOWN: "unknown",
 	} {
-		if got := sessionStateName(s); got != n {
-			t.Errorf("sessionStateName(%v) = %q", s, got)
+		if got := SessionStateName(s); got != n {
+			t.Errorf("SessionStateName(%v) = %q", s, got)
 		}
 	}
 	if _, ok := peerEventFromAPI(&api.Peer{}, now); ok {

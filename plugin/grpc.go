@@ -28,6 +28,9 @@ func (h *Host) unaryInterceptor(ctx context.Context, req any, info *grpc.UnarySe
 			return nil, status.Error(codes.InvalidArgument, err.Error())
 		}
 	}
+	if err := h.guardAPI(ctx, req); err != nil {
+		return nil, err
+	}
 	switch r := req.(type) {
 	case *api.AddDynamicNeighborRequest:
 		if r.GetDynamicNeighbor() == nil {
@@ -53,6 +56,49 @@ func (h *Host) unaryInterceptor(ctx context.Context, req any, info *grpc.UnarySe
 		resp = RedactProto(m)
 	}
 	return resp, err
+}
+
+// APIGuard decides whether a request on GoBGP's gRPC API may run. It is
+// asked about every request (unary and streamed) before GoBGP sees it; a
+// non-nil error refuses the request with codes.FailedPrecondition and the
+// error's text. It must be safe for concurrent use.
+type APIGuard func(ctx context.Context, req any) error
+
+// SetAPIGuard installs g (the peers manager, which owns every peer the
+// config names). Until a guard is set, requests that change peers, peer
+// groups, dynamic neighbors or the global configuration are refused with
+// codes.Unavailable.
+func (h *Host) SetAPIGuard(g APIGuard) { h.guard.Store(&g) }
+
+// ChangesPeers reports whether req, a GoBGP API request, creates, changes,
+// enables, disables, resets or deletes a peer, peer group or dynamic
+// neighbor, or starts or stops BGP.
+func ChangesPeers(req any) bool {
+	switch req.(type) {
+	case *api.AddPeerRequest, *api.UpdatePeerRequest, *api.DeletePeerRequest,
+		*api.EnablePeerRequest, *api.DisablePeerRequest, *api.ResetPeerRequest, *api.ShutdownPeerRequest,
+		*api.AddPeerGroupRequest, *api.UpdatePeerGroupRequest, *api.DeletePeerGroupRequest,
+		*api.AddDynamicNeighborRequest, *api.DeleteDynamicNeighborRequest,
+		*api.StartBgpRequest, *api.StopBgpRequest:
+		return true
+	}
+	return false
+}
+
+func (h *Host) guardAPI(ctx context.Context, req any) error {
+	g := h.guard.Load()
+	if g == nil {
+		if ChangesPeers(req) {
+			return status.Error(codes.Unavailable, "authbgpd is starting: peers cannot be changed yet")
+		}
+		return nil
+	}
+	if err := (*g)(ctx, req); err != nil {
+		msg, _ := h.secrets.scrub(err.Error())
+		h.log.WithField("component", "grpc").Warn("gRPC request refused: " + msg)
+		return status.Error(codes.FailedPrecondition, msg)
+	}
+	return nil
 }
 
 func grpcError(err error) error {
@@ -100,6 +146,9 @@ func (s *redactingStream) RecvMsg(m any) error {
 	if pm, ok := m.(proto.Message); ok && pm != nil {
 		if err := s.h.acceptSecrets(pm); err != nil {
 			return status.Error(codes.InvalidArgument, err.Error())
+		}
+		if err := s.h.guardAPI(s.Context(), pm); err != nil {
+			return err
 		}
 	}
 	return nil

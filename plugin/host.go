@@ -20,8 +20,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
@@ -70,6 +72,8 @@ type Host struct {
 	running []Plugin
 
 	ev events
+
+	guard atomic.Pointer[APIGuard]
 }
 
 type hostState int
@@ -144,7 +148,11 @@ func New(opts Options) (*Host, error) {
 	go h.bgp.Serve()
 
 	if opts.GRPCAddr != "" {
-		if err := h.waitGRPC(5 * time.Second); err != nil {
+		err := h.waitGRPC(5 * time.Second)
+		if err == nil {
+			err = restrictUnixSockets(opts.GRPCAddr)
+		}
+		if err != nil {
 			h.bgp.Stop()
 			h.mu.Lock()
 			h.state = stateStopped
@@ -166,6 +174,19 @@ func probeGRPCAddr(hosts string) error {
 			return fmt.Errorf("plugin: gRPC API on %s: failed to listen grpc port: %w", host, err)
 		}
 		l.Close()
+	}
+	return nil
+}
+
+// restrictUnixSockets makes the gRPC API's unix sockets usable by the
+// daemon's user only (mode 0600): whoever can connect can change routes.
+func restrictUnixSockets(hosts string) error {
+	for _, host := range strings.Split(hosts, ",") {
+		if path, ok := strings.CutPrefix(host, "unix://"); ok {
+			if err := os.Chmod(path, 0o600); err != nil {
+				return fmt.Errorf("plugin: gRPC API socket %s: %w", path, err)
+			}
+		}
 	}
 	return nil
 }

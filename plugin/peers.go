@@ -8,6 +8,8 @@ import (
 
 	api "github.com/osrg/gobgp/v3/api"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/authbgp/authbgpd/md5auth"
 )
 
 // ErrNotRunning is returned by operations that need a started Host.
@@ -151,6 +153,30 @@ func (h *Host) ListPeer(ctx context.Context, addr string) ([]*api.Peer, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plugin: list peer %q: %w", addr, err)
+	}
+	return out, nil
+}
+
+// PeerPasswords returns the TCP-MD5 password GoBGP holds for each of its
+// neighbors (empty for none), so the peers manager can compare it with the
+// key it decided. The values never leave the process: they are not logged,
+// and every API answer stays redacted.
+func (h *Host) PeerPasswords(ctx context.Context) (map[netip.Addr]md5auth.Secret, error) {
+	if err := h.checkRunning(); err != nil {
+		return nil, err
+	}
+	out := map[netip.Addr]md5auth.Secret{}
+	err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
+		addr := p.GetConf().GetNeighborAddress()
+		if addr == "" {
+			addr = p.GetState().GetNeighborAddress() // dynamic neighbors
+		}
+		if a, err := netip.ParseAddr(addr); err == nil {
+			out[a.Unmap()] = md5auth.Secret(p.GetConf().GetAuthPassword())
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plugin: list peer passwords: %w", err)
 	}
 	return out, nil
 }

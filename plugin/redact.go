@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -518,7 +519,10 @@ const maxSecrets = 4096
 type secretSet struct {
 	mu    sync.RWMutex
 	set   map[string]struct{}
-	order []string
+	order []string // insertion order (the oldest go first when full)
+	// byLen holds the secrets longest first: scrub replaces a secret before
+	// any shorter one it contains, so no tail of a longer secret survives.
+	byLen []string
 }
 
 func (s *secretSet) add(v string) {
@@ -534,11 +538,17 @@ func (s *secretSet) add(v string) {
 		return
 	}
 	if len(s.order) >= maxSecrets {
-		delete(s.set, s.order[0])
+		old := s.order[0]
+		delete(s.set, old)
 		s.order = s.order[1:]
+		if i := slices.Index(s.byLen, old); i >= 0 {
+			s.byLen = slices.Delete(s.byLen, i, i+1)
+		}
 	}
 	s.set[v] = struct{}{}
 	s.order = append(s.order, v)
+	i, _ := slices.BinarySearchFunc(s.byLen, v, func(e, t string) int { return len(t) - len(e) })
+	s.byLen = slices.Insert(s.byLen, i, v)
 }
 
 func (s *secretSet) empty() bool {
@@ -552,7 +562,7 @@ func (s *secretSet) scrub(str string) (string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	changed := false
-	for v := range s.set {
+	for _, v := range s.byLen {
 		if strings.Contains(str, v) {
 			str = strings.ReplaceAll(str, v, Redacted)
 			changed = true

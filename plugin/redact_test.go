@@ -260,3 +260,24 @@ func TestLogAdapterFatalDoesNotExit(t *testing.T) {
 }
 
 func sprintf(f string, v any) string { return fmt.Sprintf(f, v) }
+
+// A secret that contains another must be scrubbed whole: the longer one is
+// replaced first, whatever the order they were registered in (a map walk
+// replaced the shorter first in most runs, leaving the longer's tail).
+func TestScrubNestedSecrets(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		s := &secretSet{}
+		for _, v := range []string{"abcd", "xxabcdyyzz", "cdyy", "yyzz-tail-9"} {
+			s.add(v)
+		}
+		out, ok := s.scrub("peer said xxabcdyyzz and abcd and yyzz-tail-9.")
+		if !ok {
+			t.Fatal("nothing scrubbed")
+		}
+		for _, frag := range []string{"abcd", "xx", "yyzz", "tail-9", "cdyy"} {
+			if strings.Contains(out, frag) {
+				t.Fatalf("run %d: %q left in %q", i, frag, out)
+			}
+		}
+	}
+}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: installs missing test dependencies (as root), then
-# go vet, then all Go tests with the race detector. As root that includes the
-# privileged and end-to-end tests (network namespaces, TCP-MD5 sockets, FRR,
-# gobgpd, tcpdump); without root they skip and print why. E2E_REQUIRED=1
-# turns such skips into failures (CI sets it).
+# go vet, then all Go tests with the race detector, then the allocation
+# tests (testing.AllocsPerRun) again without it, since they skip under
+# -race. As root that includes the privileged and end-to-end tests (network
+# namespaces, TCP-MD5 sockets, FRR, gobgpd, tcpdump); without root they skip
+# and print why. E2E_REQUIRED=1 turns such skips into failures (CI sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,5 +26,11 @@ fi
 
 echo "== go test -race ./... (unit, privileged and end-to-end tests)"
 go test -race -count=1 -timeout 45m ${GOTESTFLAGS:-} ./...
+
+# testing.AllocsPerRun tests skip under the race detector (its
+# instrumentation allocates), so the run above never checks them: run them
+# again without -race.
+echo "== go test -run 'Allocs' ./... (allocation tests, without -race)"
+go test -count=1 -run 'Allocs' ./...
 
 echo "== done in $(( $(date +%s) - start ))s"

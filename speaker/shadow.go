@@ -3,6 +3,8 @@ package speaker
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +31,8 @@ type shadowRun struct {
 	log      *logrus.Entry
 	metrics  *metrics.Metrics
 	follow   func(peerID string, keyID int) error
+	keyIDs   func() map[string]int // the keychain key the peers manager decided, per peer
+	endStale func(addr netip.Addr, remote netip.AddrPort, why string) error
 	chk      *shadow.Checker
 	ifaces   []string
 	port     uint16
@@ -47,20 +51,26 @@ type shadowRun struct {
 	timers   map[string]*time.Timer       // logs held[key] when the interval ends
 	stats    capture.Stats
 	counters map[string]*metrics.PeerCounters
+	// followErr is the last follow-peer-rollover refusal logged per peer
+	// (so a standing refusal is logged once, not every second).
+	followErr map[string]string
+	stopTick  chan struct{}
+	tickDone  chan struct{}
 }
 
 func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follow func(string, int) error) *shadowRun {
 	s := &shadowRun{
-		log:      log.WithField("component", "shadow"),
-		metrics:  m,
-		follow:   follow,
-		ifaces:   cfg.Shadow.Interfaces,
-		port:     179,
-		lastLog:  map[string]time.Time{},
-		supp:     map[string]int{},
-		held:     map[string]shadow.PeerReport{},
-		timers:   map[string]*time.Timer{},
-		counters: map[string]*metrics.PeerCounters{},
+		log:       log.WithField("component", "shadow"),
+		metrics:   m,
+		follow:    follow,
+		ifaces:    cfg.Shadow.Interfaces,
+		port:      179,
+		lastLog:   map[string]time.Time{},
+		supp:      map[string]int{},
+		held:      map[string]shadow.PeerReport{},
+		timers:    map[string]*time.Timer{},
+		counters:  map[string]*metrics.PeerCounters{},
+		followErr: map[string]string{},
 	}
 	if cfg.Global.ListenPort > 0 {
 		s.port = uint16(cfg.Global.ListenPort)
@@ -73,6 +83,7 @@ func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follo
 		OnChange:   s.onChange,
 		OnRollover: s.onRollover,
 		OnSegment:  s.onSegment,
+		OnStale:    s.onStale,
 	})
 	return s
 }
@@ -90,6 +101,8 @@ func (s *shadowRun) Start(ctx context.Context, _ *plugin.Host) error {
 	s.cap = c
 	s.done = make(chan struct{})
 	go s.loop()
+	s.stopTick, s.tickDone = make(chan struct{}), make(chan struct{})
+	go s.tick()
 	s.log.WithField("interfaces", s.ifaces).Info("shadow checker capturing BGP segments")
 	return nil
 }
@@ -98,6 +111,8 @@ func (s *shadowRun) Stop(ctx context.Context) error {
 	if s.cap == nil {
 		return nil
 	}
+	close(s.stopTick)
+	<-s.tickDone
 	err := s.cap.Close()
 	<-s.done
 	s.mu.Lock()
@@ -260,13 +275,82 @@ func (s *shadowRun) onRollover(peerID string, keyID int) {
 		return
 	}
 	// Off the capture goroutine: switching keys touches GoBGP.
-	go func() {
-		if err := s.follow(peerID, keyID); err != nil {
-			s.log.WithError(err).WithField("peer", peerID).Error("follow-peer-rollover: cannot switch key")
+	go s.propose(peerID, keyID)
+}
+
+// tick re-reads the checker's standing facts every second: a peer proven
+// on a newer key is proposed to the peers manager for as long as it stays
+// proven and follow-peer-rollover is on (so switching the option on by a
+// reload acts on a proof made while it was off).
+func (s *shadowRun) tick() {
+	defer close(s.tickDone)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopTick:
 			return
+		case <-t.C:
+			s.followProven()
 		}
-		s.chk.Pin(peerID, keyID)
-		s.log.WithFields(logrus.Fields{"peer": peerID, "key_id": keyID}).Info("follow-peer-rollover: switched to the key the peer is proven to use")
+	}
+}
+
+// followProven proposes every proven newer key that is not in use yet.
+func (s *shadowRun) followProven() {
+	if !s.followOn.Load() || s.follow == nil {
+		return
+	}
+	var inUse map[string]int
+	if s.keyIDs != nil {
+		inUse = s.keyIDs()
+	}
+	done := map[string]bool{}
+	for _, r := range s.chk.Reports(time.Now()) {
+		if r.ProvenKeyID == nil || done[r.PeerID] {
+			continue
+		}
+		if id, ok := inUse[r.PeerID]; ok && id == *r.ProvenKeyID {
+			continue
+		}
+		done[r.PeerID] = true
+		s.propose(r.PeerID, *r.ProvenKeyID)
+	}
+}
+
+// propose hands the peers manager, which decides, a key the peer is proven
+// to use.
+func (s *shadowRun) propose(peerID string, keyID int) {
+	err := s.follow(peerID, keyID)
+	s.mu.Lock()
+	last := s.followErr[peerID]
+	if err != nil {
+		s.followErr[peerID] = err.Error()
+	} else {
+		delete(s.followErr, peerID)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		if err.Error() != last {
+			s.log.WithError(err).WithField("peer", peerID).Warn("follow-peer-rollover: key not switched")
+		}
+		return
+	}
+	s.chk.Pin(peerID, keyID)
+	s.log.WithFields(logrus.Fields{"peer": peerID, "key_id": keyID}).Info("follow-peer-rollover: switched to the key the peer is proven to use")
+}
+
+// onStale ends a session the checker proved stale (off the checker's
+// goroutine: it touches GoBGP).
+func (s *shadowRun) onStale(peerID string, addr netip.Addr, port uint16) {
+	if s.endStale == nil {
+		return
+	}
+	go func() {
+		why := fmt.Sprintf("segments of the session's connection (peer port %d) stopped verifying and %s opened a new connection signed with our key", port, addr)
+		if err := s.endStale(addr, netip.AddrPortFrom(addr, port), why); err != nil {
+			s.log.WithError(err).WithField("peer", addr).Error("cannot end the stale session")
+		}
 	}()
 }
 
@@ -275,6 +359,9 @@ func (s *shadowRun) reload(cfg *config.Config) {
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
 	s.chk.SetPeers(ShadowPeers(cfg))
 	s.srh.setKeys(cfg, s.log)
+	s.mu.Lock()
+	s.followErr = map[string]string{}
+	s.mu.Unlock()
 }
 
 // reports returns the checker's reports by address.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/signal"
 	"sort"
@@ -113,12 +114,15 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}})
 	s.host.Register(s.peers)
+	s.host.SetAPIGuard(s.peers.GuardAPI)
 	// SRv6 keys go into the kernel before policies use them, and the
 	// shadow checker verifies SRHs with them: srv6 starts before shadow.
 	s.srv6 = newSRv6(cfg, log, s.metrics)
 	s.host.Register(s.srv6)
 	if cfg.Shadow.Enabled {
 		s.shadow = newShadow(cfg, log, s.metrics, s.peers.SetPeerKeyID)
+		s.shadow.keyIDs = s.peers.KeyIDs
+		s.shadow.endStale = s.peers.EndStale
 		s.host.Register(s.shadow)
 	}
 	if err := s.host.Start(ctx); err != nil {
@@ -191,6 +195,7 @@ func (s *Speaker) Reload(ctx context.Context) error {
 		for peer, id := range s.peers.KeyIDs() {
 			s.shadow.chk.Pin(peer, id)
 		}
+		go s.shadow.followProven() // a proof made while following was off counts now
 	} else if next.Shadow.Enabled {
 		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
 	}
@@ -277,6 +282,11 @@ func (o observer) KeyChanged(peer string, keyID int) {
 	}
 }
 func (o observer) PeerRemoved(peer string) { o.m.DeletePeer(peer) }
+func (o observer) Session(addr netip.Addr, remote netip.AddrPort) {
+	if sh := o.s.shadow; sh != nil {
+		sh.chk.SetSession(addr, remote.Port())
+	}
+}
 
 // mergeShadow attaches the checker's reports to the peers of st; addresses
 // the checker saw that GoBGP never accepted (a dynamic neighbor with the

@@ -60,6 +60,8 @@ type srv6Run struct {
 
 	opMu sync.Mutex // serialises Start, reload and Stop
 
+	lastStatus atomic.Pointer[status.SRv6] // what status() last built
+
 	mu      sync.Mutex // guards the fields below
 	cfg     *config.Config
 	host    srv6Host
@@ -926,9 +928,22 @@ func onLink(a netip.Addr) bool {
 
 // status is the srv6 part of /status: the configured keys, the configured
 // policies (advertised) and the received ones (installed), never a secret.
+// status never waits behind a pass (which may hold the lock for seconds
+// while the kernel or GoBGP answer): it then returns the last snapshot.
 func (s *srv6Run) status() status.SRv6 {
-	s.mu.Lock()
+	if !s.mu.TryLock() {
+		if p := s.lastStatus.Load(); p != nil {
+			return *p
+		}
+		return status.SRv6{HMACKeys: []status.HMACKey{}, Policies: []status.Policy{}}
+	}
 	defer s.mu.Unlock()
+	st := s.statusLocked()
+	s.lastStatus.Store(&st)
+	return st
+}
+
+func (s *srv6Run) statusLocked() status.SRv6 {
 	st := status.SRv6{HMACKeys: []status.HMACKey{}, Policies: []status.Policy{}}
 	for _, ck := range s.cfg.SRv6.HMACKeys {
 		hk := status.HMACKey{ID: ck.ID, Algorithm: ck.Algorithm}

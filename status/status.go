@@ -52,6 +52,12 @@ type Auth struct {
 	// Pending is true while a changed key is installed on the sockets but
 	// GoBGP's own copy waits for the session to leave Established.
 	Pending bool `json:"pending,omitempty"`
+	// Verified says how Installed is known: "kernel" (the keys were read
+	// back from every listener and established socket through sock_diag
+	// and matched), "install" (the kernel hides keys from this process —
+	// no CAP_NET_ADMIN — so only the install calls' success is known).
+	// Empty before the first check and for peers without a key.
+	Verified string `json:"verified,omitempty"`
 }
 
 // Shadow is the shadow checker's view of a peer.

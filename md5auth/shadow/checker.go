@@ -104,6 +104,14 @@ type PeerReport struct {
 	Received  Counts
 	Sent      Sent
 	Last      time.Time // last segment seen from the peer
+	// ProvenKeyID is set while the peer is proven (Options.Rollover
+	// consecutive segments) to sign with a keychain key newer than our
+	// active one: a standing fact, not an event, so a decision taken later
+	// (follow-peer-rollover switched on by a reload) can still act on it.
+	ProvenKeyID *int
+	// SessionPort is the peer's port of the established session the
+	// diagnosis describes (0: none known; then every segment counts).
+	SessionPort uint16
 }
 
 // Result is what Check says of one segment.
@@ -138,6 +146,12 @@ type Options struct {
 	// OnSegment is called under the lock for every classified segment of
 	// a configured peer (metrics); it must not block.
 	OnSegment func(peerID string, r Result)
+	// OnStale is called (outside the lock) when the established session
+	// with addr (the peer's end on port sessionPort, see SetSession) is
+	// stale: its last segments from the peer failed verification and the
+	// peer opened a new connection with a valid signature (a SYN verified
+	// with our active key). Called once per session.
+	OnStale func(peerID string, addr netip.Addr, sessionPort uint16)
 }
 
 // Checker classifies segments. It is safe for concurrent use; the capture
@@ -169,6 +183,12 @@ type addrState struct {
 	run     int // consecutive segments supporting cand
 	rollKey int // candidate rollover key
 	rollRun int
+	// conn is the peer's port of the established session (SetSession);
+	// connBad counts the consecutive segments on it that failed; stale is
+	// set once OnStale fired for it.
+	conn    uint16
+	connBad int
+	stale   bool
 }
 
 // New returns a checker for peers.
@@ -233,6 +253,32 @@ func (c *Checker) Pin(peerID string, id int) {
 		if p.ID == peerID {
 			p.Pinned = id
 		}
+	}
+}
+
+// SetSession tells the checker which connection carries the established
+// BGP session with addr: the peer's end is port (0: no session). While a
+// session stands, the diagnosis describes that connection's segments, and
+// other connections from the peer (new SYNs) do not change it.
+func (c *Checker) SetSession(addr netip.Addr, port uint16) {
+	addr = addr.Unmap()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.state[addr]
+	if st == nil {
+		if port == 0 {
+			return
+		}
+		p := c.lookup(addr)
+		if p == nil {
+			return
+		}
+		st = &addrState{rep: PeerReport{Address: addr, PeerID: p.ID, Diagnosis: DiagNoTraffic}, rollKey: -1}
+		c.state[addr] = st
+	}
+	if st.conn != port {
+		st.conn, st.connBad, st.stale = port, 0, false
+		st.rep.SessionPort = port
 	}
 }
 
@@ -364,6 +410,27 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 		return r
 	}
 	st.rep.Last = t
+	if st.conn != 0 {
+		if srcPort != st.conn {
+			// Another connection from the peer while the session stands:
+			// counted, but the diagnosis stays the session's. A valid SYN
+			// after the session's own segments stopped verifying means
+			// the peer gave the session up (its NOTIFICATION and FIN,
+			// signed with a key we no longer hold, never reached BGP).
+			c.count(st, r)
+			if r.Verdict == Valid && isSYN(segment) && st.connBad > 0 && !st.stale && c.opts.OnStale != nil {
+				st.stale = true
+				id, addr, port := p.ID, remote, st.conn
+				c.events = append(c.events, func() { c.opts.OnStale(id, addr, port) })
+			}
+			return r
+		}
+		if r.Verdict == Valid {
+			st.connBad = 0
+		} else {
+			st.connBad++
+		}
+	}
 	var diag string
 	key := -1
 	switch r.Verdict {
@@ -387,6 +454,25 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 	}
 	c.observe(p, st, diag, key, act)
 	return r
+}
+
+// count adds r to the received counters of st.
+func (c *Checker) count(st *addrState, r Result) {
+	switch r.Verdict {
+	case Valid:
+		st.rep.Received.Valid++
+	case BadDigest:
+		st.rep.Received.BadDigest++
+	case Missing:
+		st.rep.Received.Missing++
+	case Unexpected:
+		st.rep.Received.Unexpected++
+	}
+}
+
+// isSYN reports a SYN without ACK (a new connection attempt).
+func isSYN(segment []byte) bool {
+	return len(segment) > 13 && segment[13]&0x12 == 0x02
 }
 
 func (c *Checker) verify(src, dst netip.Addr, segment, sig, secret []byte) bool {
@@ -420,12 +506,17 @@ func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int) {
 		} else {
 			st.rollKey, st.rollRun = key, 1
 		}
+		if st.rollRun >= c.opts.Rollover {
+			k := key
+			st.rep.ProvenKeyID = &k
+		}
 		if st.rollRun == c.opts.Rollover && c.opts.OnRollover != nil {
 			id := p.ID
 			c.events = append(c.events, func() { c.opts.OnRollover(id, key) })
 		}
 	} else {
 		st.rollKey, st.rollRun = -1, 0
+		st.rep.ProvenKeyID = nil
 	}
 }
 
@@ -458,8 +549,12 @@ func (c *Checker) Reports(now time.Time) []PeerReport {
 			k := *rep.PeerKeyID
 			rep.PeerKeyID = &k
 		}
+		if rep.ProvenKeyID != nil {
+			k := *rep.ProvenKeyID
+			rep.ProvenKeyID = &k
+		}
 		if c.opts.IdleAfter > 0 && !rep.Last.IsZero() && now.Sub(rep.Last) > c.opts.IdleAfter {
-			rep.Diagnosis, rep.PeerKeyID = DiagNoTraffic, nil
+			rep.Diagnosis, rep.PeerKeyID, rep.ProvenKeyID = DiagNoTraffic, nil, nil
 		}
 		out = append(out, rep)
 	}

@@ -1,0 +1,548 @@
+//go:build linux
+
+package md5auth
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/authbgp/authbgpd/internal/netns"
+	"github.com/authbgp/authbgpd/internal/testenv"
+	"golang.org/x/sys/unix"
+)
+
+// Ports of the sock_diag tests (each test has its own namespaces; distinct
+// ports keep FindListeners-based tests of this process from seeing them).
+const (
+	portDiag      = 17811 // IPv4 listener: address and prefix keys
+	portDiagDual  = 17812 // dual-stack listener: v4-mapped, IPv6 keys
+	portDiagDecoy = 17813 // keyed listener on another port
+	portDiagMany  = 17814 // listeners with 400 keys and small ones
+	portDiagHuge  = 17815 // listener with 700 keys
+)
+
+var secretC = []byte("s3cret-Charlie-5518")
+
+func sockInode(t *testing.T, c syscall.Conn) uint64 {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = unix.Fstat(int(fd), &st) }); err != nil {
+		t.Fatal(err)
+	}
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	return st.Ino
+}
+
+// dumpIn runs DumpSocketKeys(port) in namespace ns.
+func dumpIn(t *testing.T, ns string, port uint16) ([]SocketKeys, bool) {
+	t.Helper()
+	var socks []SocketKeys
+	var visible bool
+	err := netns.Do(ns, func() (err error) {
+		socks, visible, err = DumpSocketKeys(port)
+		return err
+	})
+	noSecret(t, err)
+	if err != nil {
+		t.Fatalf("DumpSocketKeys(%d) in %s: %v", port, ns, err)
+	}
+	return socks, visible
+}
+
+// wantSock is an expected socket: keys in any order.
+type wantSock struct {
+	SocketKeys
+	keys []Key
+}
+
+func sockName(s SocketKeys) string {
+	if s.Listening {
+		return "listener " + s.Local.String()
+	}
+	return "connection " + s.Local.String() + "->" + s.Remote.String()
+}
+
+// checkDump compares got with want: the same sockets (found by addresses),
+// each with exactly the wanted keys (prefix, and secret compared with
+// bytes.Equal).
+func checkDump(t *testing.T, got []SocketKeys, want []wantSock) {
+	t.Helper()
+	byName := map[string]SocketKeys{}
+	for _, s := range got {
+		n := sockName(s)
+		if _, dup := byName[n]; dup {
+			t.Errorf("%s reported twice", n)
+		}
+		byName[n] = s
+	}
+	for _, w := range want {
+		n := sockName(w.SocketKeys)
+		g, ok := byName[n]
+		if !ok {
+			t.Errorf("%s missing from the dump", n)
+			continue
+		}
+		delete(byName, n)
+		if g.Family != w.Family {
+			t.Errorf("%s: family %d, want %d", n, g.Family, w.Family)
+		}
+		if w.Inode != 0 && g.Inode != w.Inode {
+			t.Errorf("%s: inode %d, want %d", n, g.Inode, w.Inode)
+		}
+		gk := slices.Clone(g.Keys)
+		slices.SortFunc(gk, func(a, b ObservedKey) int { return strings.Compare(a.Prefix.String(), b.Prefix.String()) })
+		wk := slices.Clone(w.keys)
+		slices.SortFunc(wk, func(a, b Key) int { return strings.Compare(a.Prefix.String(), b.Prefix.String()) })
+		var gs, ws []string
+		for _, k := range gk {
+			gs = append(gs, k.Prefix.String())
+		}
+		for _, k := range wk {
+			ws = append(ws, k.Prefix.String())
+		}
+		if !slices.Equal(gs, ws) {
+			t.Errorf("%s: keys %v, want %v", n, gs, ws)
+			continue
+		}
+		for i := range gk {
+			if !bytes.Equal(gk[i].Secret, wk[i].Secret) {
+				t.Errorf("%s: key %s has the wrong secret", n, gk[i].Prefix)
+			}
+		}
+	}
+	for n, s := range byName {
+		t.Errorf("unexpected %s (%d keys)", n, len(s.Keys))
+	}
+}
+
+func findSock(t *testing.T, socks []SocketKeys, name string) SocketKeys {
+	t.Helper()
+	for _, s := range socks {
+		if sockName(s) == name {
+			return s
+		}
+	}
+	t.Fatalf("%s not in the dump", name)
+	return SocketKeys{}
+}
+
+// checkKeyFor checks which key (by secret; nil: none) KeyFor picks for each peer.
+func checkKeyFor(t *testing.T, s SocketKeys, want map[string][]byte) {
+	t.Helper()
+	for addr, secret := range want {
+		k, ok := s.KeyFor(netip.MustParseAddr(addr))
+		if ok != (secret != nil) || (ok && !bytes.Equal(k.Secret, secret)) {
+			t.Errorf("%s: KeyFor(%s) = %s (%s), %v; want %s", sockName(s), addr, k.Prefix, secretName(k.Secret), ok, secretName(secret))
+		}
+	}
+}
+
+// acceptedFor returns the server side of the connection whose client end is c.
+func acceptedFor(t *testing.T, e *echoServer, c net.Conn) *net.TCPConn {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, s := range e.conns {
+		if s.RemoteAddr().String() == c.LocalAddr().String() {
+			return s.(*net.TCPConn)
+		}
+	}
+	t.Fatalf("no accepted connection from %s", c.LocalAddr())
+	return nil
+}
+
+// dialEcho dials with key and checks an echo round trip (so the server has
+// accepted the connection).
+func dialEcho(t *testing.T, ns string, local netip.Addr, remote netip.AddrPort, key Key) *net.TCPConn {
+	t.Helper()
+	c, err := dial(ns, local, remote, &key)
+	noSecret(t, err)
+	if err != nil {
+		t.Fatalf("dial %s -> %s: %v", local, remote, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	echo(t, c, "diag")
+	return c
+}
+
+func apOf(a net.Addr) netip.AddrPort { return normAddrPort(netip.MustParseAddrPort(a.String())) }
+
+// secretName names a test secret without printing it.
+func secretName(b []byte) string {
+	for name, s := range map[string][]byte{"secretA": secretA, "secretB": secretB, "secretC": secretC, "secretX": secretX} {
+		if bytes.Equal(b, s) {
+			return name
+		}
+	}
+	if b == nil {
+		return "no key"
+	}
+	return "another secret"
+}
+
+// ssKeys runs ss(8) in ns and returns, by socket inode, the prefixes it
+// prints as md5keys for TCP sockets on port. Only prefixes are taken: ss
+// prints the secrets too (iproute2 6.1 even out of place, at the start of
+// its output), so its output is never logged.
+func ssKeys(t *testing.T, ns string, port uint16) map[uint64][]string {
+	t.Helper()
+	testenv.RequireBinary(t, "ss")
+	p := strconv.Itoa(int(port))
+	out, err := netns.Exec(ns, "ss", "-Htanie", "( sport = :"+p+" or dport = :"+p+" )").Output()
+	if err != nil {
+		t.Fatalf("ss in %s: %v", ns, err)
+	}
+	inoRE := regexp.MustCompile(`\bino:(\d+)`)
+	keyRE := regexp.MustCompile(`(?:md5keys:|,)([0-9a-fA-F:.]+/\d+)=`)
+	m := map[uint64][]string{}
+	var ino uint64
+	for _, line := range strings.Split(string(out), "\n") {
+		if x := inoRE.FindStringSubmatch(line); x != nil {
+			ino, _ = strconv.ParseUint(x[1], 10, 64)
+			if ino != 0 {
+				m[ino] = nil
+			}
+		}
+		if i := strings.Index(line, "md5keys:"); i >= 0 && ino != 0 {
+			for _, x := range keyRE.FindAllStringSubmatch(line[i:], -1) {
+				m[ino] = append(m[ino], x[1])
+			}
+		}
+	}
+	return m
+}
+
+// dropNetAdmin removes CAP_NET_ADMIN from the effective set of the calling
+// thread (only; call it on a thread that is thrown away, in netns.Do).
+func dropNetAdmin() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	data[0].Effective &^= 1 << unix.CAP_NET_ADMIN
+	return unix.Capset(&hdr, &data[0])
+}
+
+// TestDumpSocketKeys: the keys sock_diag reports are exactly those on the
+// sockets: address and prefix keys on an IPv4 listener, v4-mapped and IPv6
+// keys on a dual-stack listener, the key an accepted connection inherits
+// and the key of a dialed connection (found by its remote port). A deleted
+// key disappears; without CAP_NET_ADMIN the keys are hidden and said to be.
+func TestDumpSocketKeys(t *testing.T) {
+	t.Parallel()
+	tp := newTopo(t, "mdiag")
+	pfx := netip.MustParsePrefix
+
+	l4 := listenEcho(t, tp.srv, "tcp4", ap(srvV4, portDiag))
+	l4Keys := []Key{AddrKey(cliV4, secretA), PrefixKey(pfx("192.0.2.0/24"), secretB), PrefixKey(pfx("192.0.2.0/25"), secretC)}
+	for _, k := range l4Keys {
+		l4.setKey(t, k)
+	}
+	dual := listenEcho(t, tp.srv, "tcp", ap(netip.IPv6Unspecified(), portDiagDual))
+	dualKeys := []Key{
+		AddrKey(cliV4, secretA),                    // installed as ::ffff:192.0.2.2
+		PrefixKey(pfx("198.51.100.0/24"), secretB), // as ::ffff:198.51.100.0/120
+		AddrKey(cliV6, secretC),                    // IPv6 address
+		PrefixKey(pfx("2001:db8::/64"), secretB),   // IPv6 prefix
+	}
+	for _, k := range dualKeys {
+		dual.setKey(t, k)
+	}
+	decoy := listenEcho(t, tp.srv, "tcp4", ap(srvV4, portDiagDecoy))
+	decoy.setKey(t, AddrKey(cliV4, secretX))
+
+	c4 := dialEcho(t, tp.cli, cliV4, ap(srvV4, portDiag), AddrKey(srvV4, secretA))
+	c4out := dialEcho(t, tp.cli, cliV4Out, ap(srvV4, portDiag), AddrKey(srvV4, secretB)) // matches the /24
+	c6 := dialEcho(t, tp.cli, cliV6, ap(srvV6, portDiagDual), AddrKey(srvV6, secretC))
+	cm := dialEcho(t, tp.cli, cliV4, ap(srvV4, portDiagDual), AddrKey(srvV4, secretA)) // v4-mapped on the server
+	dialEcho(t, tp.cli, cliV4, ap(srvV4, portDiagDecoy), AddrKey(srvV4, secretX))
+
+	// An accepted connection gets a copy of the listener key that matched
+	// its peer, as a full-length key for the peer's address.
+	conn := func(e *echoServer, c *net.TCPConn, family int, keys ...Key) wantSock {
+		s := acceptedFor(t, e, c)
+		return wantSock{SocketKeys{Local: apOf(s.LocalAddr()), Remote: apOf(s.RemoteAddr()), Family: family, Inode: sockInode(t, s)}, keys}
+	}
+	listener := func(e *echoServer, family int, keys []Key) wantSock {
+		return wantSock{SocketKeys{Local: apOf(e.l.Addr()), Listening: true, Family: family, Inode: sockInode(t, e.l)}, keys}
+	}
+	want4 := []wantSock{
+		listener(l4, unix.AF_INET, l4Keys),
+		conn(l4, c4, unix.AF_INET, AddrKey(cliV4, secretA)),
+		conn(l4, c4out, unix.AF_INET, AddrKey(cliV4Out, secretB)),
+	}
+	socks, visible := dumpIn(t, tp.srv, portDiag)
+	if !visible {
+		t.Fatal("keysVisible = false as root")
+	}
+	checkDump(t, socks, want4)
+
+	wantDual := []wantSock{
+		listener(dual, unix.AF_INET6, dualKeys),
+		conn(dual, c6, unix.AF_INET6, AddrKey(cliV6, secretC)),
+		conn(dual, cm, unix.AF_INET6, AddrKey(cliV4, secretA)),
+	}
+	socks, _ = dumpIn(t, tp.srv, portDiagDual)
+	checkDump(t, socks, wantDual)
+	dualObs := findSock(t, socks, "listener [::]:17812")
+
+	// The client side: dialed sockets are found by their remote port.
+	socks, _ = dumpIn(t, tp.cli, portDiag)
+	checkDump(t, socks, []wantSock{
+		{SocketKeys{Local: apOf(c4.LocalAddr()), Remote: apOf(c4.RemoteAddr()), Family: unix.AF_INET, Inode: sockInode(t, c4)}, []Key{AddrKey(srvV4, secretA)}},
+		{SocketKeys{Local: apOf(c4out.LocalAddr()), Remote: apOf(c4out.RemoteAddr()), Family: unix.AF_INET, Inode: sockInode(t, c4out)}, []Key{AddrKey(srvV4, secretB)}},
+	})
+
+	t.Run("ss agrees", func(t *testing.T) {
+		for _, port := range []uint16{portDiag, portDiagDual} {
+			socks, _ := dumpIn(t, tp.srv, port)
+			oracle := ssKeys(t, tp.srv, port)
+			if len(oracle) != len(socks) {
+				t.Errorf("port %d: ss lists %d sockets, DumpSocketKeys %d", port, len(oracle), len(socks))
+			}
+			for _, s := range socks {
+				var got []string
+				for _, k := range s.Keys {
+					got = append(got, k.Prefix.String())
+				}
+				want, ok := oracle[s.Inode]
+				if !ok {
+					t.Errorf("%s (inode %d) not listed by ss", sockName(s), s.Inode)
+				} else if !slices.Equal(got, want) { // same order: the kernel's
+					t.Errorf("%s: keys %v, ss says %v", sockName(s), got, want)
+				}
+			}
+		}
+	})
+
+	t.Run("KeyFor", func(t *testing.T) {
+		socks, _ := dumpIn(t, tp.srv, portDiag)
+		checkKeyFor(t, findSock(t, socks, "listener 192.0.2.1:17811"), map[string][]byte{
+			"192.0.2.2":        secretA, // the /32 beats /25 and /24
+			"::ffff:192.0.2.2": secretA,
+			"192.0.2.5":        secretC, // /25 beats /24
+			"192.0.2.200":      secretB, // only the /24
+			"198.51.100.1":     nil,
+			"2001:db8::2":      nil,
+		})
+		checkKeyFor(t, dualObs, map[string][]byte{
+			"192.0.2.2":       secretA,
+			"198.51.100.7":    secretB,
+			"2001:db8::2":     secretC, // the /128 beats the /64
+			"2001:db8::77":    secretB,
+			"2001:db8:1::1":   nil,
+			"192.0.2.3":       nil,
+			"::ffff:10.0.0.1": nil,
+		})
+		checkKeyFor(t, findSock(t, socks, sockName(want4[2].SocketKeys)), map[string][]byte{
+			"192.0.2.200": secretB,
+			"192.0.2.2":   nil, // the accepted socket holds the peer's key only
+		})
+	})
+
+	t.Run("deleted key disappears", func(t *testing.T) {
+		if err := DeleteKey(l4.rawConn(t), PrefixKey(pfx("192.0.2.0/25"), nil)); err != nil {
+			t.Fatal(err)
+		}
+		socks, _ := dumpIn(t, tp.srv, portDiag)
+		want := slices.Clone(want4)
+		want[0].keys = l4Keys[:2]
+		checkDump(t, socks, want)
+		checkKeyFor(t, findSock(t, socks, "listener 192.0.2.1:17811"), map[string][]byte{"192.0.2.5": secretB})
+
+		// On an established socket too.
+		s := acceptedFor(t, dual, c6)
+		rc, err := s.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := DeleteKey(rc, AddrKey(cliV6, nil)); err != nil {
+			t.Fatal(err)
+		}
+		socks, _ = dumpIn(t, tp.srv, portDiagDual)
+		want = slices.Clone(wantDual)
+		want[1].keys = nil
+		checkDump(t, socks, want)
+	})
+
+	t.Run("kernel port filter", func(t *testing.T) {
+		// The port is filtered by the kernel (bytecode), not only here.
+		err := netns.Do(tp.srv, func() error {
+			c, err := openDiag()
+			if err != nil {
+				return err
+			}
+			defer c.close()
+			all, err := c.dump(afInet, 0, 0)
+			if err != nil {
+				return err
+			}
+			var ports []uint16
+			for _, d := range all {
+				ports = append(ports, d.Local.Port())
+			}
+			if !slices.Contains(ports, portDiagDecoy) {
+				return fmt.Errorf("unfiltered dump lacks the decoy listener: local ports %v", ports)
+			}
+			for _, ext := range []uint8{0, diagExtInfo} {
+				got, err := c.dump(afInet, ext, portDiag)
+				if err != nil {
+					return err
+				}
+				if len(got) != len(want4) {
+					return fmt.Errorf("filtered dump (ext %d): %d sockets, want %d", ext, len(got), len(want4))
+				}
+				for _, d := range got {
+					if d.Local.Port() != portDiag && d.Remote.Port() != portDiag {
+						return fmt.Errorf("filtered dump returned %s", sockName(d.SocketKeys))
+					}
+				}
+			}
+			return nil
+		})
+		noSecret(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("without CAP_NET_ADMIN", func(t *testing.T) {
+		var socks []SocketKeys
+		var visible bool
+		err := netns.Do(tp.srv, func() (err error) {
+			if err := dropNetAdmin(); err != nil {
+				return fmt.Errorf("drop CAP_NET_ADMIN: %w", err)
+			}
+			if hasNetAdmin() {
+				return fmt.Errorf("CAP_NET_ADMIN still effective")
+			}
+			socks, visible, err = DumpSocketKeys(portDiag)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if visible {
+			t.Error("keysVisible = true without CAP_NET_ADMIN")
+		}
+		want := slices.Clone(want4)
+		for i := range want {
+			want[i].keys = nil // silently left out by the kernel
+		}
+		checkDump(t, socks, want)
+	})
+}
+
+// TestDumpSocketKeysManyKeys: a socket whose report does not fit a dump
+// datagram (400 keys, 40 KB) ends the kernel's dump silently; DumpSocketKeys
+// still reports it, and the sockets after it, with every key.
+func TestDumpSocketKeysManyKeys(t *testing.T) {
+	t.Parallel()
+	tp := newTopo(t, "mdiagm")
+	const n = 400
+	secret := func(i int) []byte { return []byte(fmt.Sprintf("s3cret-many-%03d", i)) }
+	var want []wantSock
+	add := func(network string, a netip.Addr, keys []Key) *echoServer {
+		l := listenEcho(t, tp.srv, network, ap(a, portDiagMany))
+		for _, k := range keys {
+			l.setKey(t, k)
+		}
+		family := unix.AF_INET
+		if a.Is6() {
+			family = unix.AF_INET6
+		}
+		want = append(want, wantSock{SocketKeys{Local: ap(a, portDiagMany), Listening: true, Family: family, Inode: sockInode(t, l.l)}, keys})
+		return l
+	}
+	var keys4, keys6 []Key
+	for i := range n {
+		keys4 = append(keys4, AddrKey(netip.AddrFrom4([4]byte{10, 9, byte(i >> 8), byte(i)}), secret(i)))
+		keys6 = append(keys6, AddrKey(netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0x99, 14: byte(i >> 8), 15: byte(i)}), secret(i)))
+	}
+	big4 := add("tcp4", srvV4, append(keys4, AddrKey(cliV4, secretA)))
+	add("tcp6", srvV6, keys6)
+	// Small listeners and a connection, after the big listeners in the
+	// kernel's tables (listeners are dumped before connections).
+	add("tcp4", netip.MustParseAddr("127.0.0.1"), []Key{AddrKey(netip.MustParseAddr("127.0.0.2"), secretB)})
+	add("tcp6", netip.IPv6Loopback(), []Key{AddrKey(netip.MustParseAddr("::2"), secretB)})
+	c := dialEcho(t, tp.cli, cliV4, ap(srvV4, portDiagMany), AddrKey(srvV4, secretA))
+	s := acceptedFor(t, big4, c)
+	want = append(want, wantSock{SocketKeys{Local: apOf(s.LocalAddr()), Remote: apOf(s.RemoteAddr()), Family: unix.AF_INET, Inode: sockInode(t, s)}, []Key{AddrKey(cliV4, secretA)}})
+
+	socks, visible := dumpIn(t, tp.srv, portDiagMany)
+	if !visible {
+		t.Fatal("keysVisible = false as root")
+	}
+	checkDump(t, socks, want)
+
+	// What the kernel's keyed dump alone gives (for the record).
+	err := netns.Do(tp.srv, func() error {
+		c, err := openDiag()
+		if err != nil {
+			return err
+		}
+		defer c.close()
+		for _, fam := range []uint8{afInet, afInet6} {
+			if _, err := c.dump(fam, 0, portDiagMany); err != nil { // sizes the kernel's datagrams
+				return err
+			}
+			keyed, err := c.dump(fam, diagExtInfo, portDiagMany)
+			if err != nil {
+				return err
+			}
+			var names []string
+			for _, d := range keyed {
+				names = append(names, fmt.Sprintf("%s (%d keys)", sockName(d.SocketKeys), len(d.Keys)))
+			}
+			t.Logf("keyed dump of family %d alone: %d sockets %v", fam, len(keyed), names)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("more than 655 keys", func(t *testing.T) {
+		// The kernel's 16-bit attribute length wraps: the report cannot be
+		// read. That must be an error, not wrong keys.
+		l := listenEcho(t, tp.srv, "tcp4", ap(srvV4, portDiagHuge))
+		const huge = 700
+		for i := range huge {
+			l.setKey(t, AddrKey(netip.AddrFrom4([4]byte{10, 8, byte(i >> 8), byte(i)}), secretA))
+		}
+		var socks []SocketKeys
+		err := netns.Do(tp.srv, func() (err error) {
+			socks, _, err = DumpSocketKeys(portDiagHuge)
+			return err
+		})
+		noSecret(t, err)
+		if err == nil {
+			if len(socks) != 1 || len(socks[0].Keys) != huge {
+				t.Fatalf("no error, but %d sockets (want 1 with %d keys)", len(socks), huge)
+			}
+			t.Logf("this kernel reports %d keys on one socket", huge)
+			return
+		}
+		t.Log(err)
+		want := fmt.Sprintf("md5auth: sock_diag dump of AF_INET sockets on port %d: ", portDiagHuge)
+		if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "INET_DIAG_MD5SIG") {
+			t.Errorf("error %q: want it to start with %q and name INET_DIAG_MD5SIG", err, want)
+		}
+	})
+}
