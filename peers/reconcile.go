@@ -12,6 +12,7 @@ import (
 	api "github.com/osrg/gobgp/v3/api"
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -162,6 +163,11 @@ func (m *Manager) reconcile(ctx context.Context) {
 	}
 	m.convergeKeys(ctx, obs, oerr, port)
 	m.retryHeld(ctx)
+	for _, st := range m.sortedPeers() {
+		if st.cfg.Auth().Mode == config.AuthMD5 {
+			m.obs.KeyInstalled(st.cfg.ID(), st.observedInstalled())
+		}
+	}
 	m.convergeSchedule(ctx)
 	for _, st := range m.sortedPeers() {
 		if st.pending() && len(m.established(st.cfg)) == 0 && !st.heldDown {
@@ -455,6 +461,12 @@ func (m *Manager) convergeKeys(ctx context.Context, obs Observed, oerr error, po
 	}
 }
 
+// observedInstalled is what /status and metrics say of st's key: with the
+// kernel's view, installed only when the last pass saw it on the sockets.
+func (st *peer) observedInstalled() bool {
+	return st.installed && (st.obs.by != "kernel" || st.obs.ok)
+}
+
 // listenerProblems says what is wrong with st's key on the listeners of
 // its family ("" when every one carries exactly the decided key).
 func (m *Manager) listenerProblems(st *peer, listeners []md5auth.SocketKeys) string {
@@ -480,9 +492,8 @@ func (m *Manager) listenerProblems(st *peer, listeners []md5auth.SocketKeys) str
 			return fmt.Sprintf("listener %s has no key for %s", l.Local, want)
 		}
 	}
-	if n == 0 {
-		return "no BGP listener of the peer's address family found"
-	}
+	// n == 0: no listener of the peer's family (listen-addresses names
+	// none), so only dialed sockets carry the key: nothing to check here.
 	return ""
 }
 

@@ -43,7 +43,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			// kernel's view (sock_diag) a key counts only once read back
 			// from every listener and session; without it (no
 			// CAP_NET_ADMIN), the install calls' success is all we know.
-			inst := st.installed && (st.obs.by != "kernel" || st.obs.ok)
+			inst := st.observedInstalled()
 			a = status.Auth{Mode: au.Mode, Source: au.Source, Keychain: au.Keychain, Installed: inst, Pending: st.pending() && !st.heldDown, Verified: st.obs.by}
 			if st.keyID >= 0 {
 				id := st.keyID
