@@ -3,35 +3,45 @@
 # the capabilities a BGP router with TCP-MD5, a shadow checker and SRv6 key
 # programming needs.
 #
+#   make image        # scripts/images.sh: docker build, or podman build (see there)
 #   docker build -t authbgpd:latest .
 #   docker run --cap-drop ALL --cap-add NET_BIND_SERVICE --cap-add NET_RAW --cap-add NET_ADMIN \
 #     -v ./authbgpd.toml:/etc/authbgpd/authbgpd.toml:ro -v ./secrets:/etc/authbgpd/secrets:ro authbgpd:latest
 #
-# The container must be granted all three capabilities: the binary's file
-# capabilities carry the effective bit, and the kernel refuses to execute it
-# ("operation not permitted") when the bounding set lacks any of them.
-# Secrets must be readable by uid 179. See docs/OPERATIONS.md.
+# The binary's file capabilities are permitted only (`=p`, no effective
+# bit): execve as uid 179 puts them in the permitted set, and the daemon
+# raises each one into its effective set itself when it needs it. Grant the
+# container all three; one missing from the bounding set is simply not
+# permitted, and the daemon reports what it cannot do. Secrets must be
+# readable by uid 179. See docs/OPERATIONS.md.
 FROM golang:1.26-bookworm AS build
+# setcap here, so the runtime stage gets the binary, capabilities and all
+# (the security.capability xattr), in one COPY layer.
+RUN apt-get update && apt-get install -y --no-install-recommends libcap2-bin \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/authbgpd ./cmd/authbgpd
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/authbgpd ./cmd/authbgpd \
+    && setcap cap_net_bind_service,cap_net_raw,cap_net_admin=p /out/authbgpd \
+    && getcap /out/authbgpd
 
 FROM debian:bookworm-slim
 # iproute2: `ip sr hmac show`, and addresses/routes set by containerlab exec
-# lines; curl: the health check.
-RUN apt-get update && apt-get install -y --no-install-recommends libcap2-bin curl ca-certificates iproute2 \
+# lines. No HTTP client: the health check is `authbgpd status --health`.
+RUN apt-get update && apt-get install -y --no-install-recommends iproute2 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 179 authbgpd \
     && useradd --system --no-create-home --uid 179 --gid 179 --shell /usr/sbin/nologin authbgpd \
     && mkdir -p /etc/authbgpd/secrets
+# File capabilities (set in the build stage, kept by COPY): bind port 179,
+# capture (shadow checker), keys and routes.
 COPY --from=build /out/authbgpd /usr/local/bin/authbgpd
-# File capabilities: bind port 179, capture (shadow checker), keys and routes.
-RUN setcap cap_net_bind_service,cap_net_raw,cap_net_admin=p /usr/local/bin/authbgpd
 USER authbgpd
 EXPOSE 179 50051 9179
-HEALTHCHECK --interval=10s --timeout=3s CMD curl -fsS http://127.0.0.1:9179/healthz || exit 1
+# --health reads the API address from the config ([api] http), as the daemon does.
+HEALTHCHECK --interval=10s --timeout=3s CMD ["/usr/local/bin/authbgpd", "status", "--health", "-f", "/etc/authbgpd/authbgpd.toml"]
 ENTRYPOINT ["/usr/local/bin/authbgpd"]
 CMD ["-f", "/etc/authbgpd/authbgpd.toml"]

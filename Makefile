@@ -1,10 +1,15 @@
 # authbgpd — see README.md.
-.PHONY: all build test quickstart bench fuzz soak clean
+.PHONY: all build image test quickstart bench fuzz soak clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 go build -trimpath -o bin/authbgpd ./cmd/authbgpd
+
+# The container image authbgpd:latest (Dockerfile), with docker if an engine
+# answers, else podman (base images made locally when no registry is reachable).
+image:
+	bash scripts/images.sh
 
 # Every test: installs missing test dependencies (root), vet, race tests,
 # privileged and end-to-end tests.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need, when missing: Debian's FRR, BIRD 2, gobgpd,
-# ExaBGP, tcpdump, tshark, iproute2 and setcap (libcap2-bin). Needs root (it says so otherwise).
+# ExaBGP, tcpdump, tshark, iproute2, setcap (libcap2-bin), and podman, runc and
+# debootstrap (scripts/images.sh, e2e/container_test.go). Needs root (it says so otherwise).
 set -euo pipefail
 
 need=()
@@ -13,9 +14,12 @@ have tcpdump /usr/bin/tcpdump || need+=(tcpdump)
 have tshark /usr/bin/tshark || need+=(tshark)
 have ip /usr/sbin/ip || need+=(iproute2)
 have setcap /usr/sbin/setcap || need+=(libcap2-bin) # e2e/caps_test.go: the image's file capabilities
+have podman /usr/bin/podman || need+=(podman)      # scripts/images.sh, e2e/container_test.go
+have runc /usr/sbin/runc || need+=(runc)
+have debootstrap /usr/sbin/debootstrap || need+=(debootstrap) # base images without a registry
 
 if [ ${#need[@]} -eq 0 ]; then
-	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin present"
+	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin podman runc debootstrap present"
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then

@@ -50,6 +50,7 @@ func usage(w io.Writer) {
   authbgpd -f FILE [--log-level LEVEL] [--log-format text|json]   run the speaker
   authbgpd check -f FILE                                          validate a config
   authbgpd status [--api ADDR | -f FILE] [--json]               what GET /status says
+  authbgpd status [--api ADDR | -f FILE] --health               GET /healthz (2 s): exit 0 healthy, 1 with the reason
   authbgpd verify-pcap -f FILE [--json] CAPTURE...                check TCP-MD5 signatures in pcap/pcapng files
   authbgpd srv6 hmac --algorithm A --key-file F --key-id N --source ADDR --segments A,B,C   print an SRH HMAC
   authbgpd version

@@ -23,18 +23,28 @@ import (
 // statusTimeout bounds the whole GET /status exchange.
 const statusTimeout = 10 * time.Second
 
+// healthTimeout bounds the whole GET /healthz exchange of --health (a
+// container HEALTHCHECK must answer well within its own timeout).
+const healthTimeout = 2 * time.Second
+
 // cmdStatus prints what GET /status of a running daemon says, as tables or
 // (--json) as served.
 //
 //	authbgpd status [--api ADDR | -f FILE] [--json]
+//	authbgpd status [--api ADDR | -f FILE] --health
+//
+// --health GETs /healthz instead (within healthTimeout) and prints nothing
+// when healthy: exit 0 on 200, 1 with the reason on stderr otherwise. It is
+// the image's HEALTHCHECK, so the runtime image needs no HTTP client.
 func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	api := fs.String("api", "", "address of the daemon's HTTP API (default "+config.DefaultHTTP+")")
 	file := fs.String("f", "", "take the API address from [api] http of this config file")
 	asJSON := fs.Bool("json", false, "print the JSON document as served")
+	health := fs.Bool("health", false, "GET /healthz (2 s timeout): exit 0 if healthy, 1 with the reason on stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: authbgpd status [--api ADDR | -f FILE] [--json]")
+		fmt.Fprintln(stderr, "usage: authbgpd status [--api ADDR | -f FILE] [--json | --health]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -43,7 +53,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() != 0 || (*api != "" && *file != "") {
+	if fs.NArg() != 0 || (*api != "" && *file != "") || (*health && *asJSON) {
 		fs.Usage()
 		return 2
 	}
@@ -70,6 +80,9 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "authbgpd status: API address %q: %v\n", addr, err)
 		return 2
+	}
+	if *health {
+		return checkHealth(strings.TrimSuffix(u, "/status")+"/healthz", stderr)
 	}
 	body, err := fetchStatus(u)
 	if err != nil {
@@ -114,9 +127,23 @@ func statusURL(addr string) (string, error) {
 	return "http://" + net.JoinHostPort(host, port) + "/status", nil
 }
 
+// checkHealth GETs u (the /healthz URL) within healthTimeout: 0 on 200,
+// 1 with the reason (the daemon's 503 text, or why it cannot be reached) on
+// stderr.
+func checkHealth(u string, stderr io.Writer) int {
+	if _, err := fetch(u, healthTimeout); err != nil {
+		fmt.Fprintf(stderr, "authbgpd status: unhealthy: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
 // fetchStatus GETs url and returns the body of a 200 answer.
-func fetchStatus(u string) ([]byte, error) {
-	client := &http.Client{Timeout: statusTimeout}
+func fetchStatus(u string) ([]byte, error) { return fetch(u, statusTimeout) }
+
+// fetch GETs u within timeout and returns the body of a 200 answer.
+func fetch(u string, timeout time.Duration) ([]byte, error) {
+	client := &http.Client{Timeout: timeout}
 	resp, err := client.Get(u)
 	if err != nil {
 		hint := "is the daemon running, with [api] http set to this address?"

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/httpapi"
@@ -313,5 +314,71 @@ func TestStatusAgainstHTTPAPI(t *testing.T) {
 		"192.0.2.2  65002  established  5m12s   md5   1    yes        ok         3      0    0        0\n"
 	if out != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// TestStatusHealth: --health GETs /healthz with a bounded timeout; exit 0
+// and silence when healthy, 1 with the reason on stderr otherwise.
+func TestStatusHealth(t *testing.T) {
+	var healthy atomic.Bool
+	healthy.Store(true)
+	block := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if !healthy.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("peer 192.0.2.2: md5 key not installed\n"))
+			return
+		}
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		t.Error("--health asked /status")
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+
+	if rc, out, errs := runStatus("--health", "--api", hostPort(ts)); rc != 0 || out != "" || errs != "" {
+		t.Errorf("healthy: exit %d, stdout %q, stderr %q", rc, out, errs)
+	}
+	// URL form, with and without /status.
+	if rc, _, errs := runStatus("--health", "--api", ts.URL+"/status"); rc != 0 {
+		t.Errorf("healthy (URL): exit %d: %s", rc, errs)
+	}
+	// From a config file's [api] http.
+	cfg := writeConfig(t, hostPort(ts))
+	if rc, _, errs := runStatus("--health", "-f", cfg); rc != 0 {
+		t.Errorf("healthy (-f): exit %d: %s", rc, errs)
+	}
+
+	healthy.Store(false)
+	rc, out, errs := runStatus("--health", "--api", hostPort(ts))
+	if rc != 1 || out != "" || !strings.Contains(errs, "503") || !strings.Contains(errs, "md5 key not installed") {
+		t.Errorf("unhealthy: exit %d, stdout %q, stderr %q", rc, out, errs)
+	}
+
+	// Nothing listening.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	if rc, _, errs := runStatus("--health", "--api", dead); rc != 1 || !strings.Contains(errs, "cannot reach") {
+		t.Errorf("refused: exit %d, stderr %q", rc, errs)
+	}
+
+	// A daemon that accepts but never answers: bounded by healthTimeout.
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
+	t.Cleanup(func() { close(block); hung.Close() })
+	start := time.Now()
+	rc, _, errs = runStatus("--health", "--api", hostPort(hung))
+	if took := time.Since(start); rc != 1 || took > healthTimeout+time.Second {
+		t.Errorf("hung daemon: exit %d after %v (stderr %q)", rc, took, errs)
+	}
+
+	// --health with --json is a usage error.
+	if rc, _, _ := runStatus("--health", "--json", "--api", hostPort(ts)); rc != 2 {
+		t.Errorf("--health --json: exit %d, want 2", rc)
 	}
 }
