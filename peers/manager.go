@@ -318,18 +318,15 @@ func (m *Manager) desired(cfg *config.Config, p *config.Peer) (secret md5auth.Se
 // schedule has caught up with, or whose key left the keychain, is dropped.
 func (m *Manager) decide(cfg *config.Config, cp *config.Peer, st *peer) (secret md5auth.Secret, keyID int, keyed bool, err error) {
 	secret, keyID, keyed, err = m.desired(cfg, cp)
-	if st == nil || st.pin < 0 || !keyed || cp.Keychain == "" {
-		if st != nil && (!keyed || cp.Keychain == "") {
-			st.pin = -1
-		}
+	if st == nil || st.pin < 0 {
 		return secret, keyID, keyed, err
 	}
 	kc := cfg.Keychain(cp.Keychain)
 	var pk *config.Key
-	if kc != nil && st.pin <= 255 {
+	if keyed && kc != nil && st.pin <= 255 {
 		pk = kc.Key(uint8(st.pin))
 	}
-	if pk == nil {
+	if pk == nil { // no keychain any more, or the pinned key left it
 		st.pin = -1
 		return secret, keyID, keyed, err
 	}
@@ -582,10 +579,7 @@ func (m *Manager) holdDown(ctx context.Context, st *peer) {
 	}
 	st.heldDown = true
 	if st.cfg.IsDynamic() {
-		name := groupName(st.cfg.Prefix)
-		_ = m.bgp.DeleteDynamicNeighbor(ctx, st.cfg.Prefix.String(), name)
-		m.dropRangeSessions(ctx, st.cfg)
-		_ = m.bgp.DeletePeerGroup(ctx, name)
+		m.dropRange(ctx, st)
 		return
 	}
 	if err := m.readd(ctx, st, true); err != nil {
@@ -654,22 +648,33 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	if id == "" {
 		return
 	}
-	if ev.State == "established" && s.remote.IsValid() {
-		m.obs.Session(ev.Peer, s.remote)
-	} else if was == "established" && ev.State != "established" {
-		m.obs.Session(ev.Peer, netip.AddrPort{})
-	}
 	if was != ev.State {
 		m.kickReconcile()
+		if was == "established" || ev.State == "established" {
+			m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Info("BGP session state")
+		}
 	}
-	if was != ev.State && (was == "established" || ev.State == "established") {
-		m.obs.PeerUp(id, ev.State == "established")
-		m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Info("BGP session state")
-	}
+	m.tellSession(id, ev.Peer, was, ev.State, s.remote)
 	if was == "established" && ev.State != "established" {
 		if st := m.peers[id]; st != nil && st.pending() {
 			go m.syncLater(id)
 		}
+	}
+}
+
+// tellSession tells the observers what a state change of the session with
+// a (of configured peer id) means: up or down, and which connection now
+// carries the established session (the shadow checker judges it).
+func (m *Manager) tellSession(id string, a netip.Addr, was, state string, remote netip.AddrPort) {
+	up, wasUp := state == "established", was == "established"
+	switch {
+	case up && remote.IsValid():
+		m.obs.Session(a, remote)
+	case wasUp && !up:
+		m.obs.Session(a, netip.AddrPort{})
+	}
+	if id != "" && up != wasUp {
+		m.obs.PeerUp(id, up)
 	}
 }
 

@@ -97,16 +97,9 @@ func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
 		return v
 	}
 	for _, p := range ps {
-		// Dynamic neighbors have their address in the state only.
-		addr := p.GetConf().GetNeighborAddress()
-		if addr == "" {
-			addr = p.GetState().GetNeighborAddress()
+		if a, ok := plugin.NeighborAddr(p); ok {
+			v.peers[a] = p
 		}
-		a, err := netip.ParseAddr(addr)
-		if err != nil {
-			continue
-		}
-		v.peers[a.Unmap()] = p
 	}
 	if v.passwords, err = m.bgp.PeerPasswords(ctx); err != nil {
 		v.err = err
@@ -215,23 +208,13 @@ func (m *Manager) syncSessions(gv gobgpView, obs Observed, obsOK bool) {
 				s.local, s.remote = l, r
 			}
 		}
-		if id := m.peerFor(a); id != "" && was != state && (was == "established" || state == "established") {
-			m.obs.PeerUp(id, state == "established")
-		}
-		if state == "established" && s.remote.IsValid() && was != "established" {
-			m.obs.Session(a, s.remote)
-		} else if was == "established" && state != "established" {
-			m.obs.Session(a, netip.AddrPort{})
+		if was != state {
+			m.tellSession(m.peerFor(a), a, was, state, s.remote)
 		}
 	}
 	for a, s := range m.sess {
 		if gv.peers[a] == nil {
-			if s.state == "established" {
-				if id := m.peerFor(a); id != "" {
-					m.obs.PeerUp(id, false)
-				}
-				m.obs.Session(a, netip.AddrPort{})
-			}
+			m.tellSession(m.peerFor(a), a, s.state, "idle", netip.AddrPort{})
 			delete(m.sess, a)
 		}
 	}

@@ -188,19 +188,28 @@ func (h *Host) startWatch() error {
 	return nil
 }
 
+// NeighborAddr is the address of a GoBGP neighbor, unmapped. Dynamic
+// neighbors have it in their state only (their config has none).
+func NeighborAddr(p *api.Peer) (netip.Addr, bool) {
+	s := p.GetState().GetNeighborAddress()
+	if s == "" {
+		s = p.GetConf().GetNeighborAddress()
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.Unmap(), true
+}
+
 func peerEventFromAPI(p *api.Peer, now time.Time) (PeerEvent, bool) {
 	if p == nil {
 		return PeerEvent{}, false
 	}
-	addrStr := p.GetState().GetNeighborAddress()
-	if addrStr == "" {
-		addrStr = p.GetConf().GetNeighborAddress()
-	}
-	addr, err := netip.ParseAddr(addrStr)
-	if err != nil {
+	addr, ok := NeighborAddr(p)
+	if !ok {
 		return PeerEvent{}, false
 	}
-	addr = addr.Unmap()
 	ev := PeerEvent{
 		Peer:      addr,
 		State:     SessionStateName(p.GetState().GetSessionState()),

@@ -167,12 +167,8 @@ func (h *Host) PeerPasswords(ctx context.Context) (map[netip.Addr]md5auth.Secret
 	}
 	out := map[netip.Addr]md5auth.Secret{}
 	err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
-		addr := p.GetConf().GetNeighborAddress()
-		if addr == "" {
-			addr = p.GetState().GetNeighborAddress() // dynamic neighbors
-		}
-		if a, err := netip.ParseAddr(addr); err == nil {
-			out[a.Unmap()] = md5auth.Secret(p.GetConf().GetAuthPassword())
+		if a, ok := NeighborAddr(p); ok {
+			out[a] = md5auth.Secret(p.GetConf().GetAuthPassword())
 		}
 	})
 	if err != nil {

@@ -431,23 +431,20 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 			st.connBad++
 		}
 	}
+	c.count(st, r)
 	var diag string
 	key := -1
 	switch r.Verdict {
 	case Valid:
-		st.rep.Received.Valid++
 		diag = DiagOK
 	case BadDigest:
-		st.rep.Received.BadDigest++
 		diag = DiagBadDigest
 		if r.Other {
 			diag, key = DiagOtherKey, r.KeyID
 		}
 	case Missing:
-		st.rep.Received.Missing++
 		diag = DiagMissing
 	case Unexpected:
-		st.rep.Received.Unexpected++
 		diag = DiagUnexpected
 	default:
 		return r
