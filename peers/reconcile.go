@@ -148,6 +148,11 @@ func (m *Manager) reconcile(ctx context.Context) {
 		return
 	}
 	m.passes++
+	// Drift is what this pass finds: forget the last pass's first (GoBGP
+	// drift is found before the keys are looked at).
+	for _, st := range m.peers {
+		st.obs.drift = ""
+	}
 	if gv.err != nil {
 		m.log.WithError(gv.err).Warn("reconcile: cannot read GoBGP's peers")
 	} else {
@@ -352,12 +357,9 @@ func (m *Manager) drift(st *peer, what string) {
 // peer that carries no key at all is ended.
 func (m *Manager) convergeKeys(ctx context.Context, obs Observed, oerr error, port uint16) {
 	peers := m.sortedPeers()
-	for _, st := range peers {
-		st.obs.drift = ""
-	}
 	if oerr != nil {
 		for _, st := range peers {
-			st.obs = observation{by: "install", ok: st.installed}
+			st.obs.by, st.obs.ok = "install", st.installed
 		}
 		m.log.WithError(oerr).Debug("reconcile: cannot observe socket keys")
 		return
