@@ -33,8 +33,8 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS = \
 	./md5auth:FuzzParseOptions \
 	./md5auth:FuzzParseDiag \
-	./md5auth/shadow/frame:FuzzDecodeTCP \
-	./md5auth/shadow/capfile:FuzzReader \
+	./frame:FuzzDecodeTCP \
+	./capture/capfile:FuzzReader \
 	./config:FuzzParse \
 	./srv6policy:FuzzDecodeSRH \
 	./srv6policy:FuzzHMAC \

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbgp/authbgpd/capture/capfile"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
 	"github.com/authbgp/authbgpd/status"
 )
 

@@ -17,13 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbgp/authbgpd/capture/capfile"
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
-	"github.com/authbgp/authbgpd/speaker"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -281,7 +280,7 @@ func orJudge(t *testing.T, bin, dir string, cp *orCapture, v orView, right bool)
 		t.Fatalf("config: %v\n%s", err, v.toml())
 	}
 	// The checker exactly as verify-pcap builds it.
-	chk := shadow.New(speaker.ShadowPeers(cfg), shadow.Options{IdleAfter: -1})
+	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{IdleAfter: -1})
 	results, stats := orCheckFile(t, cp.td.file, cp.link, chk)
 
 	// tcpdump's verdicts: under our key, or without -M when we hold none;
@@ -443,7 +442,7 @@ func orJudge(t *testing.T, bin, dir string, cp *orCapture, v orView, right bool)
 		// And the checker's own report agrees with what verify-pcap printed.
 		for _, r := range chk.Reports(time.Time{}) {
 			if r.Address == peer {
-				if s := speaker.ShadowStatus(r); s.Diagnosis != p.Shadow.Diagnosis || s.Segments != p.Shadow.Segments {
+				if s := shadow.StatusOf(r); s.Diagnosis != p.Shadow.Diagnosis || s.Segments != p.Shadow.Segments {
 					t.Errorf("%s: in-test checker report %+v, verify-pcap %+v", peer, s, p.Shadow)
 				}
 			}

@@ -40,13 +40,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/authbgp/authbgpd/capture"
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capture"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
-	"github.com/authbgp/authbgpd/speaker"
 )
 
 func BenchmarkShadowPerf(b *testing.B) {
@@ -218,7 +217,7 @@ func benchShadowVerifyPcap(b *testing.B) {
 	mv, mt := median(tv), median(tt)
 
 	// In process: ReadCapture alone (no process start, no config load).
-	chk := shadow.New(speaker.ShadowPeers(cfg), shadow.Options{IdleAfter: -1})
+	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{IdleAfter: -1})
 	data, err := os.ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
@@ -312,7 +311,7 @@ type replica struct {
 func startReplica(b testing.TB, ns string, cfg *config.Config, key string) *replica {
 	b.Helper()
 	r := &replica{done: make(chan struct{}), key: len(key)}
-	r.chk = shadow.New(speaker.ShadowPeers(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
+	r.chk = shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
 		if !res.Outgoing {
 			r.counters[res.Verdict].Add(1)
 		}
@@ -421,7 +420,7 @@ func (r *replica) stop(b testing.TB) capture.Stats {
 func (r *replica) hotReplay(b testing.TB, cfg *config.Config, passes int) time.Duration {
 	b.Helper()
 	var cnt [shadow.Malformed + 1]atomic.Uint64
-	chk := shadow.New(speaker.ShadowPeers(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
+	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
 		if !res.Outgoing {
 			cnt[res.Verdict].Add(1)
 		}
@@ -451,7 +450,7 @@ func (r *replica) hotReplay(b testing.TB, cfg *config.Config, passes int) time.D
 // path, where segments arrive now and then between other processes' work.
 func (r *replica) coldReplay(b testing.TB, cfg *config.Config) time.Duration {
 	b.Helper()
-	chk := shadow.New(speaker.ShadowPeers(cfg), shadow.Options{OnSegment: func(string, shadow.Result) {}})
+	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(string, shadow.Result) {}})
 	evict := make([]byte, 64<<20)
 	for i := range evict {
 		evict[i] = byte(i)

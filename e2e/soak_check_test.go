@@ -21,10 +21,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
 	"github.com/authbgp/authbgpd/status"
 )
 

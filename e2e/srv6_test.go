@@ -26,10 +26,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
 	"github.com/authbgp/authbgpd/srv6policy"
 	"github.com/authbgp/authbgpd/status"
 )

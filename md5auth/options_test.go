@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 )
 
 // Option lists as Linux sends them on BGP sessions with TCP-MD5.
@@ -162,7 +162,7 @@ func FuzzParseOptions(f *testing.F) {
 func realOptionLists(t testing.TB) [][]byte {
 	t.Helper()
 	files, _ := filepath.Glob("../e2e/testdata/*.pcap")
-	more, _ := filepath.Glob("shadow/frame/testdata/md5.pcap")
+	more, _ := filepath.Glob("../frame/testdata/md5.pcap")
 	files = append(files, more...)
 	if len(files) == 0 {
 		t.Fatal("no real captures found for seeds")

@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,7 +45,8 @@ type Speaker struct {
 	peers   *peers.Manager
 	metrics *metrics.Metrics
 	http    *httpapi.Server
-	shadow  *shadowRun // nil when [shadow] is off
+	shadow  *shadow.Runner // nil when [shadow] is off
+	srh     *srhVerifier
 	srv6    *srv6Run
 
 	mu  sync.Mutex
@@ -120,9 +120,10 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	s.srv6 = newSRv6(cfg, log, s.metrics)
 	s.host.Register(s.srv6)
 	if cfg.Shadow.Enabled {
-		s.shadow = newShadow(cfg, log, s.metrics, s.peers.SetPeerKeyID)
-		s.shadow.keyIDs = s.peers.KeyIDs
-		s.shadow.endStale = s.peers.EndStale
+		s.srh = newSRHVerifier(cfg, s.metrics, log.WithField("component", "shadow"))
+		s.shadow = shadow.NewRunner(cfg, log, s.metrics, shadow.RunnerOptions{
+			Follow: s.peers.SetPeerKeyID, KeyIDs: s.peers.KeyIDs, EndStale: s.peers.EndStale, SRH: s.srh,
+		})
 		s.host.Register(s.shadow)
 	}
 	if err := s.host.Start(ctx); err != nil {
@@ -191,11 +192,12 @@ func (s *Speaker) Reload(ctx context.Context) error {
 		err = errors.Join(err, serr)
 	}
 	if s.shadow != nil {
-		s.shadow.reload(next)
+		s.shadow.Reload(next)
+		s.srh.setKeys(next, s.log.WithField("component", "shadow"))
 		for peer, id := range s.peers.KeyIDs() {
-			s.shadow.chk.Pin(peer, id)
+			s.shadow.Pin(peer, id)
 		}
-		go s.shadow.followProven() // a proof made while following was off counts now
+		go s.shadow.FollowProven() // a proof made while following was off counts now
 	} else if next.Shadow.Enabled {
 		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
 	}
@@ -229,8 +231,8 @@ func (s *Speaker) Status() status.Status {
 	}
 	st.SRv6 = s.srv6.status()
 	if s.shadow != nil {
-		mergeShadow(&st, s.shadow.reports())
-		st.Capture = s.shadow.status()
+		shadow.MergeStatus(&st, s.shadow.Reports())
+		st.Capture = s.shadow.CaptureStatus()
 	}
 	return st
 }
@@ -278,51 +280,14 @@ func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalle
 func (o observer) KeyChanged(peer string, keyID int) {
 	o.m.KeyChanged(peer)
 	if sh := o.s.shadow; sh != nil && keyID >= 0 {
-		sh.chk.Pin(peer, keyID)
+		sh.Pin(peer, keyID)
 	}
 }
 func (o observer) PeerRemoved(peer string) { o.m.DeletePeer(peer) }
 func (o observer) Session(addr netip.Addr, remote netip.AddrPort) {
 	if sh := o.s.shadow; sh != nil {
-		sh.chk.SetSession(addr, remote.Port())
+		sh.SetSession(addr, remote.Port())
 	}
-}
-
-// mergeShadow attaches the checker's reports to the peers of st; addresses
-// the checker saw that GoBGP never accepted (a dynamic neighbor with the
-// wrong key, say) are added as peers of their range.
-func mergeShadow(st *status.Status, reps map[string]shadow.PeerReport) {
-	seen := map[string]bool{}
-	for i := range st.Peers {
-		p := &st.Peers[i]
-		if r, ok := reps[p.Address]; ok {
-			p.Shadow = ShadowStatus(r)
-			seen[p.Address] = true
-		} else if p.Auth.Mode == config.AuthMD5 && p.Prefix == "" {
-			p.Shadow = &status.Shadow{Diagnosis: shadow.DiagNoTraffic}
-		}
-	}
-	var asns = map[string]uint32{}
-	for _, p := range st.Peers {
-		if p.Prefix != "" && p.Address == p.Prefix {
-			asns[p.Prefix] = p.ASN
-		}
-	}
-	var extra []status.Peer
-	for addr, r := range reps {
-		if seen[addr] {
-			continue
-		}
-		var auth status.Auth
-		for _, p := range st.Peers {
-			if p.Address == r.PeerID {
-				auth = p.Auth
-			}
-		}
-		extra = append(extra, status.Peer{Address: addr, Prefix: r.PeerID, ASN: asns[r.PeerID], State: "idle", Auth: auth, Shadow: ShadowStatus(r)})
-	}
-	sort.Slice(extra, func(i, j int) bool { return extra[i].Address < extra[j].Address })
-	st.Peers = append(st.Peers, extra...)
 }
 
 // kernelFeatures reports what the kernel offers for keyed BGP, so an

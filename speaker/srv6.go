@@ -1033,16 +1033,16 @@ func (v *srhVerifier) setKeys(cfg *config.Config, log *logrus.Entry) {
 	v.keys.Store(&keys)
 }
 
-// enabled reports whether any key is configured.
-func (v *srhVerifier) enabled() bool { return len(*v.keys.Load()) > 0 }
+// Enabled reports whether any key is configured.
+func (v *srhVerifier) Enabled() bool { return len(*v.keys.Load()) > 0 }
 
-// check verifies one captured SRH sent from outer source src. Frames going
+// Check verifies one captured SRH sent from outer source src. Frames going
 // out are checked only when freshly encapsulated (Segments Left = Last
 // Entry: our own headend's packets, Binding SID packets included), so that
 // a packet an SRv6 endpoint of this router forwards is counted once, on
 // the way in. (One that a plain IPv6 router forwards untouched, its first
 // segment not yet reached, is seen, and counted, both ways.)
-func (v *srhVerifier) check(src netip.Addr, srh []byte, outgoing bool) {
+func (v *srhVerifier) Check(src netip.Addr, srh []byte, outgoing bool) {
 	if outgoing && (len(srh) < 5 || srh[3] != srh[4]) {
 		return
 	}

@@ -666,7 +666,7 @@ func TestSRHVerifier(t *testing.T) {
 	cfg := mustConfig(t, srv6Global+srv6Key(42, "srv6key"))
 	m := metrics.New("test")
 	v := newSRHVerifier(cfg, m, testLogger().WithField("t", 1))
-	if !v.enabled() {
+	if !v.Enabled() {
 		t.Fatal("not enabled with a key")
 	}
 	key, _ := srv6policy.NewKey(42, srv6policy.SHA256, []byte("srv6key"))
@@ -685,13 +685,13 @@ func TestSRHVerifier(t *testing.T) {
 	other[len(other)-33] = 7 // key ID 42 -> 7 + ...
 	nohmac, _ := srv6policy.EncapSRH([]netip.Addr{netip.MustParseAddr("fc00::1")}, 0)
 	nb, _ := nohmac.Encode()
-	v.check(src, good, false)
-	v.check(src, good, true)
-	v.check(src, forwarded, false)
-	v.check(src, forwarded, true) // not counted
-	v.check(src, bad, false)
-	v.check(src, other, false)
-	v.check(src, nb, false)
+	v.Check(src, good, false)
+	v.Check(src, good, true)
+	v.Check(src, forwarded, false)
+	v.Check(src, forwarded, true) // not counted
+	v.Check(src, bad, false)
+	v.Check(src, other, false)
+	v.Check(src, nb, false)
 	for _, c := range []struct {
 		key, verdict string
 		want         float64
@@ -720,10 +720,10 @@ func TestSRHVerifier(t *testing.T) {
 	}
 	// Keys removed by reload: the verifier forgets them.
 	v.setKeys(mustConfig(t, srv6Global), testLogger().WithField("t", 1))
-	if v.enabled() {
+	if v.Enabled() {
 		t.Fatal("enabled without keys")
 	}
-	v.check(src, good, false)
+	v.Check(src, good, false)
 	if got := srhCount(t, m, "42", "unknown_key"); got != 1 {
 		t.Errorf("after removal: unknown_key{42} = %v", got)
 	}

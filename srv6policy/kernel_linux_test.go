@@ -22,10 +22,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
 )
 
 // Privileged tests: the kernel computes SRH HMACs for seg6 encap routes in

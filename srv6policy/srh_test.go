@@ -11,8 +11,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 )
 
 // capturedSRH is an SRH from a capture with the packet's outer source.
@@ -57,10 +57,10 @@ func captureSRHs(t testing.TB, path string) []capturedSRH {
 	return out
 }
 
-// The captures of md5auth/shadow/frame/testdata/srv6.pcap were made by
+// The captures of frame/testdata/srv6.pcap were made by
 // mkcaptures.sh with key 42, sha256, secret "srv6key", outer source
 // 2001:db8::1: inline (TCP after the SRH) and encapsulated.
-const frameSRv6 = "../md5auth/shadow/frame/testdata/srv6.pcap"
+const frameSRv6 = "../frame/testdata/srv6.pcap"
 
 func TestFrameCaptureSRHs(t *testing.T) {
 	srhs := captureSRHs(t, frameSRv6)
@@ -450,7 +450,7 @@ func fuzzSRH(t *testing.T, keys map[uint32]*Key, src netip.Addr, b []byte) {
 }
 
 // testdataKeys are the keys of the kernel-made captures: key 42 of
-// md5auth/shadow/frame/testdata/srv6.pcap and those of testdata/*.pcap
+// frame/testdata/srv6.pcap and those of testdata/*.pcap
 // (written by TestKernelHMAC with SRV6POLICY_WRITE_TESTDATA=1).
 var testdataKeys = []struct {
 	id     uint32

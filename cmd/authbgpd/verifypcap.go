@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
 	"github.com/authbgp/authbgpd/speaker"
 	"github.com/authbgp/authbgpd/srv6policy"
 	"github.com/authbgp/authbgpd/status"
@@ -69,7 +69,7 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	}
 	// Offline: no hysteresis delay matters, but keep the live rules so the
 	// diagnosis means the same; no idle timeout (captures are history).
-	c := shadow.New(speaker.ShadowPeers(cfg), shadow.Options{Port: uint16(*port), IdleAfter: -1})
+	c := shadow.New(shadow.PeersOf(cfg), shadow.Options{Port: uint16(*port), IdleAfter: -1})
 	rep := pcapReport{Files: []pcapFile{}, Peers: []pcapPeer{}}
 	keys, kerrs := speaker.SRHKeys(cfg)
 	for _, err := range kerrs {
@@ -102,7 +102,7 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 		rep.Files = append(rep.Files, pcapFile{Name: name, Stats: st})
 	}
 	for _, r := range c.Reports(time.Time{}) {
-		rep.Peers = append(rep.Peers, pcapPeer{Address: r.Address.String(), Peer: r.PeerID, Shadow: speaker.ShadowStatus(r)})
+		rep.Peers = append(rep.Peers, pcapPeer{Address: r.Address.String(), Peer: r.PeerID, Shadow: shadow.StatusOf(r)})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -12,7 +12,7 @@ import (
 // The kernel-made SRv6 captures and their keys (see srv6policy's tests):
 // testdata/kernel_hmac.pcap has 20 SRHs with key 4201 (HMAC-SHA256) and 20
 // with key 4202 (HMAC-SHA1); frame/testdata/srv6.pcap has 11 with key 42.
-var vpSRv6Caps = []string{"../../srv6policy/testdata/kernel_hmac.pcap", "../../md5auth/shadow/frame/testdata/srv6.pcap"}
+var vpSRv6Caps = []string{"../../srv6policy/testdata/kernel_hmac.pcap", "../../frame/testdata/srv6.pcap"}
 
 const vpSRv6Global = `[global]
 asn = 65001

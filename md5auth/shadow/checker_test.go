@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 )
 
 // Real captures (see e2e/testdata/README): FRR 192.0.2.1 <-> gobgpd
@@ -139,7 +139,7 @@ func TestMissingOnUnsignedSession(t *testing.T) {
 	// basic_usec.pcap: an unsigned TCP exchange on port 179 between
 	// 192.0.2.1 and 192.0.2.2 (see capfile/testdata).
 	c := New([]Peer{addrPeer("192.0.2.1", pw("k")), addrPeer("192.0.2.2", pw("k"))}, Options{})
-	run(t, "capfile/testdata/basic_usec.pcap", c)
+	run(t, "../../capture/capfile/testdata/basic_usec.pcap", c)
 	reps := c.Reports(time.Time{})
 	if len(reps) == 0 {
 		t.Fatal("no reports")
@@ -151,7 +151,7 @@ func TestMissingOnUnsignedSession(t *testing.T) {
 	}
 	// Without keys an unsigned session is nothing to report.
 	c = New([]Peer{addrPeer("192.0.2.1"), addrPeer("192.0.2.2")}, Options{})
-	run(t, "capfile/testdata/basic_usec.pcap", c)
+	run(t, "../../capture/capfile/testdata/basic_usec.pcap", c)
 	if reps := c.Reports(time.Time{}); len(reps) != 0 {
 		t.Fatalf("unkeyed unsigned session reported: %+v", reps)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 )
 
 // FileStats counts what reading a capture file met.

@@ -17,7 +17,7 @@ import (
 // same result through a one-byte-at-a-time reader, and that re-encoding
 // the packets read yields a file that reads back to the same packets.
 //
-//	go test -run='^$' -fuzz=FuzzReader -fuzztime=30s ./md5auth/shadow/capfile
+//	go test -run='^$' -fuzz=FuzzReader -fuzztime=30s ./capture/capfile
 func FuzzReader(f *testing.F) {
 	for _, name := range captures(f) {
 		b := readTestdata(f, name)

@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/net/bpf"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 )
 
 // cbpf is a classic BPF interpreter with the Linux semantics the filter
@@ -348,7 +348,7 @@ func views(link uint32, data []byte) []socketView {
 // frames actually use.
 func TestFilterRealFrames(t *testing.T) {
 	files, _ := filepath.Glob("../frame/testdata/*.pcap*")
-	more, _ := filepath.Glob("../capfile/testdata/*.pcap*")
+	more, _ := filepath.Glob("capfile/testdata/*.pcap*")
 	files = append(files, more...)
 	fs := newFilterSet(t)
 	var total, accepted, rejected, tagged int

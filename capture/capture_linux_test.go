@@ -23,10 +23,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
 )
 
 const testTimeout = 20 * time.Millisecond // block retire timeout in tests

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
 )
 
 // TestFilterSRv6: with Options.SRv6 the filter also accepts IPv6 packets
@@ -81,7 +81,7 @@ func TestFilterSRv6(t *testing.T) {
 // TestFilterSRv6RealFrames: every frame of the kernel-made SRv6 captures
 // with an SRH passes the SRv6 filter.
 func TestFilterSRv6RealFrames(t *testing.T) {
-	files := []string{"../frame/testdata/srv6.pcap", "../../../srv6policy/testdata/kernel_hmac.pcap"}
+	files := []string{"../frame/testdata/srv6.pcap", "../srv6policy/testdata/kernel_hmac.pcap"}
 	fr := cbpf{buildFilterSRv6(179, framingAny, true)}
 	n := 0
 	for _, name := range files {

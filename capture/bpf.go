@@ -3,7 +3,7 @@ package capture
 import (
 	"fmt"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/frame"
 )
 
 // This file builds the classic BPF program the kernel runs on every frame

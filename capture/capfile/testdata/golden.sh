@@ -3,8 +3,8 @@
 # metadata tshark (an independent reader) finds. capfile_test.go checks the
 # Reader against it. sections.pcapng.golden describes basic_nsec.pcapng and
 # two_linktypes.pcapng concatenated (a two-section pcapng file), which the
-# test builds in memory. Run through `go generate ./md5auth/shadow/capfile`
-# after md5auth/shadow/frame/testdata/mkcaptures.sh.
+# test builds in memory. Run through `go generate ./capture/capfile`
+# after frame/testdata/mkcaptures.sh.
 set -eu
 cd "$(dirname "$0")"
 golden() {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/authbgp/authbgpd/md5auth/shadow/capfile"
+	"github.com/authbgp/authbgpd/capture/capfile"
 )
 
 // captured is one frame of a testdata capture.

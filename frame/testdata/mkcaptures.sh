@@ -1,6 +1,6 @@
 #!/bin/sh
-# Regenerates the real capture fixtures of md5auth/shadow/frame/testdata and
-# md5auth/shadow/capfile/testdata. Needs root, iproute2, tcpdump, tshark
+# Regenerates the real capture fixtures of frame/testdata and
+# capture/capfile/testdata. Needs root, iproute2, tcpdump, tshark
 # (dumpcap, editcap) and python3. It builds two network namespaces joined by
 # a veth pair (plus a tun pair for raw IP, and SRv6 routes with HMAC key 42,
 # sha256, secret "srv6key"), runs short TCP exchanges on port 179 between
@@ -10,11 +10,11 @@
 # from vlantag.py. Afterwards regenerate the golden files (tshark's view of
 # every frame): go generate ./md5auth/shadow/...
 #
-# Usage: sudo sh md5auth/shadow/frame/testdata/mkcaptures.sh
+# Usage: sudo sh frame/testdata/mkcaptures.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 fr=$here
-cf=$here/../../capfile/testdata
+cf=$here/../../capture/capfile/testdata
 py=$(command -v python3)
 P=capfx$$
 A=$P-a

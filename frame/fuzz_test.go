@@ -33,7 +33,7 @@ func linkSelector(link uint32) uint8 {
 // formed; deterministic results, unaffected by stale output values and,
 // for unpadded raw IP, by appended bytes.
 //
-//	go test -run='^$' -fuzz=FuzzDecodeTCP -fuzztime=30s ./md5auth/shadow/frame
+//	go test -run='^$' -fuzz=FuzzDecodeTCP -fuzztime=30s ./frame
 func FuzzDecodeTCP(f *testing.F) {
 	for _, fr := range allFrames(f) {
 		f.Add(linkSelector(fr.link), fr.data)

@@ -1,4 +1,4 @@
-package speaker
+package shadow
 
 import (
 	"context"
@@ -11,10 +11,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/capture"
 	"github.com/authbgp/authbgpd/config"
-	"github.com/authbgp/authbgpd/md5auth/shadow"
-	"github.com/authbgp/authbgpd/md5auth/shadow/capture"
-	"github.com/authbgp/authbgpd/md5auth/shadow/frame"
+	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
@@ -23,21 +22,21 @@ import (
 // logEvery rate-limits diagnosis log lines per remote address.
 const logEvery = 10 * time.Second
 
-// shadowRun is the live shadow checker: an AF_PACKET capture feeding a
-// shadow.Checker. It is a plugin, started after GoBGP; failing to capture
+// Runner is the live shadow checker: an AF_PACKET capture feeding a
+// Checker. It is a plugin, started after GoBGP; failing to capture
 // (no CAP_NET_RAW) is reported in /status and the log but does not stop
 // BGP.
-type shadowRun struct {
+type Runner struct {
 	log      *logrus.Entry
 	metrics  *metrics.Metrics
 	follow   func(peerID string, keyID int) error
-	keyIDs   func() map[string]int // the keychain key the peers manager decided, per peer
+	keyIDs   func() map[string]int
 	endStale func(addr netip.Addr, remote netip.AddrPort, why string) error
-	chk      *shadow.Checker
+	chk      *Checker
 	ifaces   []string
 	port     uint16
 	followOn atomic.Bool
-	srh      *srhVerifier // SRv6 SRH HMACs (srv6.go)
+	srh      SRHChecker
 
 	cap       *capture.Capture
 	done      chan struct{}
@@ -47,8 +46,8 @@ type shadowRun struct {
 	mu       sync.Mutex
 	lastLog  map[string]time.Time
 	supp     map[string]int
-	held     map[string]shadow.PeerReport // latest change suppressed by the rate limit
-	timers   map[string]*time.Timer       // logs held[key] when the interval ends
+	held     map[string]PeerReport  // latest change suppressed by the rate limit
+	timers   map[string]*time.Timer // logs held[key] when the interval ends
 	stats    capture.Stats
 	counters map[string]*metrics.PeerCounters
 	// followErr is the last follow-peer-rollover refusal logged per peer
@@ -58,16 +57,50 @@ type shadowRun struct {
 	tickDone  chan struct{}
 }
 
-func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follow func(string, int) error) *shadowRun {
-	s := &shadowRun{
+// SRHChecker verifies the SRv6 SRH HMACs the capture sees (package srv6
+// has the keys). Check runs on the capture goroutine only.
+type SRHChecker interface {
+	// Enabled reports whether any SRv6 HMAC key is configured: only then
+	// are SRv6 packets captured.
+	Enabled() bool
+	Check(src netip.Addr, srh []byte, outgoing bool)
+}
+
+// RunnerOptions connect a Runner to the rest of the daemon. All are
+// optional.
+type RunnerOptions struct {
+	// Follow proposes a keychain key a peer is proven to sign with (the
+	// peers manager decides); nil: follow-peer-rollover cannot act.
+	Follow func(peerID string, keyID int) error
+	// KeyIDs returns the keychain key the peers manager decided, per peer.
+	KeyIDs func() map[string]int
+	// EndStale ends a session the checker proved stale.
+	EndStale func(addr netip.Addr, remote netip.AddrPort, why string) error
+	// SRH verifies captured SRHs; nil: SRv6 packets are not looked at.
+	SRH SRHChecker
+}
+
+// noSRH is the SRHChecker of a daemon without SRv6 HMAC keys.
+type noSRH struct{}
+
+func (noSRH) Enabled() bool                  { return false }
+func (noSRH) Check(netip.Addr, []byte, bool) {}
+
+// NewRunner makes the live checker of cfg's peers; Start (a plugin
+// method) opens the capture.
+func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o RunnerOptions) *Runner {
+	s := &Runner{
 		log:       log.WithField("component", "shadow"),
 		metrics:   m,
-		follow:    follow,
+		follow:    o.Follow,
+		keyIDs:    o.KeyIDs,
+		endStale:  o.EndStale,
+		srh:       o.SRH,
 		ifaces:    cfg.Shadow.Interfaces,
 		port:      179,
 		lastLog:   map[string]time.Time{},
 		supp:      map[string]int{},
-		held:      map[string]shadow.PeerReport{},
+		held:      map[string]PeerReport{},
 		timers:    map[string]*time.Timer{},
 		counters:  map[string]*metrics.PeerCounters{},
 		followErr: map[string]string{},
@@ -77,8 +110,10 @@ func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follo
 	}
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
 	s.err.Store("")
-	s.srh = newSRHVerifier(cfg, m, s.log)
-	s.chk = shadow.New(ShadowPeers(cfg), shadow.Options{
+	if s.srh == nil {
+		s.srh = noSRH{}
+	}
+	s.chk = New(PeersOf(cfg), Options{
 		Port:       s.port,
 		OnChange:   s.onChange,
 		OnRollover: s.onRollover,
@@ -88,11 +123,11 @@ func newShadow(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, follo
 	return s
 }
 
-func (s *shadowRun) Name() string { return "shadow" }
+func (s *Runner) Name() string { return "shadow" }
 
-func (s *shadowRun) Start(ctx context.Context, _ *plugin.Host) error {
+func (s *Runner) Start(ctx context.Context, _ *plugin.Host) error {
 	// With SRv6 HMAC keys configured, SRv6 packets are captured too.
-	c, err := capture.Open(capture.Options{Interfaces: s.ifaces, Port: s.port, SRv6: s.srh.enabled()})
+	c, err := capture.Open(capture.Options{Interfaces: s.ifaces, Port: s.port, SRv6: s.srh.Enabled()})
 	if err != nil {
 		s.err.Store(err.Error())
 		s.log.WithError(err).Error("shadow checker cannot capture: signatures on the wire are not verified")
@@ -107,7 +142,7 @@ func (s *shadowRun) Start(ctx context.Context, _ *plugin.Host) error {
 	return nil
 }
 
-func (s *shadowRun) Stop(ctx context.Context) error {
+func (s *Runner) Stop(ctx context.Context) error {
 	if s.cap == nil {
 		return nil
 	}
@@ -125,7 +160,7 @@ func (s *shadowRun) Stop(ctx context.Context) error {
 }
 
 // loop reads the ring until Close.
-func (s *shadowRun) loop() {
+func (s *Runner) loop() {
 	defer close(s.done)
 	var tcp frame.TCP
 	handle := func(pkt capture.Packet) {
@@ -135,7 +170,7 @@ func (s *shadowRun) loop() {
 		}
 		err := frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp)
 		if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
-			s.srh.check(tcp.Src, tcp.SRH, pkt.Outgoing)
+			s.srh.Check(tcp.Src, tcp.SRH, pkt.Outgoing)
 		}
 		if err != nil {
 			return
@@ -161,7 +196,7 @@ func (s *shadowRun) loop() {
 }
 
 // pollStats moves the kernel's drop counts into metrics.
-func (s *shadowRun) pollStats() {
+func (s *Runner) pollStats() {
 	if s.cap == nil {
 		return
 	}
@@ -177,7 +212,7 @@ func (s *shadowRun) pollStats() {
 	s.mu.Unlock()
 }
 
-func (s *shadowRun) onSegment(peerID string, r shadow.Result) {
+func (s *Runner) onSegment(peerID string, r Result) {
 	if r.Outgoing {
 		return
 	}
@@ -190,18 +225,18 @@ func (s *shadowRun) onSegment(peerID string, r shadow.Result) {
 		return
 	}
 	switch r.Verdict {
-	case shadow.Valid:
+	case Valid:
 		c.Valid.Inc()
-	case shadow.BadDigest:
+	case BadDigest:
 		c.BadDigest.Inc()
-	case shadow.Missing:
+	case Missing:
 		c.Missing.Inc()
-	case shadow.Unexpected:
+	case Unexpected:
 		c.Unexpected.Inc()
 	}
 }
 
-func (s *shadowRun) onChange(r shadow.PeerReport) {
+func (s *Runner) onChange(r PeerReport) {
 	key := r.Address.String()
 	s.mu.Lock()
 	now := time.Now()
@@ -233,7 +268,7 @@ func (s *shadowRun) onChange(r shadow.PeerReport) {
 	}
 	e := s.log.WithFields(f)
 	msg := "shadow diagnosis: " + explain(r.Diagnosis)
-	if r.Diagnosis == shadow.DiagOK {
+	if r.Diagnosis == DiagOK {
 		e.Info(msg)
 	} else {
 		e.Warn(msg)
@@ -241,7 +276,7 @@ func (s *shadowRun) onChange(r shadow.PeerReport) {
 }
 
 // flushHeld logs the change the rate limit held back for key.
-func (s *shadowRun) flushHeld(key string) {
+func (s *Runner) flushHeld(key string) {
 	s.mu.Lock()
 	r, ok := s.held[key]
 	delete(s.held, key)
@@ -255,21 +290,21 @@ func (s *shadowRun) flushHeld(key string) {
 // explain says in words what a diagnosis means to the operator.
 func explain(d string) string {
 	switch d {
-	case shadow.DiagOK:
+	case DiagOK:
 		return "ok: the peer signs with our key"
-	case shadow.DiagBadDigest:
+	case DiagBadDigest:
 		return "bad-digest: the peer signs, but not with our key (wrong key on one side)"
-	case shadow.DiagMissing:
+	case DiagMissing:
 		return "missing: we require a TCP-MD5 signature and the peer sends none (no password on the peer)"
-	case shadow.DiagUnexpected:
+	case DiagUnexpected:
 		return "unexpected: the peer signs but we hold no key for it (password only on the peer)"
-	case shadow.DiagOtherKey:
+	case DiagOtherKey:
 		return "other-key: the peer signs with another key of our keychain"
 	}
 	return d
 }
 
-func (s *shadowRun) onRollover(peerID string, keyID int) {
+func (s *Runner) onRollover(peerID string, keyID int) {
 	if !s.followOn.Load() || s.follow == nil {
 		s.log.WithFields(logrus.Fields{"peer": peerID, "peer_key_id": keyID}).Warn("peer proven on a newer keychain key; follow-peer-rollover is off")
 		return
@@ -282,7 +317,7 @@ func (s *shadowRun) onRollover(peerID string, keyID int) {
 // on a newer key is proposed to the peers manager for as long as it stays
 // proven and follow-peer-rollover is on (so switching the option on by a
 // reload acts on a proof made while it was off).
-func (s *shadowRun) tick() {
+func (s *Runner) tick() {
 	defer close(s.tickDone)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -291,13 +326,15 @@ func (s *shadowRun) tick() {
 		case <-s.stopTick:
 			return
 		case <-t.C:
-			s.followProven()
+			s.FollowProven()
 		}
 	}
 }
 
-// followProven proposes every proven newer key that is not in use yet.
-func (s *shadowRun) followProven() {
+// FollowProven proposes every proven newer key that is not in use yet
+// (the Runner does so every second; call it after a reload so that a
+// proof made while following was off counts at once).
+func (s *Runner) FollowProven() {
 	if !s.followOn.Load() || s.follow == nil {
 		return
 	}
@@ -320,7 +357,7 @@ func (s *shadowRun) followProven() {
 
 // propose hands the peers manager, which decides, a key the peer is proven
 // to use.
-func (s *shadowRun) propose(peerID string, keyID int) {
+func (s *Runner) propose(peerID string, keyID int) {
 	err := s.follow(peerID, keyID)
 	s.mu.Lock()
 	last := s.followErr[peerID]
@@ -342,7 +379,7 @@ func (s *shadowRun) propose(peerID string, keyID int) {
 
 // onStale ends a session the checker proved stale (off the checker's
 // goroutine: it touches GoBGP).
-func (s *shadowRun) onStale(peerID string, addr netip.Addr, port uint16) {
+func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 	if s.endStale == nil {
 		return
 	}
@@ -354,27 +391,32 @@ func (s *shadowRun) onStale(peerID string, addr netip.Addr, port uint16) {
 	}()
 }
 
-// reload gives the checker the new peers and keys.
-func (s *shadowRun) reload(cfg *config.Config) {
+// Reload gives the checker the new peers and keys.
+func (s *Runner) Reload(cfg *config.Config) {
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
-	s.chk.SetPeers(ShadowPeers(cfg))
-	s.srh.setKeys(cfg, s.log)
+	s.chk.SetPeers(PeersOf(cfg))
 	s.mu.Lock()
 	s.followErr = map[string]string{}
 	s.mu.Unlock()
 }
 
-// reports returns the checker's reports by address.
-func (s *shadowRun) reports() map[string]shadow.PeerReport {
-	out := map[string]shadow.PeerReport{}
+// Pin tells the checker which keychain key of peerID is installed.
+func (s *Runner) Pin(peerID string, keyID int) { s.chk.Pin(peerID, keyID) }
+
+// SetSession tells the checker the remote port of addr's session.
+func (s *Runner) SetSession(addr netip.Addr, port uint16) { s.chk.SetSession(addr, port) }
+
+// Reports returns the checker's reports by address.
+func (s *Runner) Reports() map[string]PeerReport {
+	out := map[string]PeerReport{}
 	for _, r := range s.chk.Reports(time.Now()) {
 		out[r.Address.String()] = r
 	}
 	return out
 }
 
-// status is the capture part of /status.
-func (s *shadowRun) status() *status.Capture {
+// CaptureStatus is the capture part of /status.
+func (s *Runner) CaptureStatus() *status.Capture {
 	s.pollStats()
 	s.mu.Lock()
 	st := s.stats

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Writes FILE.golden for every capture in this directory: what tshark, an
 # independent decoder, finds in each frame. frame_test.go checks DecodeTCP
-# against it. Run through `go generate ./md5auth/shadow/frame` after
+# against it. Run through `go generate ./frame` after
 # mkcaptures.sh.
 set -eu
 cd "$(dirname "$0")"

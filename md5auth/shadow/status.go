@@ -1,0 +1,95 @@
+package shadow
+
+import (
+	"net/netip"
+	"sort"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// PeersOf lists cfg's peers with every key they may sign with, for the
+// shadow checker: a password is one key (id -1); a keychain gives all its
+// keys with their send-from times, so the checker can tell "wrong key"
+// from "the peer is on another key of the chain".
+func PeersOf(cfg *config.Config) []Peer {
+	out := make([]Peer, 0, len(cfg.Peers))
+	for i := range cfg.Peers {
+		p := &cfg.Peers[i]
+		sp := Peer{ID: p.ID(), Pinned: -1}
+		if p.IsDynamic() {
+			sp.Prefix = p.Prefix
+		} else {
+			sp.Prefix = netip.PrefixFrom(p.Address, p.Address.BitLen())
+		}
+		switch a := p.Auth(); {
+		case a.Mode != config.AuthMD5:
+		case a.Source == config.SourceKeychain:
+			if kc := cfg.Keychain(a.Keychain); kc != nil {
+				for _, k := range kc.Keys {
+					sp.Keys = append(sp.Keys, Key{ID: int(k.ID), Secret: k.Secret, SendFrom: k.SendFrom})
+				}
+			}
+		default:
+			sp.Keys = []Key{{ID: -1, Secret: p.Password}}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// StatusOf converts a checker report to the /status shape.
+func StatusOf(r PeerReport) *status.Shadow {
+	s := &status.Shadow{
+		Diagnosis: r.Diagnosis,
+		Segments: status.Segments{
+			Valid:      r.Received.Valid,
+			BadDigest:  r.Received.BadDigest,
+			Missing:    r.Received.Missing,
+			Unexpected: r.Received.Unexpected,
+		},
+		Sent: &status.Sent{Valid: r.Sent.Valid, Invalid: r.Sent.Invalid, Unsigned: r.Sent.Unsigned},
+	}
+	if r.PeerKeyID != nil {
+		k := *r.PeerKeyID
+		s.PeerKeyID = &k
+	}
+	return s
+}
+
+// MergeStatus attaches the checker's reports to the peers of st; addresses
+// the checker saw that GoBGP never accepted (a dynamic neighbor with the
+// wrong key, say) are added as peers of their range.
+func MergeStatus(st *status.Status, reps map[string]PeerReport) {
+	seen := map[string]bool{}
+	for i := range st.Peers {
+		p := &st.Peers[i]
+		if r, ok := reps[p.Address]; ok {
+			p.Shadow = StatusOf(r)
+			seen[p.Address] = true
+		} else if p.Auth.Mode == config.AuthMD5 && p.Prefix == "" {
+			p.Shadow = &status.Shadow{Diagnosis: DiagNoTraffic}
+		}
+	}
+	var asns = map[string]uint32{}
+	for _, p := range st.Peers {
+		if p.Prefix != "" && p.Address == p.Prefix {
+			asns[p.Prefix] = p.ASN
+		}
+	}
+	var extra []status.Peer
+	for addr, r := range reps {
+		if seen[addr] {
+			continue
+		}
+		var auth status.Auth
+		for _, p := range st.Peers {
+			if p.Address == r.PeerID {
+				auth = p.Auth
+			}
+		}
+		extra = append(extra, status.Peer{Address: addr, Prefix: r.PeerID, ASN: asns[r.PeerID], State: "idle", Auth: auth, Shadow: StatusOf(r)})
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i].Address < extra[j].Address })
+	st.Peers = append(st.Peers, extra...)
+}
