@@ -162,40 +162,64 @@ func openRing(name string, o *Options) (r ring, err error) {
 		}
 	}()
 
-	ifindex := 0
-	fr := framingAny
-	if name != "" {
-		ifr, err := unix.NewIfreq(name)
-		if err != nil {
-			return r, fmt.Errorf("capture: interface %q: %w", name, err)
-		}
-		if err := unix.IoctlIfreq(fd, unix.SIOCGIFINDEX, ifr); err != nil {
-			return r, fmt.Errorf("capture: interface %q: %w", name, err)
-		}
-		ifindex = int(ifr.Uint32())
-		ifr, _ = unix.NewIfreq(name)
-		if err := unix.IoctlIfreq(fd, unix.SIOCGIFHWADDR, ifr); err != nil {
-			return r, fmt.Errorf("capture: interface %q: device type: %w", name, err)
-		}
-		hatype := ifr.Uint16() // ifr_hwaddr.sa_family
-		var ok bool
-		if _, fr, ok = linkOf(hatype); !ok {
-			return r, fmt.Errorf("%w: interface %q has device type %d (ARPHRD_*)", ErrUnsupportedLink, name, hatype)
-		}
+	ifindex, fr, err := ifaceOf(fd, name)
+	if err != nil {
+		return r, err
 	}
-
 	if err := unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_VERSION, unix.TPACKET_V3); err != nil {
 		return r, fmt.Errorf("capture: %s: PACKET_VERSION TPACKET_V3: %w", where, err)
 	}
-	prog := buildFilterSRv6(o.Port, fr, o.SRv6)
+	if err := attachFilter(fd, buildFilterSRv6(o.Port, fr, o.SRv6)); err != nil {
+		return r, fmt.Errorf("capture: %s: SO_ATTACH_FILTER: %w", where, err)
+	}
+	if err := r.mapRing(o); err != nil {
+		return r, fmt.Errorf("capture: %s: %w", where, err)
+	}
+	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex}
+	if err := unix.Bind(fd, sa); err != nil {
+		return r, fmt.Errorf("capture: %s: bind: %w", where, err)
+	}
+	return r, nil
+}
+
+// ifaceOf returns the index and link framing of interface name (0 and
+// framingAny for "", all interfaces).
+func ifaceOf(fd int, name string) (int, framing, error) {
+	if name == "" {
+		return 0, framingAny, nil
+	}
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		return 0, 0, fmt.Errorf("capture: interface %q: %w", name, err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFINDEX, ifr); err != nil {
+		return 0, 0, fmt.Errorf("capture: interface %q: %w", name, err)
+	}
+	ifindex := int(ifr.Uint32())
+	ifr, _ = unix.NewIfreq(name)
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFHWADDR, ifr); err != nil {
+		return 0, 0, fmt.Errorf("capture: interface %q: device type: %w", name, err)
+	}
+	hatype := ifr.Uint16() // ifr_hwaddr.sa_family
+	_, fr, ok := linkOf(hatype)
+	if !ok {
+		return 0, 0, fmt.Errorf("%w: interface %q has device type %d (ARPHRD_*)", ErrUnsupportedLink, name, hatype)
+	}
+	return ifindex, fr, nil
+}
+
+// attachFilter loads the classic BPF program prog onto fd.
+func attachFilter(fd int, prog []instruction) error {
 	filter := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
 	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &fprog); err != nil {
-		return r, fmt.Errorf("capture: %s: SO_ATTACH_FILTER: %w", where, err)
-	}
+	return unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &fprog)
+}
+
+// mapRing sets up the TPACKET_V3 receive ring of r and maps it.
+func (r *ring) mapRing(o *Options) error {
 	tov := o.Timeout.Milliseconds()
 	if tov < 1 {
 		tov = 1
@@ -212,19 +236,15 @@ func openRing(name string, o *Options) (r ring, err error) {
 		Frame_nr:       uint32(o.NumBlocks),
 		Retire_blk_tov: uint32(tov),
 	}
-	if err := unix.SetsockoptTpacketReq3(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
-		return r, fmt.Errorf("capture: %s: PACKET_RX_RING (%d blocks of %d bytes): %w", where, o.NumBlocks, o.BlockSize, err)
+	if err := unix.SetsockoptTpacketReq3(r.fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
+		return fmt.Errorf("PACKET_RX_RING (%d blocks of %d bytes): %w", o.NumBlocks, o.BlockSize, err)
 	}
-	mem, err := unix.Mmap(fd, 0, o.BlockSize*o.NumBlocks, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	mem, err := unix.Mmap(r.fd, 0, o.BlockSize*o.NumBlocks, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
-		return r, fmt.Errorf("capture: %s: mmap ring: %w", where, err)
+		return fmt.Errorf("mmap ring: %w", err)
 	}
 	r.mem = mem
-	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex}
-	if err := unix.Bind(fd, sa); err != nil {
-		return r, fmt.Errorf("capture: %s: bind: %w", where, err)
-	}
-	return r, nil
+	return nil
 }
 
 func htons(v uint16) uint16 {

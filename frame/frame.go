@@ -102,20 +102,11 @@ func DecodeTCP(link uint32, data []byte, out *TCP) error {
 	*out = TCP{}
 	switch link {
 	case LinkEthernet:
-		if len(data) < 14 {
-			return ErrTruncated
-		}
-		return decodeEtherType(binary.BigEndian.Uint16(data[12:14]), data[14:], out)
+		return decodeLink(data, 14, 12, out)
 	case LinkLinuxSLL:
-		if len(data) < 16 {
-			return ErrTruncated
-		}
-		return decodeEtherType(binary.BigEndian.Uint16(data[14:16]), data[16:], out)
+		return decodeLink(data, 16, 14, out)
 	case LinkLinuxSLL2:
-		if len(data) < 20 {
-			return ErrTruncated
-		}
-		return decodeEtherType(binary.BigEndian.Uint16(data[0:2]), data[20:], out)
+		return decodeLink(data, 20, 0, out)
 	case LinkRaw:
 		if len(data) < 1 {
 			return ErrTruncated
@@ -151,6 +142,15 @@ func DecodeTCP(link uint32, data []byte, out *TCP) error {
 		return ErrNotIP
 	}
 	return ErrUnknownLink
+}
+
+// decodeLink decodes the packet after a link header of hdr bytes whose
+// EtherType (protocol) is at offset et.
+func decodeLink(data []byte, hdr, et int, out *TCP) error {
+	if len(data) < hdr {
+		return ErrTruncated
+	}
+	return decodeEtherType(binary.BigEndian.Uint16(data[et:et+2]), data[hdr:], out)
 }
 
 // decodeEtherType decodes the payload of an Ethernet-like header whose

@@ -370,12 +370,6 @@ func (m *Manager) convergeKeys(ctx context.Context, obs Observed, oerr error, po
 		}
 		return
 	}
-	wanted := map[netip.Prefix]bool{}
-	for _, st := range peers {
-		if st.secret != nil {
-			wanted[key(st.cfg, st.secret).Prefix] = true
-		}
-	}
 	var listeners, conns []md5auth.SocketKeys
 	for _, s := range obs.Sockets {
 		switch {
@@ -385,6 +379,20 @@ func (m *Manager) convergeKeys(ctx context.Context, obs Observed, oerr error, po
 			// Every connected socket (dialing, established, closing):
 			// all must carry their owner's key.
 			conns = append(conns, s)
+		}
+	}
+	m.convergeListeners(ctx, peers, listeners)
+	m.convergeConns(ctx, conns, port)
+}
+
+// convergeListeners installs again a peer's key missing or wrong on a
+// listener, and deletes listener keys that no configured peer owns (left
+// by GoBGP or by a removed peer).
+func (m *Manager) convergeListeners(ctx context.Context, peers []*peer, listeners []md5auth.SocketKeys) {
+	wanted := map[netip.Prefix]bool{}
+	for _, st := range peers {
+		if st.secret != nil {
+			wanted[key(st.cfg, st.secret).Prefix] = true
 		}
 	}
 	for _, st := range peers {
@@ -403,8 +411,6 @@ func (m *Manager) convergeKeys(ctx context.Context, obs Observed, oerr error, po
 			}
 		}
 	}
-	// Keys on listeners that no configured peer owns (left by GoBGP or by
-	// a removed peer) go.
 	for _, l := range listeners {
 		for _, k := range l.Keys {
 			if wanted[k.Prefix] {
@@ -416,6 +422,12 @@ func (m *Manager) convergeKeys(ctx context.Context, obs Observed, oerr error, po
 			}
 		}
 	}
+}
+
+// convergeConns gives every connection of a keyed peer on BGP port port
+// its owner's key: a connection with another key is re-keyed in place,
+// one with none is keyed and its session ended (fail closed).
+func (m *Manager) convergeConns(ctx context.Context, conns []md5auth.SocketKeys, port uint16) {
 	for _, c := range conns {
 		if c.Local.Port() != port && c.Remote.Port() != port {
 			continue

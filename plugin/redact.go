@@ -77,80 +77,81 @@ func protoVisit(m protoreflect.Message, fn func(old string) (string, bool), dept
 		secret := IsSecretName(string(fd.Name()))
 		switch {
 		case fd.IsList():
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				switch fd.Kind() {
-				case protoreflect.MessageKind, protoreflect.GroupKind:
-					if protoVisit(l.Get(i).Message(), fn, depth+1) {
-						changed = true
-					}
-				case protoreflect.StringKind:
-					if secret {
-						if nv, ok := fn(l.Get(i).String()); ok {
-							l.Set(i, protoreflect.ValueOfString(nv))
-							changed = true
-						}
-					}
-				case protoreflect.BytesKind:
-					if secret {
-						if nv, ok := fn(string(l.Get(i).Bytes())); ok {
-							l.Set(i, protoreflect.ValueOfBytes([]byte(nv)))
-							changed = true
-						}
-					}
-				}
-			}
+			changed = visitList(v.List(), fd.Kind(), secret, fn, depth) || changed
 		case fd.IsMap():
-			mp := v.Map()
-			vd := fd.MapValue()
-			keySecret := fd.MapKey().Kind() == protoreflect.StringKind
-			type mset struct {
-				k protoreflect.MapKey
-				v protoreflect.Value
-			}
-			var msets []mset
-			mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				switch vd.Kind() {
-				case protoreflect.MessageKind, protoreflect.GroupKind:
-					if protoVisit(mv.Message(), fn, depth+1) {
-						changed = true
-					}
-				case protoreflect.StringKind:
-					if secret || (keySecret && IsSecretName(k.String())) {
-						if nv, ok := fn(mv.String()); ok {
-							msets = append(msets, mset{k, protoreflect.ValueOfString(nv)})
-						}
-					}
-				case protoreflect.BytesKind:
-					if secret || (keySecret && IsSecretName(k.String())) {
-						if nv, ok := fn(string(mv.Bytes())); ok {
-							msets = append(msets, mset{k, protoreflect.ValueOfBytes([]byte(nv))})
-						}
-					}
-				}
-				return true
-			})
-			for _, s := range msets {
-				mp.Set(s.k, s.v)
-				changed = true
-			}
+			changed = visitMap(v.Map(), fd, secret, fn, depth) || changed
 		case fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind:
-			if protoVisit(v.Message(), fn, depth+1) {
-				changed = true
-			}
-		case fd.Kind() == protoreflect.StringKind && secret:
-			if nv, ok := fn(v.String()); ok {
-				sets = append(sets, set{fd, protoreflect.ValueOfString(nv)})
-			}
-		case fd.Kind() == protoreflect.BytesKind && secret:
-			if nv, ok := fn(string(v.Bytes())); ok {
-				sets = append(sets, set{fd, protoreflect.ValueOfBytes([]byte(nv))})
+			changed = protoVisit(v.Message(), fn, depth+1) || changed
+		case secret:
+			if nv, ok := visitLeaf(fd.Kind(), v, fn); ok {
+				sets = append(sets, set{fd, nv})
 			}
 		}
 		return true
 	})
 	for _, s := range sets {
 		m.Set(s.fd, s.v)
+		changed = true
+	}
+	return changed
+}
+
+// visitLeaf asks fn for the replacement of a string or bytes value.
+func visitLeaf(k protoreflect.Kind, v protoreflect.Value, fn func(string) (string, bool)) (protoreflect.Value, bool) {
+	switch k {
+	case protoreflect.StringKind:
+		if nv, ok := fn(v.String()); ok {
+			return protoreflect.ValueOfString(nv), true
+		}
+	case protoreflect.BytesKind:
+		if nv, ok := fn(string(v.Bytes())); ok {
+			return protoreflect.ValueOfBytes([]byte(nv)), true
+		}
+	}
+	return protoreflect.Value{}, false
+}
+
+// visitList is protoVisit for the elements of a repeated field of kind k.
+func visitList(l protoreflect.List, k protoreflect.Kind, secret bool, fn func(string) (string, bool), depth int) bool {
+	changed := false
+	for i := 0; i < l.Len(); i++ {
+		switch {
+		case k == protoreflect.MessageKind || k == protoreflect.GroupKind:
+			changed = protoVisit(l.Get(i).Message(), fn, depth+1) || changed
+		case secret:
+			if nv, ok := visitLeaf(k, l.Get(i), fn); ok {
+				l.Set(i, nv)
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// visitMap is protoVisit for the values of a map field; a string-keyed
+// entry whose key is a secret name counts as a secret field.
+func visitMap(mp protoreflect.Map, fd protoreflect.FieldDescriptor, secret bool, fn func(string) (string, bool), depth int) bool {
+	vk := fd.MapValue().Kind()
+	keySecret := fd.MapKey().Kind() == protoreflect.StringKind
+	type mset struct {
+		k protoreflect.MapKey
+		v protoreflect.Value
+	}
+	var msets []mset
+	changed := false
+	mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+		switch {
+		case vk == protoreflect.MessageKind || vk == protoreflect.GroupKind:
+			changed = protoVisit(mv.Message(), fn, depth+1) || changed
+		case secret || (keySecret && IsSecretName(k.String())):
+			if nv, ok := visitLeaf(vk, mv, fn); ok {
+				msets = append(msets, mset{k, nv})
+			}
+		}
+		return true
+	})
+	for _, s := range msets {
+		mp.Set(s.k, s.v)
 		changed = true
 	}
 	return changed
@@ -313,116 +314,128 @@ func scrubValue(v reflect.Value, depth int) (reflect.Value, bool) {
 		}
 	}
 	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return v, false
-		}
-		inner, changed := scrubValue(v.Elem(), depth+1)
-		if !changed {
-			return v, false
-		}
+	case reflect.Pointer, reflect.Interface:
+		return scrubIndirect(v, depth)
+	case reflect.Struct:
+		return scrubStruct(v, depth)
+	case reflect.Slice, reflect.Array:
+		return scrubSeq(v, depth)
+	case reflect.Map:
+		return scrubMap(v, depth)
+	}
+	return v, false
+}
+
+// scrubIndirect scrubs what a pointer or an interface holds, into a new
+// pointer or interface.
+func scrubIndirect(v reflect.Value, depth int) (reflect.Value, bool) {
+	if v.IsNil() {
+		return v, false
+	}
+	inner, changed := scrubValue(v.Elem(), depth+1)
+	if !changed {
+		return v, false
+	}
+	if v.Kind() == reflect.Pointer {
 		p := reflect.New(v.Type().Elem())
 		p.Elem().Set(inner)
 		return p, true
-	case reflect.Interface:
-		if v.IsNil() {
-			return v, false
-		}
-		inner, changed := scrubValue(v.Elem(), depth+1)
-		if !changed {
-			return v, false
-		}
-		nv := reflect.New(v.Type()).Elem()
-		nv.Set(inner)
-		return nv, true
-	case reflect.Struct:
-		t := v.Type()
-		var out reflect.Value
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			fv := v.Field(i)
-			nv, changed := reflect.Value{}, false
-			if IsSecretName(f.Name) {
-				nv, changed = redactLeaf(fv)
-			}
-			if !changed {
-				nv, changed = scrubValue(fv, depth+1)
-			}
-			if changed {
-				if !out.IsValid() {
-					out = reflect.New(t).Elem()
-					out.Set(v)
-				}
-				out.Field(i).Set(nv)
-			}
-		}
-		if out.IsValid() {
-			return out, true
-		}
-	case reflect.Slice, reflect.Array:
-		if v.Kind() == reflect.Slice && v.IsNil() || !mayHold(v.Type().Elem()) {
-			return v, false
-		}
-		var out reflect.Value
-		n := v.Len()
-		if n > 4096 {
-			n = 4096
-		}
-		for i := 0; i < n; i++ {
-			nv, changed := scrubValue(v.Index(i), depth+1)
-			if !changed {
-				continue
-			}
-			if !out.IsValid() {
-				if v.Kind() == reflect.Slice {
-					out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-				} else {
-					out = reflect.New(v.Type()).Elem()
-				}
-				reflect.Copy(out, v)
-			}
-			out.Index(i).Set(nv)
-		}
-		if out.IsValid() {
-			return out, true
-		}
-	case reflect.Map:
-		if v.IsNil() {
-			return v, false
-		}
-		strKey := v.Type().Key().Kind() == reflect.String
-		type kv struct{ k, v reflect.Value }
-		var sets []kv
-		it := v.MapRange()
-		for it.Next() {
-			k, mv := it.Key(), it.Value()
-			nv, changed := reflect.Value{}, false
-			if strKey && IsSecretName(k.String()) {
-				nv, changed = redactLeaf(mv)
-			}
-			if !changed {
-				nv, changed = scrubValue(mv, depth+1)
-			}
-			if changed {
-				sets = append(sets, kv{k, nv})
-			}
-		}
-		if len(sets) > 0 {
-			out := reflect.MakeMapWithSize(v.Type(), v.Len())
-			it := v.MapRange()
-			for it.Next() {
-				out.SetMapIndex(it.Key(), it.Value())
-			}
-			for _, s := range sets {
-				out.SetMapIndex(s.k, s.v)
-			}
-			return out, true
+	}
+	nv := reflect.New(v.Type()).Elem()
+	nv.Set(inner)
+	return nv, true
+}
+
+// scrubNamed scrubs one struct field or map value; named is whether its
+// name is a secret name (then the value itself is redacted).
+func scrubNamed(v reflect.Value, named bool, depth int) (reflect.Value, bool) {
+	if named {
+		if nv, changed := redactLeaf(v); changed {
+			return nv, true
 		}
 	}
+	return scrubValue(v, depth+1)
+}
+
+func scrubStruct(v reflect.Value, depth int) (reflect.Value, bool) {
+	t := v.Type()
+	var out reflect.Value
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		nv, changed := scrubNamed(v.Field(i), IsSecretName(f.Name), depth)
+		if !changed {
+			continue
+		}
+		if !out.IsValid() {
+			out = reflect.New(t).Elem()
+			out.Set(v)
+		}
+		out.Field(i).Set(nv)
+	}
+	return orig(v, out)
+}
+
+// orig returns out if it was made (something changed), else v.
+func orig(v, out reflect.Value) (reflect.Value, bool) {
+	if out.IsValid() {
+		return out, true
+	}
 	return v, false
+}
+
+func scrubSeq(v reflect.Value, depth int) (reflect.Value, bool) {
+	if v.Kind() == reflect.Slice && v.IsNil() || !mayHold(v.Type().Elem()) {
+		return v, false
+	}
+	var out reflect.Value
+	n := min(v.Len(), 4096)
+	for i := 0; i < n; i++ {
+		nv, changed := scrubValue(v.Index(i), depth+1)
+		if !changed {
+			continue
+		}
+		if !out.IsValid() {
+			if v.Kind() == reflect.Slice {
+				out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			} else {
+				out = reflect.New(v.Type()).Elem()
+			}
+			reflect.Copy(out, v)
+		}
+		out.Index(i).Set(nv)
+	}
+	return orig(v, out)
+}
+
+func scrubMap(v reflect.Value, depth int) (reflect.Value, bool) {
+	if v.IsNil() {
+		return v, false
+	}
+	strKey := v.Type().Key().Kind() == reflect.String
+	type kv struct{ k, v reflect.Value }
+	var sets []kv
+	it := v.MapRange()
+	for it.Next() {
+		k := it.Key()
+		if nv, changed := scrubNamed(it.Value(), strKey && IsSecretName(k.String()), depth); changed {
+			sets = append(sets, kv{k, nv})
+		}
+	}
+	if len(sets) == 0 {
+		return v, false
+	}
+	out := reflect.MakeMapWithSize(v.Type(), v.Len())
+	it = v.MapRange()
+	for it.Next() {
+		out.SetMapIndex(it.Key(), it.Value())
+	}
+	for _, s := range sets {
+		out.SetMapIndex(s.k, s.v)
+	}
+	return out, true
 }
 
 // redactLeaf replaces a secret-named leaf value (string, []byte, or an
