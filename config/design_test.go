@@ -10,32 +10,30 @@ import (
 	"time"
 )
 
-// TestDesignExample parses the configuration example of DESIGN.md, copied
-// to testdata/design.toml with its two secret files pointing into testdata.
+// TestDesignExample parses the configuration example of docs/CONTRACTS.md,
+// copied to testdata/design.toml with its two secret files pointing into
+// testdata: the copy must stay exact.
 func TestDesignExample(t *testing.T) {
-	// When the design document is beside the repository, check the copy is
-	// still exact.
-	if doc, err := os.ReadFile("../../shared/DESIGN.md"); err == nil {
-		s := string(doc)
-		start := strings.Index(s, "### Configuration")
-		if start >= 0 {
-			s = s[start:]
-			if i := strings.Index(s, "```toml\n"); i >= 0 {
-				s = s[i+len("```toml\n"):]
-				if j := strings.Index(s, "```"); j >= 0 {
-					s = s[:j]
-				}
-			}
-			s = strings.Replace(s, `"/run/secrets/core-1"  `, `"secrets/core-1"       `, 1)
-			s = strings.Replace(s, `"/run/secrets/srv6-42"   `, `"secrets/srv6-42"        `, 1)
-			got, err := os.ReadFile("testdata/design.toml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != s {
-				t.Errorf("testdata/design.toml differs from the example in DESIGN.md")
-			}
-		}
+	doc, err := os.ReadFile("../docs/CONTRACTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	start := strings.Index(s, "## Configuration")
+	i := strings.Index(s[max(start, 0):], "```toml\n")
+	if start < 0 || i < 0 {
+		t.Fatal("docs/CONTRACTS.md has no ## Configuration section with a toml block")
+	}
+	s = s[start+i+len("```toml\n"):]
+	s = s[:strings.Index(s, "```")]
+	s = strings.Replace(s, `"/run/secrets/core-1"  `, `"secrets/core-1"       `, 1)
+	s = strings.Replace(s, `"/run/secrets/srv6-42"   `, `"secrets/srv6-42"        `, 1)
+	got, err := os.ReadFile("testdata/design.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != s {
+		t.Errorf("testdata/design.toml differs from the example in docs/CONTRACTS.md")
 	}
 
 	c, err := Load("testdata/design.toml")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -21,23 +22,42 @@ import (
 	"github.com/authbgp/authbgpd/status"
 )
 
-// designStatus is the GET /status example of DESIGN.md, verbatim.
-const designStatus = `{"router_id":"192.0.2.1","asn":65001,
- "peers":[{"address":"192.0.2.2","asn":65002,"state":"established","uptime_seconds":42,
-   "auth":{"mode":"md5","source":"password-file","key_id":1,"installed":true,"error":""},
-   "shadow":{"diagnosis":"ok","peer_key_id":null,
-             "segments":{"valid":120,"bad_digest":0,"missing":0,"unexpected":0}}}],
- "srv6":{"hmac_keys":[{"id":42,"algorithm":"sha256","installed":true}],
-         "policies":[{"name":"gold-to-pe3","advertised":true,"installed":false}]}}`
+// contracts returns docs/CONTRACTS.md.
+func contracts(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../docs/CONTRACTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
-// designMetrics are the metric names of DESIGN.md.
-var designMetrics = []string{
-	"authbgpd_md5_segments_total",
-	"authbgpd_peer_up",
-	"authbgpd_md5_key_installed",
-	"authbgpd_shadow_drops_total",
-	"authbgpd_srh_hmac_total",
-	"authbgpd_srv6_policy_installed",
+// designStatus is the GET /status example of docs/CONTRACTS.md, verbatim.
+func designStatus(t *testing.T) string {
+	s := contracts(t)
+	i := strings.Index(s, "## `GET /status`")
+	j := strings.Index(s[max(i, 0):], "```json\n")
+	if i < 0 || j < 0 {
+		t.Fatal("docs/CONTRACTS.md has no /status section with a json block")
+	}
+	s = s[i+j+len("```json\n"):]
+	return s[:strings.Index(s, "```")]
+}
+
+// designMetrics are the metric names of the table in docs/CONTRACTS.md.
+func designMetrics(t *testing.T) []string {
+	s := contracts(t)
+	s = s[strings.Index(s, "## Metrics"):]
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "| `authbgpd_") {
+			out = append(out, strings.Trim(strings.Fields(l)[1], "`"))
+		}
+	}
+	if len(out) < 6 {
+		t.Fatalf("docs/CONTRACTS.md lists %d metrics", len(out))
+	}
+	return out
 }
 
 type fakeSource struct {
@@ -60,7 +80,7 @@ func (f *fakeSource) Healthy() error {
 
 func intp(i int) *int { return &i }
 
-// designSource reports what the DESIGN.md example shows.
+// designSource reports what the docs/CONTRACTS.md example shows.
 func designSource() *fakeSource {
 	return &fakeSource{st: status.Status{
 		RouterID: "192.0.2.1",
@@ -164,16 +184,17 @@ func TestStatusMatchesDesign(t *testing.T) {
 		t.Errorf("not indented:\n%s", body)
 	}
 	// Exactly the keys of the example...
+	designStatus := designStatus(t)
 	got, want := keyPaths(t, body), keyPaths(t, []byte(designStatus))
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("key paths differ from DESIGN.md\n got: %v\nwant: %v", got, want)
+		t.Errorf("key paths differ from docs/CONTRACTS.md\n got: %v\nwant: %v", got, want)
 	}
 	// ...with the same values and JSON types (null key IDs, numbers, bools).
 	var g, w any
 	json.Unmarshal(body, &g)
 	json.Unmarshal([]byte(designStatus), &w)
 	if !reflect.DeepEqual(g, w) {
-		t.Errorf("document differs from DESIGN.md\n got: %s\nwant: %s", body, designStatus)
+		t.Errorf("document differs from docs/CONTRACTS.md\n got: %s\nwant: %s", body, designStatus)
 	}
 }
 
@@ -313,7 +334,7 @@ func TestMetricsExposed(t *testing.T) {
 	names := append([]string{
 		"authbgpd_md5_key_changes_total", "authbgpd_config_reloads_total", "authbgpd_build_info",
 		"go_goroutines",
-	}, designMetrics...)
+	}, designMetrics(t)...)
 	for _, name := range names {
 		mf := mfs[name]
 		if mf == nil || len(mf.GetMetric()) == 0 {

@@ -1,7 +1,7 @@
 // Package metrics holds authbgpd's Prometheus metrics on a private registry
 // (never the global default one), with the Go runtime and process collectors.
 //
-// The metric names are a contract (see DESIGN.md); extend, never rename:
+// The metric names are a contract (docs/CONTRACTS.md); extend, never rename:
 //
 //	authbgpd_md5_segments_total{peer,verdict}    counter  verdict: valid, bad_digest, missing, unexpected
 //	authbgpd_peer_up{peer}                       gauge    1 while the session is Established

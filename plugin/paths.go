@@ -12,7 +12,7 @@ import (
 var timeNow = time.Now
 
 // AddPath originates p in the global RIB (p.Family, p.Nlri, p.Pattrs as
-// GoBGP's API expects them; see DESIGN.md for SR Policy specifics) and
+// GoBGP's API expects them; see docs/ARCHITECTURE.md, facts, for SR Policy specifics) and
 // returns GoBGP's UUID for it (usable with DeletePathByUUID).
 func (h *Host) AddPath(ctx context.Context, p *api.Path) (uuid []byte, err error) {
 	if p == nil {

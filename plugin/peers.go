@@ -76,7 +76,7 @@ func (h *Host) UpdatePeer(ctx context.Context, p *api.Peer) (needsSoftResetIn bo
 
 // DeletePeer removes a neighbor; an established session gets a NOTIFICATION
 // Cease / Peer De-configured. Subscribers get a PeerEvent with Deleted set.
-// GoBGP does not remove the TCP-MD5 key from its listeners (see DESIGN.md).
+// GoBGP does not remove the TCP-MD5 key from its listeners (docs/ARCHITECTURE.md, facts).
 func (h *Host) DeletePeer(ctx context.Context, addr string) error {
 	if err := h.checkRunning(); err != nil {
 		return err

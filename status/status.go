@@ -1,6 +1,6 @@
 // Package status defines the JSON document served at GET /status and
 // printed by `authbgpd status` (and, for peers, by `verify-pcap --json`).
-// Field names are a contract (see DESIGN.md): extend, never rename.
+// Field names are a contract (docs/CONTRACTS.md): extend, never rename.
 // Nothing in this document may ever hold a secret.
 package status
 
