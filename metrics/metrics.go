@@ -15,6 +15,7 @@
 //	authbgpd_md5_key_changes_total{peer}         counter
 //	authbgpd_config_reloads_total{result}        counter  result: ok, error
 //	authbgpd_build_info{version}                 gauge    always 1
+//	authbgpd_kernel_tcp_md5_drops_total{reason}  counter  the kernel's TcpExt TCPMD5* (ReadKernelDrops)
 //
 // Every method is safe for concurrent use, and a nil *Metrics is valid: its
 // methods do nothing, so packages can be tested without metrics.

@@ -13,6 +13,26 @@ type Status struct {
 	// Capture is the shadow checker's packet capture (absent when the
 	// shadow checker is off).
 	Capture *Capture `json:"capture,omitempty"`
+	// Kernel is what the kernel itself counts (absent when it cannot be
+	// read).
+	Kernel *Kernel `json:"kernel,omitempty"`
+}
+
+// Kernel holds the kernel's TCP-MD5 drop counters of the daemon's network
+// namespace (all peers; TcpExt TCPMD5NotFound, TCPMD5Unexpected,
+// TCPMD5Failure), named by the shadow's verdicts.
+type Kernel struct {
+	// MD5Drops are the counters since the namespace was made.
+	MD5Drops Drops `json:"tcp_md5_drops"`
+	// MD5DropsSinceStart are the drops since this daemon started.
+	MD5DropsSinceStart Drops `json:"tcp_md5_drops_since_start"`
+}
+
+// Drops counts segments the kernel dropped, by reason.
+type Drops struct {
+	Missing    uint64 `json:"missing"`
+	Unexpected uint64 `json:"unexpected"`
+	BadDigest  uint64 `json:"bad_digest"`
 }
 
 // Capture describes the shadow checker's live capture.

@@ -207,6 +207,7 @@ func printStatus(w io.Writer, st *status.Status) {
 		}
 	})
 
+	printKernel(w, st.Kernel)
 	if len(st.SRv6.HMACKeys) > 0 {
 		table(w, func(tw io.Writer) {
 			fmt.Fprintln(tw, "SRV6 HMAC KEY\tALGORITHM\tINSTALLED\tERROR")
@@ -223,6 +224,18 @@ func printStatus(w io.Writer, st *status.Status) {
 			}
 		})
 	}
+}
+
+// printKernel writes a line for the kernel's own TCP-MD5 drops when they
+// moved since the daemon started (they name no peer: the shadow checker
+// does).
+func printKernel(w io.Writer, k *status.Kernel) {
+	if k == nil || k.MD5DropsSinceStart == (status.Drops{}) {
+		return
+	}
+	d, t := k.MD5DropsSinceStart, k.MD5Drops
+	fmt.Fprintf(w, "kernel TCP-MD5 drops since start (all peers): missing %d, unexpected %d, bad_digest %d (since the namespace was made: %d, %d, %d)\n",
+		d.Missing, d.Unexpected, d.BadDigest, t.Missing, t.Unexpected, t.BadDigest)
 }
 
 // table lays out one tabwriter table and writes it without trailing blanks.

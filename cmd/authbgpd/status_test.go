@@ -58,7 +58,9 @@ const statusFixture = `{
       {"name": "gold-to-pe3", "advertised": true, "installed": false},
       {"name": "silver", "advertised": false, "installed": true}
     ]
-  }
+  },
+  "kernel": {"tcp_md5_drops": {"missing": 5, "unexpected": 0, "bad_digest": 19},
+             "tcp_md5_drops_since_start": {"missing": 0, "unexpected": 0, "bad_digest": 7}}
 }
 `
 
@@ -97,6 +99,7 @@ PEER                            ASN    STATE        UPTIME  AUTH  KEY  INSTALLED
 192.0.2.2                       65002  established  42s     md5   1    yes        ok            120    0    0        0
 192.0.2.3                       65003  active       -       md5   -    no         other-key(2)  0      7    0        0           cannot install key: operation not permitted
 198.51.100.7 (198.51.100.0/24)  65010  established  3d4h    none  -    -          -             -      -    -        -
+kernel TCP-MD5 drops since start (all peers): missing 0, unexpected 0, bad_digest 7 (since the namespace was made: 5, 0, 19)
 SRV6 HMAC KEY  ALGORITHM  INSTALLED  ERROR
 42             sha256     yes
 SR POLICY    ADVERTISED  INSTALLED  REASON
@@ -110,6 +113,17 @@ silver       no          yes
 		if strings.TrimRight(line, " ") != line {
 			t.Errorf("trailing blanks: %q", line)
 		}
+	}
+}
+
+// TestStatusKernelQuiet: kernel drops that did not move since the start
+// print nothing (the namespace's older drops are not news).
+func TestStatusKernelQuiet(t *testing.T) {
+	var buf bytes.Buffer
+	printKernel(&buf, &status.Kernel{MD5Drops: status.Drops{Missing: 4}})
+	printKernel(&buf, nil)
+	if buf.Len() != 0 {
+		t.Errorf("printed %q", buf.String())
 	}
 }
 

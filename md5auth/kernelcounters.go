@@ -1,0 +1,82 @@
+package md5auth
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// KernelCounters are the kernel's own TCP-MD5 drop counters of a network
+// namespace (TcpExt in /proc/net/netstat). They count segments, for the
+// whole namespace and since it was made; no peer is named. They need no
+// capability to read, so they signal wrong keys even with the shadow
+// checker off.
+type KernelCounters struct {
+	// NotFound: segments without a signature from a peer we hold a key
+	// for (TCPMD5NotFound; the shadow's "missing").
+	NotFound uint64
+	// Unexpected: signed segments from a peer we hold no key for
+	// (TCPMD5Unexpected; the shadow's "unexpected").
+	Unexpected uint64
+	// Failure: segments whose signature does not verify with our key
+	// (TCPMD5Failure; the shadow's "bad_digest").
+	Failure uint64
+}
+
+// ErrNoMD5Counters: the netstat text has no TcpExt TCP-MD5 counters (a
+// kernel without TCP-MD5, or not a netstat file).
+var ErrNoMD5Counters = errors.New("md5auth: no TcpExt TCPMD5 counters in netstat")
+
+// ParseNetstat reads the TCP-MD5 counters from the text of
+// /proc/net/netstat: pairs of lines "TcpExt: NAME..." and "TcpExt: VALUE...".
+func ParseNetstat(b []byte) (KernelCounters, error) {
+	var c KernelCounters
+	var names [][]byte
+	found := 0
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 8192), 1<<20)
+	for sc.Scan() {
+		f := bytes.Fields(sc.Bytes())
+		if len(f) == 0 || string(f[0]) != "TcpExt:" {
+			names = nil
+			continue
+		}
+		if names == nil {
+			names = f[1:]
+			continue
+		}
+		vals := f[1:]
+		if len(vals) != len(names) {
+			return KernelCounters{}, fmt.Errorf("md5auth: netstat TcpExt has %d names and %d values", len(names), len(vals))
+		}
+		for i, n := range names {
+			var dst *uint64
+			switch string(n) {
+			case "TCPMD5NotFound":
+				dst = &c.NotFound
+			case "TCPMD5Unexpected":
+				dst = &c.Unexpected
+			case "TCPMD5Failure":
+				dst = &c.Failure
+			default:
+				continue
+			}
+			v, err := strconv.ParseUint(string(vals[i]), 10, 64)
+			if err != nil {
+				return KernelCounters{}, fmt.Errorf("md5auth: netstat TcpExt %s: %w", n, err)
+			}
+			*dst = v
+			found++
+		}
+		names = nil
+	}
+	if err := sc.Err(); err != nil {
+		return KernelCounters{}, fmt.Errorf("md5auth: netstat: %w", err)
+	}
+	if found == 0 {
+		return KernelCounters{}, ErrNoMD5Counters
+	}
+	return c, nil
+}

@@ -1,0 +1,103 @@
+package md5auth
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestParseNetstat(t *testing.T) {
+	b, err := os.ReadFile("testdata/netstat.txt") // a real /proc/net/netstat (Linux 6.x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseNetstat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file's own figures, read independently of the parser.
+	want := map[string]uint64{}
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		n, v := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+		if len(n) == 0 || n[0] != "TcpExt:" {
+			continue
+		}
+		for j := range n {
+			if strings.HasPrefix(n[j], "TCPMD5") {
+				want[n[j]] = parseU(t, v[j])
+			}
+		}
+		break
+	}
+	got := map[string]uint64{"TCPMD5NotFound": c.NotFound, "TCPMD5Unexpected": c.Unexpected, "TCPMD5Failure": c.Failure}
+	for k, v := range got {
+		if want[k] != v {
+			t.Errorf("%s = %d, want %d", k, v, want[k])
+		}
+	}
+}
+
+func parseU(t *testing.T, s string) uint64 {
+	var v uint64
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			t.Fatalf("not a number: %q", s)
+		}
+		v = v*10 + uint64(r-'0')
+	}
+	return v
+}
+
+func TestParseNetstatCases(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     KernelCounters
+		err      error // errors.Is target; nil: no error
+		anyErr   bool
+	}{
+		{name: "values", in: "TcpExt: A TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure B\nTcpExt: 9 1 2 3 9\n", want: KernelCounters{1, 2, 3}},
+		{name: "other sections first", in: "IpExt: TCPMD5Failure\nIpExt: 7\nTcpExt: TCPMD5Failure\nTcpExt: 5\n", want: KernelCounters{Failure: 5}},
+		{name: "large", in: "TcpExt: TCPMD5Failure\nTcpExt: 18446744073709551615\n", want: KernelCounters{Failure: 1<<64 - 1}},
+		{name: "no md5 counters", in: "TcpExt: A B\nTcpExt: 1 2\n", err: ErrNoMD5Counters},
+		{name: "empty", in: "", err: ErrNoMD5Counters},
+		{name: "names without values", in: "TcpExt: TCPMD5Failure\n", err: ErrNoMD5Counters},
+		{name: "short values", in: "TcpExt: TCPMD5Failure TCPMD5NotFound\nTcpExt: 1\n", anyErr: true},
+		{name: "not a number", in: "TcpExt: TCPMD5Failure\nTcpExt: x\n", anyErr: true},
+		{name: "negative", in: "TcpExt: TCPMD5Failure\nTcpExt: -1\n", anyErr: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ParseNetstat([]byte(c.in))
+			switch {
+			case c.err != nil && !errors.Is(err, c.err):
+				t.Fatalf("err = %v, want %v", err, c.err)
+			case c.anyErr && err == nil:
+				t.Fatalf("no error, got %+v", got)
+			case c.err == nil && !c.anyErr && err != nil:
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+// FuzzParseNetstat: any input gives counters or an error, never both, and
+// the counters are those of the last TcpExt value line naming them.
+func FuzzParseNetstat(f *testing.F) {
+	if b, err := os.ReadFile("testdata/netstat.txt"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte("TcpExt: TCPMD5Failure\nTcpExt: 5\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseNetstat(b)
+		if err != nil && c != (KernelCounters{}) {
+			t.Fatalf("error %v with counters %+v", err, c)
+		}
+		if err == nil && !strings.Contains(string(b), "TCPMD5") {
+			t.Fatalf("counters %+v from input without TCPMD5", c)
+		}
+	})
+}
