@@ -336,9 +336,8 @@ func lineOf(t testing.TB, text, s string) int {
 func TestReloadBadConfig(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Parallel()
-	tp := netns.New(t, "badrl")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24"}, nsB, "eth0", []string{"192.0.2.2/24"})
+	pair := newPair(t, "badrl", false)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	a4, b4 := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	key, newKey := newSecret("badrl"), newSecret("badrl-new")
 	good := abConfig("", abPeer{addr: "192.0.2.2", asn: 65002, src: "password-file", ref: "pw.key"})

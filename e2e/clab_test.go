@@ -644,13 +644,13 @@ func TestClabMD5FRR(t *testing.T) {
 		}
 	}
 	for _, addr := range r2 {
-		p := clabWaitPeer(t, a, addr.String(), 10*time.Second, "ok with valid segments", func(p *status.Peer) bool {
+		p := waitShadow(t, a, addr.String(), 10*time.Second, "ok with valid segments", func(p *status.Peer) bool {
 			return p.Shadow.Diagnosis == "ok" && p.Shadow.Segments.Valid > 0
 		})
 		if p.State != Established || p.Auth.Mode != "md5" || !p.Auth.Installed || p.Auth.Source != "password-file" {
-			t.Errorf("/status %s: %s", addr, clabPeerString(p))
+			t.Errorf("/status %s: %s", addr, peerString(p))
 		}
-		t.Logf("r1 /status %s: %s", addr, clabPeerString(p))
+		t.Logf("r1 /status %s: %s", addr, peerString(p))
 	}
 	if st := a.Status(); st.Capture == nil || !st.Capture.Running {
 		t.Errorf("/status capture: %+v, want running", st.Capture)
@@ -697,8 +697,8 @@ func TestClabSRv6HMAC(t *testing.T) {
 	if err := WaitSession(ctx, he, ctlAddr, 0); err != nil {
 		t.Fatal(err)
 	}
-	p := clabWaitPeer(t, he, ctlAddr.String(), 10*time.Second, "ok", func(p *status.Peer) bool { return p.Shadow.Diagnosis == "ok" })
-	t.Logf("headend /status %s: %s", ctlAddr, clabPeerString(p))
+	p := waitShadow(t, he, ctlAddr.String(), 10*time.Second, "ok", func(p *status.Peer) bool { return p.Shadow.Diagnosis == "ok" })
+	t.Logf("headend /status %s: %s", ctlAddr, peerString(p))
 
 	// Both configs hold SRv6 HMAC keys: /status must list them, or the key,
 	// policy and data-plane checks would pass without running.
@@ -840,40 +840,4 @@ func sendThroughPolicy(t *testing.T, lab *clabLab) bool {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return <-got
-}
-
-// clabWaitPeer polls /status until addr's entry has a shadow report that
-// satisfies ok, for up to d; it fails t with the last entry otherwise.
-func clabWaitPeer(t testing.TB, a *Authbgpd, addr string, d time.Duration, what string, ok func(*status.Peer) bool) *status.Peer {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		p := a.Peer(addr)
-		if p != nil && p.Shadow != nil && ok(p) {
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/status peer %s: not %s within %v; last: %s", addr, what, d, clabPeerString(p))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// clabPeerString renders a /status peer for messages.
-func clabPeerString(p *status.Peer) string {
-	if p == nil {
-		return "<absent>"
-	}
-	s := fmt.Sprintf("state %s auth %s/%s installed %t", p.State, p.Auth.Mode, p.Auth.Source, p.Auth.Installed)
-	if p.Auth.Error != "" {
-		s += fmt.Sprintf(" error %q", p.Auth.Error)
-	}
-	if sh := p.Shadow; sh != nil {
-		s += fmt.Sprintf(" shadow{diagnosis %s segments %+v", sh.Diagnosis, sh.Segments)
-		if sh.Sent != nil {
-			s += fmt.Sprintf(" sent %+v", *sh.Sent)
-		}
-		s += "}"
-	}
-	return s
 }

@@ -87,9 +87,8 @@ func requireAccepted(t testing.TB, what string, err error) {
 func TestDynamicNeighbors(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Parallel()
-	tp := netns.New(t, "dyn")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24", "2001:db8::1/64"}, nsB, "eth0", []string{"192.0.2.2/24", "2001:db8::2/64"})
+	pair := newPair(t, "dyn", true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	// The probes' addresses: a secondary IPv4 address and a deprecated
 	// IPv6 one, so that FRR's connections keep .2 and ::2 as source.
 	netns.Run(t, "ip", "-n", nsB, "addr", "add", "192.0.2.3/24", "dev", "eth0")
@@ -211,9 +210,8 @@ func TestDynamicNeighbors(t *testing.T) {
 func TestReloadRemovesPeerKey(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Parallel()
-	tp := netns.New(t, "rmpeer")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24", "2001:db8::1/64"}, nsB, "eth0", []string{"192.0.2.2/24", "2001:db8::2/64"})
+	pair := newPair(t, "rmpeer", true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	var (
 		a4, a6     = netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")
 		b4, b6     = netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("2001:db8::2")
@@ -283,9 +281,8 @@ func TestFailClosed(t *testing.T) {
 	names := []string{cases[0].name, cases[1].name}
 	concurrently(t, names, func(t *testing.T, i int) {
 		tc := cases[i]
-		tp := netns.New(t, "fc"+tc.name[:3])
-		nsA, nsB := tp.Add("a"), tp.Add("b")
-		tp.Link(nsA, "eth0", []string{"192.0.2.1/24", "2001:db8::1/64"}, nsB, "eth0", []string{"192.0.2.2/24", "2001:db8::2/64"})
+		pair := newPair(t, "fc"+tc.name[:3], true)
+		tp, nsA, nsB := pair.Topology, pair.A, pair.B
 		var (
 			a4, a6     = netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")
 			b4, b6     = netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("2001:db8::2")

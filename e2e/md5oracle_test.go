@@ -78,10 +78,10 @@ var (
 // oracleTopology is FRR (ns "frr") and gobgpd (ns "gobgp") on one veth link,
 // with a capture running on FRR's end before either daemon starts.
 func oracleTopology(t *testing.T) (tp *netns.Topology, nsFRR, nsGoBGP string, capture *tcpdumpCapture) {
-	tp = netns.New(t, "md5orc")
-	nsFRR, nsGoBGP = tp.Add("frr"), tp.Add("gobgp")
-	tp.Link(nsFRR, "eth0", []string{frrV4.String() + "/24", frrV6.String() + "/64"},
-		nsGoBGP, "eth0", []string{gobgpV4.String() + "/24", gobgpV6.String() + "/64"})
+	pair := netns.NewPair(t, "md5orc",
+		netns.End{NS: "frr", If: "eth0", Addrs: []string{frrV4.String() + "/24", frrV6.String() + "/64"}},
+		netns.End{NS: "gobgp", If: "eth0", Addrs: []string{gobgpV4.String() + "/24", gobgpV6.String() + "/64"}})
+	tp, nsFRR, nsGoBGP = pair.Topology, pair.A, pair.B
 	capture = startCapture(t, tp, nsFRR, "eth0", filepath.Join(t.TempDir(), "bgp.pcap"))
 	return tp, nsFRR, nsGoBGP, capture
 }

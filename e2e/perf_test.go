@@ -426,10 +426,11 @@ func benchPrefixes(b *testing.B) {
 // topology and tears it down.
 func prefixTrialRun(b *testing.B, receiver string, n, round int) prefixTrial {
 	b.Helper()
-	tp := netns.New(b, "perf")
+	pair := netns.NewPair(b, "perf",
+		netns.End{NS: "r", If: "eth0", Addrs: []string{"192.0.2.1/24"}},
+		netns.End{NS: "s", If: "eth0", Addrs: []string{"192.0.2.2/24"}})
+	tp, nsR, nsS := pair.Topology, pair.A, pair.B
 	defer tp.Close()
-	nsR, nsS := tp.Add("r"), tp.Add("s")
-	tp.Link(nsR, "eth0", []string{"192.0.2.1/24"}, nsS, "eth0", []string{"192.0.2.2/24"})
 	recvAddr, sendAddr := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	password := ""
 	if strings.HasSuffix(receiver, "-md5") {
@@ -615,10 +616,11 @@ type peersTrial struct {
 func peersTrialRun(b *testing.B, receiver string, static, dynamic, round int) peersTrial {
 	b.Helper()
 	total := static + dynamic
-	tp := netns.New(b, "perfpe")
+	pair := netns.NewPair(b, "perfpe",
+		netns.End{NS: "a", If: "eth0", Addrs: nil},
+		netns.End{NS: "f", If: "eth0", Addrs: nil})
+	tp, nsA, nsF := pair.Topology, pair.A, pair.B
 	defer tp.Close()
-	nsA, nsF := tp.Add("a"), tp.Add("f")
-	tp.Link(nsA, "eth0", nil, nsF, "eth0", nil)
 	// recvAddr(i) is the receiver's address for peer i (0..total-1).
 	recvAddr := func(i int) netip.Addr {
 		return netip.AddrFrom4([4]byte{203, 0, byte(113 + (i+1)/256), byte((i + 1) % 256)})

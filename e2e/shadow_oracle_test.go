@@ -134,10 +134,10 @@ func (v orView) toml() string {
 
 func testShadowOracleCase(t *testing.T, bin string, c orCase) {
 	start := time.Now()
-	tp := netns.New(t, "shorc")
-	nsX, nsG := tp.Add("x"), tp.Add("g")
-	tp.Link(nsX, "eth0", []string{orX4.String() + "/24", orX6.String() + "/64"},
-		nsG, "eth0", []string{orG4.String() + "/24", orG6.String() + "/64"})
+	pair := netns.NewPair(t, "shorc",
+		netns.End{NS: "x", If: "eth0", Addrs: []string{orX4.String() + "/24", orX6.String() + "/64"}},
+		netns.End{NS: "g", If: "eth0", Addrs: []string{orG4.String() + "/24", orG6.String() + "/64"}})
+	tp, nsX, nsG := pair.Topology, pair.A, pair.B
 	dir := t.TempDir()
 	caps := []*orCapture{
 		{name: "veth", link: frame.LinkEthernet, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "veth.pcap"), "-i", "eth0")},

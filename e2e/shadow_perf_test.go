@@ -656,15 +656,16 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // authbgpd's namespace either way.
 func liveTrialRun(b *testing.B, on bool, n int) liveTrial {
 	b.Helper()
-	tp := netns.New(b, "shperf")
+	pair := netns.NewPair(b, "shperf",
+		netns.End{NS: "r", If: "eth0", Addrs: []string{"192.0.2.1/24"}},
+		netns.End{NS: "s", If: "eth0", Addrs: []string{"192.0.2.2/24"}})
+	tp, nsR, nsS := pair.Topology, pair.A, pair.B
 	defer tp.Close()
-	nsR, nsS := tp.Add("r"), tp.Add("s")
-	tp.Link(nsR, "eth0", []string{"192.0.2.1/24"}, nsS, "eth0", []string{"192.0.2.2/24"})
 	recvAddr, sendAddr := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	const key = "perf-shadow-md5-key-1"
 	cfg := "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\npassword-file = \"pw\"\n"
 	if on {
-		cfg += shShadow(false)
+		cfg += shadowSection(false)
 	}
 	a := StartAuthbgpd(b, tp, nsR, cfg, AuthbgpdOptions{LogLevel: "info", Files: map[string]string{"pw": key + "\n"}})
 	pid := a.cmd.Process.Pid
@@ -723,11 +724,11 @@ func liveTrialRun(b *testing.B, on bool, n int) liveTrial {
 		tr.capPackets, tr.drops = st.Capture.Packets, st.Capture.Drops
 		p := mustPeer(b, a, sendAddr.String())
 		if p.Shadow == nil || p.Shadow.Diagnosis != shadow.DiagOK || p.Shadow.Sent == nil {
-			b.Fatalf("authbgpd shadow report: %s", shPeerString(p))
+			b.Fatalf("authbgpd shadow report: %s", peerString(p))
 		}
 		s := p.Shadow.Segments
 		if s.BadDigest+s.Missing+s.Unexpected != 0 || p.Shadow.Sent.Invalid+p.Shadow.Sent.Unsigned != 0 {
-			b.Errorf("authbgpd: failed segments during a right-key transfer: %s", shPeerString(p))
+			b.Errorf("authbgpd: failed segments during a right-key transfer: %s", peerString(p))
 		}
 		tr.recvValid, tr.sentValid = s.Valid, p.Shadow.Sent.Valid
 	}
