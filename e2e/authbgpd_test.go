@@ -161,15 +161,25 @@ func (a *Authbgpd) HTTPGet(path string) (string, error) {
 // Status returns the router's /status document.
 func (a *Authbgpd) Status() status.Status {
 	a.t.Helper()
+	s, err := a.TryStatus()
+	if err != nil {
+		a.t.Fatalf("authbgpd %v", err)
+	}
+	return *s
+}
+
+// TryStatus returns the router's /status document without failing the
+// test (for polling, and goroutines other than the test's).
+func (a *Authbgpd) TryStatus() (*status.Status, error) {
 	body, err := a.HTTPGet("/status")
 	if err != nil {
-		a.t.Fatalf("authbgpd /status: %v", err)
+		return nil, fmt.Errorf("/status: %w", err)
 	}
 	var s status.Status
 	if err := json.Unmarshal([]byte(body), &s); err != nil {
-		a.t.Fatalf("authbgpd /status: %v: %s", err, body)
+		return nil, fmt.Errorf("/status: %w: %s", err, body)
 	}
-	return s
+	return &s, nil
 }
 
 // Peer returns the /status entry of address (nil when absent).

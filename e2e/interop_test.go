@@ -209,11 +209,7 @@ func writeSecretFile(t testing.TB, a *Authbgpd, name, content string) {
 // waitLog waits until authbgpd's log contains s.
 func waitLog(t testing.TB, a *Authbgpd, s string, d time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool { return strings.Contains(a.Log(), s) }) {
-		t.Fatalf("authbgpd did not log %q within %s", s, d)
-	}
+	waitFor(t, d, fmt.Sprintf("authbgpd logging %q", s), func() error { return holds(strings.Contains(a.Log(), s)) })
 }
 
 // counter returns one TcpExt counter of ns.

@@ -167,13 +167,9 @@ func (d *daemon) run(ctx context.Context, argv ...string) ([]byte, error) {
 // daemon's log) when it never holds or the daemon exits.
 func (d *daemon) waitReady(t testing.TB, what string, ready func() error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var err error
-	if netns.WaitFor(ctx, func() bool { err = ready(); return err == nil }) {
-		return
+	if err := poll(10*time.Second, ready); err != nil {
+		t.Fatalf("%s did not become ready (%s): %v", d.name, what, err)
 	}
-	t.Fatalf("%s did not become ready (%s): %v", d.name, what, err)
 }
 
 func tail(s string, n int) string {

@@ -254,30 +254,22 @@ func rkReloadAndWait(t *testing.T, a *Authbgpd, name, config string, done func(s
 	t.Helper()
 	sent = time.Now()
 	a.Reload(config)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var last string
-	if !netns.WaitFor(ctx, func() bool {
-		body, err := a.HTTPGet("/status")
+	waitFor(t, 10*time.Second, name+": reload applied", func() error {
+		s, err := a.TryStatus()
 		if err != nil {
-			last = err.Error()
-			return false
+			return err
 		}
-		var s status.Status
-		if err := json.Unmarshal([]byte(body), &s); err != nil {
-			last = err.Error()
-			return false
-		}
-		last = body
+		b, _ := json.Marshal(s)
 		for _, p := range s.Peers {
 			if !done(p) {
-				return false
+				return fmt.Errorf("last /status: %s", b)
 			}
 		}
-		return len(s.Peers) > 0
-	}) {
-		t.Fatalf("%s: reload not applied within 10 s; last /status: %s", name, last)
-	}
+		if len(s.Peers) == 0 {
+			return fmt.Errorf("last /status: %s", b)
+		}
+		return nil
+	})
 	return sent, time.Now()
 }
 
@@ -286,12 +278,8 @@ func isPending(p status.Peer) bool { return p.Auth.Pending }
 // rkPeerStatus returns addr's entry in a's /status (without failing the
 // test, for polling).
 func rkPeerStatus(a *Authbgpd, addr netip.Addr) (status.Peer, error) {
-	body, err := a.HTTPGet("/status")
+	s, err := a.TryStatus()
 	if err != nil {
-		return status.Peer{}, err
-	}
-	var s status.Status
-	if err := json.Unmarshal([]byte(body), &s); err != nil {
 		return status.Peer{}, err
 	}
 	for _, p := range s.Peers {
@@ -704,7 +692,7 @@ func rkCheckAllOnKey(t *testing.T, segs []rkSeg, newKey, oldKey string, minData 
 // and checks that every segment is signed with newKey, none with oldKey.
 func (p *rkPair) captureAfterSwitch(newKey, oldKey string) {
 	p.t.Helper()
-	c := startCapture(p.t, p.tp, p.nsA, "eth0", filepath.Join(p.t.TempDir(), "after.pcap"))
+	c := startTcpdump(p.t, p.tp, p.nsA, filepath.Join(p.t.TempDir(), "after.pcap"), "-i", "eth0", "--immediate-mode")
 	p.churn(20 * time.Second)
 	time.Sleep(300 * time.Millisecond) // the last ACKs
 	c.stop(p.t)
@@ -991,7 +979,7 @@ func testRekeyOneSided(t *testing.T) {
 	p.start(rkB, o, map[string]string{"pw": k1})
 	p.waitUp(40*time.Second, "key 1")
 	before := p.neighbors()
-	c := startCapture(t, p.tp, p.nsA, "eth0", filepath.Join(t.TempDir(), "onesided.pcap"))
+	c := startTcpdump(t, p.tp, p.nsA, filepath.Join(t.TempDir(), "onesided.pcap"), "-i", "eth0", "--immediate-mode")
 	mon := p.startMonitor(200 * time.Millisecond)
 	failA0, failB0 := md5Counters(t, p.nsA)["TCPMD5Failure"], md5Counters(t, p.nsB)["TCPMD5Failure"]
 

@@ -140,9 +140,9 @@ func testShadowOracleCase(t *testing.T, bin string, c orCase) {
 	tp, nsX, nsG := pair.Topology, pair.A, pair.B
 	dir := t.TempDir()
 	caps := []*orCapture{
-		{name: "veth", link: frame.LinkEthernet, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "veth.pcap"), "-i", "eth0")},
-		{name: "any-sll", link: frame.LinkLinuxSLL, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll.pcap"), "-i", "any", "-y", "LINUX_SLL")},
-		{name: "any-sll2", link: frame.LinkLinuxSLL2, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll2.pcap"), "-i", "any", "-y", "LINUX_SLL2")},
+		{name: "veth", link: frame.LinkEthernet, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "veth.pcap"), "-i", "eth0", "--immediate-mode")},
+		{name: "any-sll", link: frame.LinkLinuxSLL, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll.pcap"), "-i", "any", "-y", "LINUX_SLL", "--immediate-mode")},
+		{name: "any-sll2", link: frame.LinkLinuxSLL2, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll2.pcap"), "-i", "any", "-y", "LINUX_SLL2", "--immediate-mode")},
 	}
 
 	xNets := []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24"), netip.MustParsePrefix("2001:db8:100::/48")}
@@ -577,51 +577,6 @@ func runVerifyPcap(t testing.TB, bin, cfg string, files ...string) vpReport {
 }
 
 // ---------------------------------------------------------------- tcpdump
-
-// tdProc is a tcpdump writing a capture file.
-type tdProc struct {
-	cmd  *exec.Cmd
-	file string
-}
-
-// startTcpdump runs tcpdump in ns with args (interface, link type), writing
-// BGP packets to file, and waits until it listens.
-func startTcpdump(t testing.TB, tp *netns.Topology, ns, file string, args ...string) *tdProc {
-	t.Helper()
-	logFile := file + ".log"
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	argv := append([]string{"tcpdump"}, args...)
-	// -Z root: Debian's tcpdump would otherwise drop to the tcpdump user,
-	// which cannot write into the test's private directory.
-	argv = append(argv, "-w", file, "-U", "--immediate-mode", "-Z", "root", "-n", "tcp port 179")
-	cmd := netns.Exec(ns, argv...)
-	cmd.Stdout, cmd.Stderr = f, f
-	tp.Start(cmd)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool {
-		b, _ := os.ReadFile(logFile)
-		return bytes.Contains(b, []byte("listening on")) || cmd.ProcessState != nil
-	}) || cmd.ProcessState != nil {
-		b, _ := os.ReadFile(logFile)
-		t.Fatalf("tcpdump %v did not start: %s", args, b)
-	}
-	return &tdProc{cmd: cmd, file: file}
-}
-
-// stop ends the capture (tcpdump flushes the file on SIGTERM). Drops are
-// only logged: each file is judged on its own, and tcpdump -i any counts
-// frames it flushed while attaching its filter as "dropped by kernel".
-func (p *tdProc) stop(t testing.TB) {
-	t.Helper()
-	netns.Stop(p.cmd)
-	b, _ := os.ReadFile(p.file + ".log")
-	t.Logf("tcpdump %s: %s", filepath.Base(p.file), strings.Join(strings.Fields(string(b)), " "))
-}
 
 type tdVerdict int
 

@@ -83,16 +83,12 @@ func shLogLine(log, peer, diag string) string {
 
 func waitLogLine(t testing.TB, a *Authbgpd, peer, diag string, d time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if l := shLogLine(a.Log(), peer, diag); l != "" {
-			return l
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("authbgpd logged no shadow diagnosis %s for %s within %v", diag, peer, d)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var l string
+	waitFor(t, d, fmt.Sprintf("authbgpd logging a shadow diagnosis %s for %s", diag, peer), func() error {
+		l = shLogLine(a.Log(), peer, diag)
+		return holds(l != "")
+	})
+	return l
 }
 
 // segmentsMetric is authbgpd_md5_segments_total{peer,verdict}.

@@ -411,18 +411,15 @@ func startGoBGPSRPolicy(t *testing.T, tp *netns.Topology, ns string) *GoBGP {
 
 func waitSRv6Status(t *testing.T, a *Authbgpd, d time.Duration, what string, ok func(status.SRv6) bool) status.SRv6 {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		s := a.Status().SRv6
-		if ok(s) {
-			return s
+	var s status.SRv6
+	waitFor(t, d, what, func() error {
+		if s = a.Status().SRv6; ok(s) {
+			return nil
 		}
-		if time.Now().After(deadline) {
-			b, _ := json.Marshal(s)
-			t.Fatalf("%s: not within %v; /status srv6: %s", what, d, b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		b, _ := json.Marshal(s)
+		return fmt.Errorf("/status srv6: %s", b)
+	})
+	return s
 }
 
 // snmp6 reads one counter of ns's /proc/net/snmp6.
@@ -443,17 +440,12 @@ func snmp6(t *testing.T, ns, name string) uint64 {
 
 func waitCounter(t *testing.T, ns, name string, want uint64, d time.Duration, what string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		n := snmp6(t, ns, name)
-		if n >= want {
-			return
+	waitFor(t, d, what, func() error {
+		if n := snmp6(t, ns, name); n < want {
+			return fmt.Errorf("%s = %d, want >= %d", name, n, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %s = %d, want >= %d", what, name, n, want)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // ping sends n ICMPv6 echo requests from ns to dst (a raw socket: the
