@@ -233,10 +233,12 @@ func srv6HMACKey(id int, file string) string {
 	return fmt.Sprintf("\n[[srv6.hmac-keys]]\nid = %d\nalgorithm = \"sha256\"\nsecret-file = %q\n", id, file)
 }
 
-// keychainKey is one key of a [[keychains]] entry; sendFrom is RFC 3339 or "".
+// keychainKey is one key of a [[keychains]] entry: its secret from file,
+// or inline when file is ""; sendFrom is RFC 3339 or "".
 type keychainKey struct {
 	id       int
 	file     string
+	secret   string
 	sendFrom string
 }
 
@@ -245,7 +247,11 @@ func keychainSection(name string, keys ...keychainKey) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n[[keychains]]\nname = %q\n", name)
 	for _, k := range keys {
-		fmt.Fprintf(&b, "  [[keychains.keys]]\n  id = %d\n  secret-file = %q\n", k.id, k.file)
+		if k.file != "" {
+			fmt.Fprintf(&b, "  [[keychains.keys]]\n  id = %d\n  secret-file = %q\n", k.id, k.file)
+		} else {
+			fmt.Fprintf(&b, "  [[keychains.keys]]\n  id = %d\n  secret = %q\n", k.id, k.secret)
+		}
 		if k.sendFrom != "" {
 			fmt.Fprintf(&b, "  send-from = %s\n", k.sendFrom)
 		}

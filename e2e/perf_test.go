@@ -441,12 +441,13 @@ func prefixTrialRun(b *testing.B, receiver string, n, round int) prefixTrial {
 	var recv *daemon
 	switch {
 	case strings.HasPrefix(receiver, "authbgpd"):
-		cfg := "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\n"
+		peer := abPeer{addr: "192.0.2.2", asn: 65002}
 		files := map[string]string{}
 		if password != "" {
-			cfg += "password-file = \"pw\"\n"
+			peer.src, peer.ref = "password-file", "pw"
 			files["pw"] = password + "\n"
 		}
+		cfg := abConfig("", peer)
 		level := "info"
 		if strings.Contains(receiver, "-debug") {
 			level = "debug" // the e2e harness's default: shows what logging costs
@@ -681,16 +682,14 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round int) pe
 	var t0 time.Time // receiver started
 	switch receiver {
 	case "authbgpd":
-		var cfg strings.Builder
-		fmt.Fprintf(&cfg, "[global]\nasn = 65001\nrouter-id = %q\n", recvAddr(0))
+		cfg := abConf{RouterID: recvAddr(0).String()}
 		files := map[string]string{"dyn": dynKey + "\n"}
 		for i := 0; i < static; i++ {
 			name := fmt.Sprintf("s%d", i)
 			files[name] = staticKey(i) + "\n"
-			fmt.Fprintf(&cfg, "\n[[peers]]\naddress = %q\nasn = 65002\nlocal-address = %q\npassword-file = %q\n",
-				staticAddr(i), recvAddr(i), name)
+			cfg.Peers = append(cfg.Peers, abPeer{addr: staticAddr(i).String(), asn: 65002, local: recvAddr(i).String(), src: "password-file", ref: name})
 		}
-		fmt.Fprintf(&cfg, "\n[[peers]]\nprefix = \"198.51.100.0/24\"\nasn = 65002\npassword-file = \"dyn\"\n")
+		cfg.Peers = append(cfg.Peers, abPeer{addr: "198.51.100.0/24", asn: 65002, src: "password-file", ref: "dyn"})
 		authbgpdBinary(b, "") // built before the clock starts
 		t0 = time.Now()
 		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: "info", Files: files})

@@ -129,20 +129,18 @@ func ofFamilyOf(ps []netip.Prefix, a netip.Addr) netip.Prefix {
 // rkOpts is how one router's config is written.
 type rkOpts struct {
 	v6       bool   // also an IPv6 session
-	auth     string // the peers' key line: `password-file = "pw"`, `keychain = "core"`
+	src, ref string // the peers' key: "password-file", "pw"; "keychain", "core"
 	passive  bool
 	keychain string // [[keychains]] TOML, or ""
 }
 
 // rkConfig is the config of self, peering with other.
 func rkConfig(self, other rkRouter, o rkOpts) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\n", self.asn, self.v4.String())
-	b.WriteString(o.keychain)
+	c := abConf{ASN: self.asn, RouterID: self.v4.String(), Extra: o.keychain}
 	for _, a := range other.addrs(o.v6) {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\n%s\npassive = %t\n", a.String(), other.asn, o.auth, o.passive)
+		c.Peers = append(c.Peers, abPeer{addr: a.String(), asn: other.asn, src: o.src, ref: o.ref, passive: o.passive})
 	}
-	return b.String()
+	return c.String()
 }
 
 // rkPair is A and B in their namespaces.
@@ -746,7 +744,7 @@ func testRekeyReload(t *testing.T) {
 	start := time.Now()
 	const k1, k2 = "rekey-reload-key-1", "rekey-reload-key-2"
 	p := newRkPair(t, "rkrel", true)
-	o := rkOpts{auth: `password-file = "pw"`}
+	o := rkOpts{src: "password-file", ref: "pw"}
 	p.start(rkA, o, map[string]string{"pw": k1 + "\n"})
 	p.start(rkB, o, map[string]string{"pw": k1 + "\n"})
 	p.waitUp(40*time.Second, "key 1")
@@ -792,17 +790,8 @@ func testRekeyReload(t *testing.T) {
 // ---------------------------------------------------------------- 2. keychain
 
 func rkKeychain(switchAt time.Time) string {
-	return fmt.Sprintf(`
-[[keychains]]
-name = "core"
-  [[keychains.keys]]
-  id = 1
-  secret-file = "key1"
-  [[keychains.keys]]
-  id = 2
-  secret-file = "key2"
-  send-from = %s
-`, switchAt.UTC().Format(time.RFC3339))
+	return keychainSection("core", keychainKey{id: 1, file: "key1"},
+		keychainKey{id: 2, file: "key2", sendFrom: switchAt.UTC().Format(time.RFC3339)})
 }
 
 func testRekeyKeychain(t *testing.T) {
@@ -810,7 +799,7 @@ func testRekeyKeychain(t *testing.T) {
 	const k1, k2 = "rekey-keychain-key-1", "rekey-keychain-key-2"
 	p := newRkPair(t, "rkkc", true)
 	switchAt := time.Now().Add(20 * time.Second).Truncate(time.Second)
-	o := rkOpts{auth: `keychain = "core"`, keychain: rkKeychain(switchAt)}
+	o := rkOpts{src: "keychain", ref: "core", keychain: rkKeychain(switchAt)}
 	files := map[string]string{"key1": k1, "key2": k2}
 	p.start(rkA, o, files)
 	p.start(rkB, o, files)
@@ -886,7 +875,7 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 		dialer, other = rkB, rkA
 	}
 	p := newRkPair(t, tag, false)
-	o := rkOpts{auth: `password-file = "pw"`}
+	o := rkOpts{src: "password-file", ref: "pw"}
 	p.start(rkA, o, map[string]string{"pw": k1})
 	p.start(rkB, o, map[string]string{"pw": k1})
 	p.waitUp(40*time.Second, "key 1")
@@ -974,7 +963,7 @@ func testRekeyOneSided(t *testing.T) {
 	const k1, k2 = "rekey-onesided-key-1", "rekey-onesided-key-2"
 	const oneSided = 2 * time.Second
 	p := newRkPair(t, "rkone", false)
-	o := rkOpts{auth: `password-file = "pw"`}
+	o := rkOpts{src: "password-file", ref: "pw"}
 	p.start(rkA, o, map[string]string{"pw": k1})
 	p.start(rkB, o, map[string]string{"pw": k1})
 	p.waitUp(40*time.Second, "key 1")

@@ -114,22 +114,22 @@ type orView struct {
 }
 
 func (v orView) toml() string {
-	var b strings.Builder
-	b.WriteString("[global]\nasn = 65001\nrouter-id = \"192.0.2.9\"\nlisten-port = -1\n\n[api]\ngrpc = \"\"\nhttp = \"\"\n")
+	c := abConf{RouterID: "192.0.2.9", ListenPort: "-1", NoAPI: true}
 	if v.otherID > 0 {
-		fmt.Fprintf(&b, "\n[[keychains]]\nname = \"chain\"\n  [[keychains.keys]]\n  id = 1\n  secret = %q\n", v.key)
-		fmt.Fprintf(&b, "  [[keychains.keys]]\n  id = %d\n  secret = %q\n  send-from = 2099-01-01T00:00:00Z\n", v.otherID, v.other)
+		c.Extra = keychainSection("chain", keychainKey{id: 1, secret: v.key},
+			keychainKey{id: v.otherID, secret: v.other, sendFrom: "2099-01-01T00:00:00Z"})
 	}
 	for _, p := range v.peers {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = 65002\n", p.String())
+		ap := abPeer{addr: p.String(), asn: 65002}
 		switch {
 		case v.otherID > 0:
-			b.WriteString("keychain = \"chain\"\n")
+			ap.src, ap.ref = "keychain", "chain"
 		case v.key != "":
-			fmt.Fprintf(&b, "password = %q\n", v.key)
+			ap.src, ap.ref = "password", v.key
 		}
+		c.Peers = append(c.Peers, ap)
 	}
-	return b.String()
+	return c.String()
 }
 
 func testShadowOracleCase(t *testing.T, bin string, c orCase) {

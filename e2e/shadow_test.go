@@ -228,28 +228,17 @@ func testShadowRightKey(t *testing.T) {
 
 // shRouterConfig is an authbgpd config for a router of the rollover pair.
 func shRouterConfig(asn uint32, routerID netip.Addr, peerASN uint32, peers []netip.Addr, keychain string, follow bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\n\n[api]\ngrpc = %q\nhttp = %q\n\n", asn, routerID.String(), GoBGPAPI, AuthbgpdHTTP)
-	b.WriteString(keychain)
+	c := abConf{ASN: asn, RouterID: routerID.String(), Extra: keychain, Tail: shadowSection(follow)}
 	for _, p := range peers {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\nkeychain = \"core\"\n", p.String(), peerASN)
+		c.Peers = append(c.Peers, abPeer{addr: p.String(), asn: peerASN, src: "keychain", ref: "core"})
 	}
-	b.WriteString(shadowSection(follow))
-	return b.String()
+	return c.String()
 }
 
 // shKeychain is keychain "core": key 1 from send1, key 2 from send2 ("" =
 // no send-from).
 func shKeychain(send1, send2 string) string {
-	var b strings.Builder
-	b.WriteString("[[keychains]]\nname = \"core\"\n")
-	for i, s := range []string{send1, send2} {
-		fmt.Fprintf(&b, "  [[keychains.keys]]\n  id = %d\n  secret-file = \"k%d\"\n", i+1, i+1)
-		if s != "" {
-			fmt.Fprintf(&b, "  send-from = %s\n", s)
-		}
-	}
-	return b.String()
+	return keychainSection("core", keychainKey{id: 1, file: "k1", sendFrom: send1}, keychainKey{id: 2, file: "k2", sendFrom: send2})
 }
 
 // testShadowRollover: B is on key 2 already, A's schedule says key 1.

@@ -675,7 +675,6 @@ func (s *soak) checkCapture() {
 	dir := t.TempDir()
 	for g := 0; g < gens; g++ {
 		var b strings.Builder
-		fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = \"192.0.2.1\"\n", soakRouterASN)
 		for i, p := range s.peers {
 			k := newSecret("dummy") // a key no one ever used
 			if g < len(p.keys) {
@@ -688,7 +687,7 @@ func (s *soak) checkCapture() {
 			b.WriteString(p.toml("password-file", name))
 		}
 		cfg := filepath.Join(dir, fmt.Sprintf("gen%d.toml", g))
-		if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
+		if err := os.WriteFile(cfg, []byte(abConf{ASN: soakRouterASN, Tail: b.String()}.String()), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		rep := soakVerifyPcap(t, bin, cfg, nil, file)
