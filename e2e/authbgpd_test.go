@@ -109,6 +109,14 @@ func StartAuthbgpd(t testing.TB, tp *netns.Topology, ns, config string, o Authbg
 	}
 	d := startDaemon(t, tp, ns, "authbgpd", dir, o.Env, bin, "-f", conf, "--log-level", o.LogLevel)
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: conf, t: t}
+	a.waitHealthy(t)
+	return a
+}
+
+// waitHealthy waits until /healthz answers, failing t (with the log) if
+// authbgpd exits first or never answers.
+func (a *Authbgpd) waitHealthy(t testing.TB) {
+	t.Helper()
 	a.waitReady(t, "/healthz on "+AuthbgpdHTTP, func() error {
 		if a.cmd.ProcessState != nil {
 			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
@@ -116,7 +124,6 @@ func StartAuthbgpd(t testing.TB, tp *netns.Topology, ns, config string, o Authbg
 		_, err := a.HTTPGet("/healthz")
 		return err
 	})
-	return a
 }
 
 // Name implements Peer.

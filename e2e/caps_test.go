@@ -199,27 +199,8 @@ func capsSetprivArgs(uid, gid int, caps []string, fileCaps bool) []string {
 
 func runCapsCase(t *testing.T, bin string, uid, gid int, c capsCase) {
 	key, srv6 := newSecret("caps"), newSecret("caps-srv6")
-	conf := fmt.Sprintf(`[global]
-asn = 65001
-router-id = "192.0.2.1"
-
-[api]
-grpc = %q
-http = %q
-
-[[peers]]
-address = "192.0.2.2"
-asn = 65002
-password-file = "secrets/r2.key"
-
-[shadow]
-enabled = true
-
-[[srv6.hmac-keys]]
-id = 42
-algorithm = "sha256"
-secret-file = "secrets/srv6-42.key"
-`, GoBGPAPI, AuthbgpdHTTP)
+	conf := abConf{Peers: []abPeer{{addr: "192.0.2.2", asn: 65002, src: "password-file", ref: "secrets/r2.key"}},
+		Tail: "\n[shadow]\nenabled = true\n" + srv6HMACKey(42, "secrets/srv6-42.key")}.String()
 	exe, confPath := capsLayout(t, bin, uid, gid, c.fileCaps, conf, map[string]string{"r2.key": key + "\n", "srv6-42.key": srv6 + "\n"})
 	pair := newPair(t, "caps", false)
 	tp, nsA, nsB := pair.Topology, pair.A, pair.B
@@ -237,13 +218,7 @@ secret-file = "secrets/srv6-42.key"
 
 	d := startDaemon(t, tp, nsA, "authbgpd", t.TempDir(), nil, argv...)
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: confPath, t: t}
-	a.waitReady(t, "/healthz on "+AuthbgpdHTTP, func() error {
-		if a.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
-		}
-		_, err := a.HTTPGet("/healthz")
-		return err
-	})
+	a.waitHealthy(t)
 	pid := a.cmd.Process.Pid
 
 	// The process is authbgpd itself (ip netns exec and setpriv exec it).

@@ -556,13 +556,7 @@ func (lab *clabLab) startAuthbgpd(t *testing.T, node string, copyDir bool) *Auth
 	bin := authbgpdBinary(t, "")
 	d := startDaemon(t, lab.tp, lab.ns[node], "authbgpd-"+node, t.TempDir(), nil, bin, "-f", conf, "--log-level", "debug")
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: conf, t: t}
-	a.waitReady(t, "/healthz on "+AuthbgpdHTTP, func() error {
-		if a.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
-		}
-		_, err := a.HTTPGet("/healthz")
-		return err
-	})
+	a.waitHealthy(t)
 	return a
 }
 

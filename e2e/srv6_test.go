@@ -124,55 +124,20 @@ segments = [%q, %q]
 hmac-key-id = 42
 headends = ["192.0.2.2"]
 `, endpoint, bsid, segs[0], segs[1], endpoint4, bsid4, segs[0], segs[1])
+	srFamilies := []string{"ipv6-srpolicy", "ipv4-srpolicy"}
 	ctrlConf := func(withPolicy bool) string {
-		c := fmt.Sprintf(`[global]
-asn = 65001
-router-id = "192.0.2.1"
-
-[api]
-grpc = %q
-http = %q
-
-[[peers]]
-address = "2001:db8:12::2"
-asn = 65002
-password-file = "md5.key"
-families = ["ipv6-srpolicy", "ipv4-srpolicy"]
-
-[[peers]]
-address = "2001:db8:14::4"
-asn = 65004
-families = ["ipv6-srpolicy"]
-
-[[srv6.hmac-keys]]
-id = 42
-algorithm = "sha256"
-secret-file = "hmac42.key"
-`, GoBGPAPI, AuthbgpdHTTP)
+		c := abConf{Peers: []abPeer{
+			{addr: "2001:db8:12::2", asn: 65002, src: "password-file", ref: "md5.key", families: srFamilies},
+			{addr: "2001:db8:14::4", asn: 65004, families: []string{"ipv6-srpolicy"}},
+		}, Tail: srv6HMACKey(42, "hmac42.key")}
 		if withPolicy {
-			c += policy
+			c.Tail += policy
 		}
-		return c
+		return c.String()
 	}
-	headConf := fmt.Sprintf(`[global]
-asn = 65002
-router-id = "192.0.2.2"
-
-[api]
-grpc = %q
-http = %q
-
-[[peers]]
-address = "2001:db8:12::1"
-asn = 65001
-password-file = "md5.key"
-families = ["ipv6-srpolicy", "ipv4-srpolicy"]
-
-[[srv6.hmac-keys]]
-id = 42
-algorithm = "sha256"
-secret-file = "hmac42.key"
-
+	headConf := abConf{ASN: 65002, RouterID: "192.0.2.2",
+		Peers: []abPeer{{addr: "2001:db8:12::1", asn: 65001, src: "password-file", ref: "md5.key", families: srFamilies}},
+		Tail: srv6HMACKey(42, "hmac42.key") + fmt.Sprintf(`
 [srv6.headend]
 enabled = true
 source = %q
@@ -180,7 +145,7 @@ steer-endpoint = true
 
 [shadow]
 enabled = true
-`, GoBGPAPI, AuthbgpdHTTP, source)
+`, source)}.String()
 
 	startGoBGPSRPolicy(t, tp, rx)
 	hd := StartAuthbgpd(t, tp, head, headConf, AuthbgpdOptions{Files: files, LogLevel: "info"})
@@ -954,20 +919,7 @@ func TestSRv6NoCapNetAdmin(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "authbgpd.toml")
 	os.WriteFile(filepath.Join(dir, "k"), []byte(secret), 0o600)
-	os.WriteFile(conf, []byte(fmt.Sprintf(`[global]
-asn = 65001
-router-id = "192.0.2.1"
-listen-port = -1
-
-[api]
-grpc = %q
-http = %q
-
-[[srv6.hmac-keys]]
-id = 7
-algorithm = "sha256"
-secret-file = "k"
-
+	os.WriteFile(conf, []byte(abConf{ListenPort: "-1", Extra: srv6HMACKey(7, "k") + `
 [[srv6.policies]]
 name = "p"
 color = 1
@@ -978,16 +930,10 @@ hmac-key-id = 7
 [srv6.headend]
 enabled = true
 source = "2001:db8::1"
-`, GoBGPAPI, AuthbgpdHTTP)), 0o600)
+`}.String()), 0o600)
 	d := startDaemon(t, tp, ns, "authbgpd", dir, nil, setpriv, "--bounding-set=-net_admin", "--", bin, "-f", conf, "--log-level", "debug")
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: conf, t: t}
-	a.waitReady(t, "/healthz", func() error {
-		if a.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
-		}
-		_, err := a.HTTPGet("/healthz")
-		return err
-	})
+	a.waitHealthy(t)
 	s := a.Status().SRv6
 	b, _ := json.Marshal(s)
 	t.Logf("/status srv6: %s", b)
