@@ -553,7 +553,7 @@ func verifyPcapSRH(t *testing.T, file, secret string) map[string]uint64 {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "vp.toml")
 	os.WriteFile(filepath.Join(dir, "k"), []byte(secret), 0o600)
-	os.WriteFile(conf, []byte("[global]\nasn = 65009\nrouter-id = \"192.0.2.9\"\n[[srv6.hmac-keys]]\nid = 42\nalgorithm = \"sha256\"\nsecret-file = \"k\"\n"), 0o600)
+	os.WriteFile(conf, []byte(abConf{ASN: 65009, RouterID: "192.0.2.9", Extra: srv6HMACKey(42, "k")}.String()), 0o600)
 	out, err := exec.Command(authbgpdBinary(t, ""), "verify-pcap", "-f", conf, "--json", file).Output()
 	if err != nil {
 		t.Fatalf("verify-pcap: %v", err)
