@@ -152,179 +152,197 @@ enabled = true
 	cd := StartAuthbgpd(t, tp, ctrl, ctrlConf(true), AuthbgpdOptions{Files: files, LogLevel: "info"})
 	step("daemons started")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for _, w := range []struct {
-		p    Peer
-		addr string
-	}{{cd, "2001:db8:12::2"}, {cd, "2001:db8:14::4"}, {hd, "2001:db8:12::1"}} {
-		if err := WaitSession(ctx, w.p, netip.MustParseAddr(w.addr), 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	step("sessions established (controller-headend over TCP-MD5)")
-
-	// /status: keys installed on both, policy advertised (controller),
-	// installed (headend).
+	// The policy's names on the headend (as it installs them).
 	rname := fmt.Sprintf("[1][100][%s] from 2001:db8:12::1", endpoint)
 	rname4 := fmt.Sprintf("[2][200][%s] from 2001:db8:12::1", endpoint4)
-	waitSRv6Status(t, cd, 20*time.Second, "controller: key 42 installed, gold and silver advertised", func(s status.SRv6) bool {
-		return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
-			s.Policies[0].Name == "gold" && s.Policies[0].Advertised && s.Policies[1].Name == "silver" && s.Policies[1].Advertised
-	})
-	hs := waitSRv6Status(t, hd, 20*time.Second, "headend: key 42 installed, both policies installed", func(s status.SRv6) bool {
-		return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
-			s.Policies[0].Name == rname && s.Policies[0].Installed && s.Policies[1].Name == rname4 && s.Policies[1].Installed
-	})
-	t.Logf("headend /status srv6: %+v", hs)
-	step("policy installed on the headend")
 
-	// The headend's routes, as iproute2 prints them.
-	routes := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
-	wantRoutes := []string{
-		fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1", endpoint, segs[0], segs[1]),
-		fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid, segs[0], segs[1]),
-	}
-	routes += netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
-	wantRoutes = append(wantRoutes,
-		fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid4, segs[0], segs[1]),
-		fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1 scope link", endpoint4, segs[0], segs[1]))
-	for _, w := range wantRoutes {
-		if !strings.Contains(routes, w) {
-			t.Fatalf("headend routes lack %q:\n%s", w, routes)
+	// The stages run in order, each on what the ones before it set up; the
+	// first that fails ends the test.
+	for _, st := range []struct {
+		name string
+		fn   func(t *testing.T)
+	}{
+		{"sessions", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			for _, w := range []struct {
+				p    Peer
+				addr string
+			}{{cd, "2001:db8:12::2"}, {cd, "2001:db8:14::4"}, {hd, "2001:db8:12::1"}} {
+				if err := WaitSession(ctx, w.p, netip.MustParseAddr(w.addr), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			step("sessions established (controller-headend over TCP-MD5)")
+		}},
+		{"policy-installed", func(t *testing.T) {
+			// /status: keys installed on both, policy advertised (controller),
+			// installed (headend).
+			waitSRv6Status(t, cd, 20*time.Second, "controller: key 42 installed, gold and silver advertised", func(s status.SRv6) bool {
+				return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
+					s.Policies[0].Name == "gold" && s.Policies[0].Advertised && s.Policies[1].Name == "silver" && s.Policies[1].Advertised
+			})
+			hs := waitSRv6Status(t, hd, 20*time.Second, "headend: key 42 installed, both policies installed", func(s status.SRv6) bool {
+				return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
+					s.Policies[0].Name == rname && s.Policies[0].Installed && s.Policies[1].Name == rname4 && s.Policies[1].Installed
+			})
+			t.Logf("headend /status srv6: %+v", hs)
+			step("policy installed on the headend")
+		}},
+		{"routes-and-traffic", func(t *testing.T) {
+			// The headend's routes, as iproute2 prints them.
+			routes := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
+			wantRoutes := []string{
+				fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1", endpoint, segs[0], segs[1]),
+				fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid, segs[0], segs[1]),
+			}
+			routes += netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
+			wantRoutes = append(wantRoutes,
+				fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid4, segs[0], segs[1]),
+				fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1 scope link", endpoint4, segs[0], segs[1]))
+			for _, w := range wantRoutes {
+				if !strings.Contains(routes, w) {
+					t.Fatalf("headend routes lack %q:\n%s", w, routes)
+				}
+			}
+			t.Logf("headend routes:\n%s", routes)
+			if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); !strings.Contains(out, source) {
+				t.Fatalf("tunnel source: %s", out)
+			}
+
+			// Traffic from the headend to the endpoint through the policy.
+			before := snmp6(t, ep, "Icmp6InEchos")
+			ping(t, head, endpoint, 5)
+			waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests delivered at the endpoint")
+			step("5 ICMPv6 echo requests reached the endpoint through the policy")
+		}},
+		{"other-secret-dropped", func(t *testing.T) {
+			// Another secret at the endpoint: dropped.
+			ipSRHMAC(t, ep, 42, otherSecret)
+			before := snmp6(t, ep, "Icmp6InEchos")
+			ping(t, head, endpoint, 5)
+			time.Sleep(1500 * time.Millisecond)
+			if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
+				t.Fatalf("with another secret at the endpoint %d echo requests got through", n-before)
+			}
+			ipSRHMAC(t, ep, 42, hmacSecret)
+			ping(t, head, endpoint, 3)
+			waitCounter(t, ep, "Icmp6InEchos", before+3, 5*time.Second, "echo requests after the key is restored")
+			step("dropped with another secret at the endpoint (seg6_require_hmac=1), delivered again with the right one")
+		}},
+		{"binding-sid", func(t *testing.T) {
+			// Through the Binding SID: the controller (which has key 42 too) sends
+			// echo requests with an SRH [BSID, endpoint]; the headend's
+			// End.B6.Encaps puts them into the policy.
+			netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", "fc00:0:1:b6::/64", "via", "2001:db8:12::2", "dev", "eth0")
+			netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", endpoint+"/128", "encap", "seg6", "mode", "encap",
+				"segs", bsid+","+endpoint, "hmac", "42", "dev", "eth0")
+			before := snmp6(t, ep, "Icmp6InEchos")
+			ping(t, ctrl, endpoint, 5)
+			waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests through the Binding SID")
+			step("5 ICMPv6 echo requests reached the endpoint through the Binding SID")
+		}},
+		{"srh-verified", func(t *testing.T) {
+			// The headend's shadow checker verified its own SRHs.
+			// (The capture hands a block over at most 100 ms after its first frame.)
+			var body string
+			waitFor(t, 5*time.Second, `headend authbgpd_srh_hmac_total{key_id="42",verdict="valid"} >= 23`, func() error {
+				var err error
+				if body, err = hd.HTTPGet("/metrics"); err != nil {
+					t.Fatal(err)
+				}
+				v, ok := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="valid"`)
+				if ok && v >= 23 { // 13 sent, 5 through the BSID counted in and out
+					t.Logf("headend authbgpd_srh_hmac_total{key_id=\"42\",verdict=\"valid\"} = %v", v)
+					return nil
+				}
+				return fmt.Errorf("%v (present %v)", v, ok)
+			})
+			for _, verdict := range []string{"invalid", "unknown_key"} {
+				if v, _ := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="`+verdict+`"`); v != 0 {
+					t.Fatalf("headend counts %v SRHs %s", v, verdict)
+				}
+			}
+			if v, ok := metricValue(body, "authbgpd_srv6_policy_installed", fmt.Sprintf("name=%q", rname)); !ok || v != 1 {
+				t.Fatalf("authbgpd_srv6_policy_installed = %v (%v)", v, ok)
+			}
+
+			// The SRHs on the wire: ours, from the headend's source, HMACs valid;
+			// verify-pcap agrees.
+			srFile := srCap(18)
+			checkSRv6Capture(t, srFile, source, segs, hmacSecret)
+			vp := verifyPcapSRH(t, srFile, hmacSecret)
+			if vp["valid"] < 18 || vp["invalid"] != 0 || vp["unknown_key"] != 0 {
+				t.Fatalf("verify-pcap srh %v", vp)
+			}
+			t.Logf("verify-pcap srh: %v", vp)
+			step("captured SRHs verified (srv6policy, verify-pcap, live shadow)")
+		}},
+		{"gobgpd-receiver", func(t *testing.T) {
+			// gobgpd, a second receiver, holds the policy as we meant it.
+			checkGoBGPReceiver(t, rx, endpoint, bsid, segs)
+			step("gobgpd holds the policy (segments, preference, BSID, communities)")
+		}},
+		{"tshark", func(t *testing.T) {
+			// tshark decodes our UPDATEs.
+			checkTshark(t, bgpCap(0), endpoint, endpoint4, bsid, bsid4, segs)
+			step("tshark decodes the UPDATE")
+		}},
+		{"withdraw", func(t *testing.T) {
+			// Withdraw: the controller reloads without the policy.
+			cd.Reload(ctrlConf(false))
+			waitFor(t, 15*time.Second, "headend routes gone after the withdrawal", func() error {
+				r := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
+				if strings.TrimSpace(r) != "" {
+					return fmt.Errorf("left:\n%s", r)
+				}
+				return nil
+			})
+			waitSRv6Status(t, hd, 5*time.Second, "headend: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
+			waitSRv6Status(t, cd, 5*time.Second, "controller: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
+			if r := netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol)); strings.TrimSpace(r) != "" {
+				t.Fatalf("IPv4 headend route left: %s", r)
+			}
+			if n := len(gobgpPaths(t, rx, 10*time.Second, func(n int) bool { return n == 0 })); n != 0 {
+				t.Fatalf("gobgpd still holds %d paths after the withdrawal", n)
+			}
+			step("withdrawn: the headend's routes are gone, gobgpd has no path")
+		}},
+		{"stop", func(t *testing.T) {
+			before := snmp6(t, ep, "Icmp6InEchos")
+			if err := sendEchos(head, endpoint, 3); err == nil || !strings.Contains(err.Error(), "network is unreachable") {
+				t.Fatalf("ping after the withdrawal: %v, want network is unreachable (no route to the endpoint any more)", err)
+			}
+			time.Sleep(500 * time.Millisecond)
+			if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
+				t.Fatalf("%d echo requests reached the endpoint without a policy", n-before)
+			}
+
+			// Stop: the headend removes its keys and restores the tunnel source.
+			hd.StopClean()
+			if out := netns.Run(t, "ip", "-n", head, "sr", "hmac", "show"); strings.Contains(out, "hmac 42") {
+				t.Fatalf("key left in the headend's kernel:\n%s", out)
+			}
+			if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); strings.Contains(out, source) {
+				t.Fatalf("tunnel source left: %s", out)
+			}
+
+			// No secret anywhere.
+			for _, d := range []*Authbgpd{cd, hd} {
+				if l := d.Log(); strings.Contains(l, hmacSecret) || strings.Contains(l, md5Secret) {
+					t.Fatalf("%s logged a secret", d.ns)
+				}
+			}
+			if body, err := cd.HTTPGet("/status"); err != nil || strings.Contains(body, hmacSecret) {
+				t.Fatalf("controller /status: %v", err)
+			}
+			step("stopped cleanly")
+		}},
+	} {
+		if !t.Run(st.name, st.fn) {
+			return
 		}
 	}
-	t.Logf("headend routes:\n%s", routes)
-	if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); !strings.Contains(out, source) {
-		t.Fatalf("tunnel source: %s", out)
-	}
-
-	// Traffic from the headend to the endpoint through the policy.
-	before := snmp6(t, ep, "Icmp6InEchos")
-	ping(t, head, endpoint, 5)
-	waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests delivered at the endpoint")
-	step("5 ICMPv6 echo requests reached the endpoint through the policy")
-
-	// Another secret at the endpoint: dropped.
-	ipSRHMAC(t, ep, 42, otherSecret)
-	before = snmp6(t, ep, "Icmp6InEchos")
-	ping(t, head, endpoint, 5)
-	time.Sleep(1500 * time.Millisecond)
-	if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
-		t.Fatalf("with another secret at the endpoint %d echo requests got through", n-before)
-	}
-	ipSRHMAC(t, ep, 42, hmacSecret)
-	ping(t, head, endpoint, 3)
-	waitCounter(t, ep, "Icmp6InEchos", before+3, 5*time.Second, "echo requests after the key is restored")
-	step("dropped with another secret at the endpoint (seg6_require_hmac=1), delivered again with the right one")
-
-	// Through the Binding SID: the controller (which has key 42 too) sends
-	// echo requests with an SRH [BSID, endpoint]; the headend's
-	// End.B6.Encaps puts them into the policy.
-	netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", "fc00:0:1:b6::/64", "via", "2001:db8:12::2", "dev", "eth0")
-	netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", endpoint+"/128", "encap", "seg6", "mode", "encap",
-		"segs", bsid+","+endpoint, "hmac", "42", "dev", "eth0")
-	before = snmp6(t, ep, "Icmp6InEchos")
-	ping(t, ctrl, endpoint, 5)
-	waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests through the Binding SID")
-	step("5 ICMPv6 echo requests reached the endpoint through the Binding SID")
-
-	// The headend's shadow checker verified its own SRHs.
-	// (The capture hands a block over at most 100 ms after its first frame.)
-	var body string
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		var err error
-		if body, err = hd.HTTPGet("/metrics"); err != nil {
-			t.Fatal(err)
-		}
-		v, ok := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="valid"`)
-		if ok && v >= 23 { // 13 sent, 5 through the BSID counted in and out
-			t.Logf("headend authbgpd_srh_hmac_total{key_id=\"42\",verdict=\"valid\"} = %v", v)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("headend authbgpd_srh_hmac_total{key_id=42,verdict=valid} = %v (present %v), want >= 23", v, ok)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for _, verdict := range []string{"invalid", "unknown_key"} {
-		if v, _ := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="`+verdict+`"`); v != 0 {
-			t.Fatalf("headend counts %v SRHs %s", v, verdict)
-		}
-	}
-	if v, ok := metricValue(body, "authbgpd_srv6_policy_installed", fmt.Sprintf("name=%q", rname)); !ok || v != 1 {
-		t.Fatalf("authbgpd_srv6_policy_installed = %v (%v)", v, ok)
-	}
-
-	// The SRHs on the wire: ours, from the headend's source, HMACs valid;
-	// verify-pcap agrees.
-	srFile := srCap(18)
-	checkSRv6Capture(t, srFile, source, segs, hmacSecret)
-	vp := verifyPcapSRH(t, srFile, hmacSecret)
-	if vp["valid"] < 18 || vp["invalid"] != 0 || vp["unknown_key"] != 0 {
-		t.Fatalf("verify-pcap srh %v", vp)
-	}
-	t.Logf("verify-pcap srh: %v", vp)
-	step("captured SRHs verified (srv6policy, verify-pcap, live shadow)")
-
-	// gobgpd, a second receiver, holds the policy as we meant it.
-	checkGoBGPReceiver(t, rx, endpoint, bsid, segs)
-	step("gobgpd holds the policy (segments, preference, BSID, communities)")
-
-	// tshark decodes our UPDATEs.
-	checkTshark(t, bgpCap(0), endpoint, endpoint4, bsid, bsid4, segs)
-	step("tshark decodes the UPDATE")
-
-	// Withdraw: the controller reloads without the policy.
-	cd.Reload(ctrlConf(false))
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
-		if strings.TrimSpace(r) == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("headend routes left after the withdrawal:\n%s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	waitSRv6Status(t, hd, 5*time.Second, "headend: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
-	waitSRv6Status(t, cd, 5*time.Second, "controller: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
-	if r := netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol)); strings.TrimSpace(r) != "" {
-		t.Fatalf("IPv4 headend route left: %s", r)
-	}
-	if n := len(gobgpPaths(t, rx, 10*time.Second, func(n int) bool { return n == 0 })); n != 0 {
-		t.Fatalf("gobgpd still holds %d paths after the withdrawal", n)
-	}
-	step("withdrawn: the headend's routes are gone, gobgpd has no path")
-	before = snmp6(t, ep, "Icmp6InEchos")
-	if err := sendEchos(head, endpoint, 3); err == nil || !strings.Contains(err.Error(), "network is unreachable") {
-		t.Fatalf("ping after the withdrawal: %v, want network is unreachable (no route to the endpoint any more)", err)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
-		t.Fatalf("%d echo requests reached the endpoint without a policy", n-before)
-	}
-
-	// Stop: the headend removes its keys and restores the tunnel source.
-	hd.StopClean()
-	if out := netns.Run(t, "ip", "-n", head, "sr", "hmac", "show"); strings.Contains(out, "hmac 42") {
-		t.Fatalf("key left in the headend's kernel:\n%s", out)
-	}
-	if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); strings.Contains(out, source) {
-		t.Fatalf("tunnel source left: %s", out)
-	}
-
-	// No secret anywhere.
-	for _, d := range []*Authbgpd{cd, hd} {
-		if l := d.Log(); strings.Contains(l, hmacSecret) || strings.Contains(l, md5Secret) {
-			t.Fatalf("%s logged a secret", d.ns)
-		}
-	}
-	if body, err := cd.HTTPGet("/status"); err != nil || strings.Contains(body, hmacSecret) {
-		t.Fatalf("controller /status: %v", err)
-	}
-	step("stopped cleanly")
 }
 
 // ipSRHMAC programs an SRv6 HMAC key with iproute2 (secret on stdin).
