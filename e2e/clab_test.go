@@ -587,8 +587,6 @@ func clabCopyTree(t *testing.T, src, dst string) {
 // frr.conf.
 func (lab *clabLab) startFRRNode(t *testing.T, node string) *FRR {
 	t.Helper()
-	bin := testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(t, "vtysh")
 	conf := lab.topo.frrConfig(lab.topo.Topology.Nodes[node])
 	if conf == "" {
 		t.Fatalf("node %s does not run FRR's bgpd", node)
@@ -597,18 +595,8 @@ func (lab *clabLab) startFRRNode(t *testing.T, node string) *FRR {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	d := startDaemon(t, lab.tp, lab.ns[node], "frr-"+node, dir, nil, bin,
-		"-Z", "-n", "-S", "-P", "0", "-f", conf, "-i", filepath.Join(dir, "bgpd.pid"),
-		"--vty_socket", dir, "--log", "stdout")
-	f := &FRR{daemon: d, Bin: bin}
-	f.waitReady(t, "vty socket", func() error {
-		if f.cmd.ProcessState != nil {
-			return fmt.Errorf("exited")
-		}
-		_, err := f.Vtysh(context.Background(), "show bgp summary json")
-		return err
-	})
+	f := startBgpdFile(t, lab.tp, lab.ns[node], "frr-"+node, t.TempDir(), conf)
+	f.waitVty(t)
 	return f
 }
 

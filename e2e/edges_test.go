@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -46,10 +44,7 @@ import (
 // (e.g. "neighbor 192.0.2.1 timers 3 9") in its config.
 func edgFRR(t testing.TB, tp *netns.Topology, ns string, cfg PeerConfig, extra ...string) *FRR {
 	t.Helper()
-	bin := testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(t, "vtysh")
 	checkConfig(t, cfg)
-	dir := t.TempDir()
 	conf := frrConfig(cfg)
 	if len(extra) > 0 {
 		var lines strings.Builder
@@ -62,22 +57,8 @@ func edgFRR(t testing.TB, tp *netns.Topology, ns string, cfg PeerConfig, extra .
 		}
 		conf = strings.Replace(conf, at, lines.String()+at, 1)
 	}
-	path := filepath.Join(dir, "bgpd.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, tp, ns, "frr", dir, nil, bin,
-		"-Z", "-n", "-S", "-P", "0",
-		"-f", path, "-i", filepath.Join(dir, "bgpd.pid"),
-		"--vty_socket", dir, "--log", "stdout")
-	f := &FRR{daemon: d, Bin: bin}
-	f.waitReady(t, "vty socket "+filepath.Join(dir, "bgpd.vty"), func() error {
-		if f.cmd.ProcessState != nil {
-			return errors.New("exited")
-		}
-		_, err := f.Vtysh(context.Background(), "show bgp summary json")
-		return err
-	})
+	f := startBgpd(t, tp, ns, "frr", conf)
+	f.waitVty(t)
 	return f
 }
 

@@ -303,18 +303,7 @@ func perfFRRConfig(n int, neighbor netip.Addr, password string) string {
 // startFRRConf runs bgpd (alone, as StartFRR does) with a literal config.
 func startFRRConf(b testing.TB, tp *netns.Topology, ns, conf string) *FRR {
 	b.Helper()
-	bin := testenv.RequireBinary(b, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(b, "vtysh")
-	dir := b.TempDir()
-	path := filepath.Join(dir, "bgpd.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	d := startDaemon(b, tp, ns, "frr", dir, nil, bin,
-		"-Z", "-n", "-S", "-P", "0",
-		"-f", path, "-i", filepath.Join(dir, "bgpd.pid"),
-		"--vty_socket", dir, "--log", "stdout")
-	return &FRR{daemon: d, Bin: bin}
+	return startBgpd(b, tp, ns, "frr", conf)
 }
 
 // startGoBGPInfo is StartGoBGP at log level info, without networks, with
@@ -322,23 +311,7 @@ func startFRRConf(b testing.TB, tp *netns.Topology, ns, conf string) *FRR {
 func startGoBGPInfo(b testing.TB, tp *netns.Topology, ns, bin string, env []string, cfg PeerConfig) *GoBGP {
 	b.Helper()
 	checkConfig(b, cfg)
-	dir := b.TempDir()
-	conf := filepath.Join(dir, "gobgpd.toml")
-	if err := os.WriteFile(conf, []byte(gobgpConfig(cfg)), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	d := startDaemon(b, tp, ns, "gobgpd", dir, env, bin,
-		"-f", conf, "-t", "toml", "-p", "-l", "info",
-		"--api-hosts", GoBGPAPI, "--pprof-disable")
-	g := &GoBGP{daemon: d}
-	g.waitReady(b, "gRPC API on "+GoBGPAPI, func() error {
-		if g.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(g.Log(), 2000))
-		}
-		_, err := g.CLI(context.Background(), "global")
-		return err
-	})
-	return g
+	return startGobgpd(b, tp, ns, "gobgpd", bin, env, gobgpConfig(cfg), "info")
 }
 
 // ---------------------------------------------------------------- prefixes-100k

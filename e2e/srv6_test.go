@@ -360,8 +360,6 @@ func ipSRHMAC(t *testing.T, ns string, id int, secret string) {
 func startGoBGPSRPolicy(t *testing.T, tp *netns.Topology, ns string) *GoBGP {
 	t.Helper()
 	bin := testenv.RequireBinary(t, "gobgpd")
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "gobgpd.toml")
 	cfg := `[global.config]
   as = 65004
   router-id = "192.0.2.4"
@@ -376,20 +374,7 @@ func startGoBGPSRPolicy(t *testing.T, tp *netns.Topology, ns string) *GoBGP {
     [neighbors.afi-safis.config]
       afi-safi-name = "ipv6-srpolicy"
 `
-	if err := os.WriteFile(conf, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, tp, ns, "gobgpd", dir, nil, bin, "-f", conf, "-t", "toml", "-p", "-l", "debug",
-		"--api-hosts", GoBGPAPI, "--pprof-disable")
-	g := &GoBGP{daemon: d}
-	g.waitReady(t, "gRPC API on "+GoBGPAPI, func() error {
-		if g.cmd.ProcessState != nil {
-			return fmt.Errorf("exited")
-		}
-		_, err := g.CLI(context.Background(), "global")
-		return err
-	})
-	return g
+	return startGobgpd(t, tp, ns, "gobgpd", bin, nil, cfg, "debug")
 }
 
 func waitSRv6Status(t *testing.T, a *Authbgpd, d time.Duration, what string, ok func(status.SRv6) bool) status.SRv6 {
