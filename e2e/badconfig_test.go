@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 )
 
@@ -384,13 +383,11 @@ func TestReloadBadConfig(t *testing.T) {
 
 	// Needs a restart: rejected too.
 	a.Reload(strings.Replace(good, "asn = 65001", "asn = 65009", 1))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	netns.WaitFor(ctx, func() bool {
+	_ = poll(10*time.Second, until(func() bool {
 		body, _ := a.HTTPGet("/metrics")
 		v, _ := metricValue(body, "authbgpd_config_reloads_total", `result="error"`)
 		return v == 2
-	})
+	}))
 	requireMetric(t, a, "authbgpd_config_reloads_total", `result="error"`, 2)
 
 	// The running config and session stayed.

@@ -719,22 +719,14 @@ func checkClabSRv6DataPlane(t *testing.T, lab *clabLab, ctl, he *Authbgpd) {
 	if st := ctl.Status(); len(st.SRv6.Policies) != 1 || !st.SRv6.Policies[0].Advertised {
 		t.Errorf("controller /status srv6.policies: %+v, want to-endpoint advertised", st.SRv6.Policies)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	var pols []status.Policy
-	for {
-		pols = he.Status().SRv6.Policies
-		installed := false
-		for _, p := range pols {
-			installed = installed || p.Installed
+	pols := waitSRv6Status(t, he, 20*time.Second, "headend: an SR policy installed", func(s status.SRv6) bool {
+		for _, p := range s.Policies {
+			if p.Installed {
+				return true
+			}
 		}
-		if installed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("headend: no SR policy installed within 20 s: %+v", pols)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false
+	}).Policies
 	t.Logf("headend /status srv6.policies: %+v", pols)
 	routes := netns.Run(t, "ip", "-n", lab.ns["headend"], "-6", "route", "show")
 	for _, want := range []string{"fc00:0:2:b6::100", "2001:db8:3::3"} {

@@ -836,9 +836,7 @@ func TestStaleSessionEndsFast(t *testing.T) {
 	const want, patience = 20 * time.Second, 120 * time.Second
 	var newUp time.Time
 	var last string
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	defer cancel()
-	netns.WaitFor(ctx, func() bool {
+	_ = poll(patience, until(func() bool {
 		s, err := edgFRRSession(f, a4)
 		if err != nil || s.state != Established || s.established <= s0.established {
 			last = fmt.Sprintf("frr %s (err %v)", s, err)
@@ -851,7 +849,7 @@ func TestStaleSessionEndsFast(t *testing.T) {
 		}
 		newUp = time.Now()
 		return true
-	})
+	}))
 	time.Sleep(time.Second)
 	stopMonitor()
 	if newUp.IsZero() {

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -165,9 +164,7 @@ func TestDynamicNeighbors(t *testing.T) {
 	waitLog(t, a, "config reloaded", 10*time.Second)
 	requireAccepted(t, "unsigned connect from 192.0.2.3 after the range was removed", dialTCP(nsB, p4, netip.AddrPortFrom(a4, 179), ""))
 	requireDropped(t, "unsigned connect from 2001:db8::3 in the remaining range", dialTCP(nsB, p6, netip.AddrPortFrom(a6, 179), ""))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool { s, _ := f.State(a4); return s != Established }) {
+	if poll(10*time.Second, until(func() bool { s, _ := f.State(a4); return s != Established })) != nil {
 		t.Errorf("frr: the session from the removed range 192.0.2.0/24 is still Established 10 s after the reload")
 	}
 	for _, q := range a.Status().Peers {
@@ -184,10 +181,8 @@ func TestDynamicNeighbors(t *testing.T) {
 
 	// When FRR goes, GoBGP deletes its dynamic neighbors; /status follows.
 	f.Stop()
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel2()
 	var left []string
-	if !netns.WaitFor(ctx2, func() bool {
+	if poll(10*time.Second, until(func() bool {
 		left = nil
 		for _, q := range a.Status().Peers {
 			if q.Address == "192.0.2.2" || q.Address == "2001:db8::2" {
@@ -195,7 +190,7 @@ func TestDynamicNeighbors(t *testing.T) {
 			}
 		}
 		return len(left) == 0
-	}) {
+	})) != nil {
 		t.Errorf("/status still lists sessions of the stopped dynamic neighbor: %v", left)
 	}
 	a.StopClean()

@@ -72,6 +72,11 @@ func holds(ok bool) error {
 	return errNotYet
 }
 
+// until is a boolean condition as one for poll and waitFor.
+func until(cond func() bool) func() error {
+	return func() error { return holds(cond()) }
+}
+
 // pollPeer polls a's /status (for up to d) until addr's entry satisfies ok;
 // on timeout the error is the last entry.
 func pollPeer(a *Authbgpd, addr string, d time.Duration, ok func(*status.Peer) bool) (*status.Peer, error) {

@@ -182,13 +182,11 @@ func testWrongKey(t *testing.T) {
 
 	// Wait for at least 3 signed SYNs from each side (gobgpd makes its
 	// first attempt a few seconds after it starts).
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-	defer cancel()
 	var counts map[string]int
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(25*time.Second, until(func() bool {
 		counts = signedSYNsBySide(capture.file)
 		return counts["frr"] >= 3 && counts["gobgpd"] >= 3
-	}) {
+	})) != nil {
 		t.Fatalf("after %v, signed SYNs by side: %v; want >= 3 each", time.Since(start).Round(time.Millisecond), counts)
 	}
 	for _, c := range []struct {

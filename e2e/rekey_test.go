@@ -817,10 +817,8 @@ func testRekeyKeychain(t *testing.T) {
 	t.Logf("established; waiting %v for the switch at %s", time.Until(switchAt).Round(time.Millisecond), switchAt.UTC().Format(time.RFC3339))
 
 	// Both report key 2 shortly after the switch time.
-	ctx, cancel := context.WithDeadline(context.Background(), switchAt.Add(5*time.Second))
-	defer cancel()
 	var switched time.Time
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(time.Until(switchAt.Add(5*time.Second)), until(func() bool {
 		for _, s := range p.sessions() {
 			if mon.last(s).keyID != 2 {
 				return false
@@ -828,7 +826,7 @@ func testRekeyKeychain(t *testing.T) {
 		}
 		switched = time.Now()
 		return true
-	}) {
+	})) != nil {
 		for _, s := range p.sessions() {
 			t.Errorf("%s: /status key_id %d 5 s after the switch time, want 2", s, mon.last(s).keyID)
 		}
@@ -897,10 +895,8 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 		t.Fatalf("%s: gobgp neighbor %s reset: %v", dialer.name, dAddr, err)
 	}
 	t0 := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
-	defer cancel()
 	var last string
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(45*time.Second, until(func() bool {
 		for _, s := range p.sessions() {
 			a := p.router(s.router)
 			st, err := a.State(s.peer)
@@ -920,7 +916,7 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 			}
 		}
 		return true
-	}) {
+	})) != nil {
 		t.Fatalf("after the reset, the session did not come back on the new key with GoBGP's password in line within 45 s: %s", last)
 	}
 	t.Logf("reset from %s: the session came back on the new key, GoBGP's copies synced (pending false), after %v",
@@ -984,13 +980,11 @@ func testRekeyOneSided(t *testing.T) {
 	if _, err := p.B.CLI(context.Background(), "global", "rib", "-a", "ipv4", "add", pb.String()); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	var fa, fb uint64
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(10*time.Second, until(func() bool {
 		fa, fb = md5Counters(t, p.nsA)["TCPMD5Failure"], md5Counters(t, p.nsB)["TCPMD5Failure"]
 		return fa > failA0 && fb > failB0
-	}) {
+	})) != nil {
 		t.Fatalf("with A alone on the new key: TCPMD5Failure in A's namespace %d → %d, in B's %d → %d; want both to rise", failA0, fa, failB0, fb)
 	}
 	if d := oneSided - time.Since(tA); d > 0 {
@@ -1008,10 +1002,8 @@ func testRekeyOneSided(t *testing.T) {
 	// B catches up: the same connection recovers.
 	rkWriteSecret(t, p.B, "pw", k2)
 	tBsent, tB := rkReloadAndWait(t, p.B, "B", p.config(rkB, o), isPending)
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel2()
 	var gotA, gotB time.Time
-	if !netns.WaitFor(ctx2, func() bool {
+	if poll(30*time.Second, until(func() bool {
 		if gotA.IsZero() {
 			if n, err := p.A.Accepted(rkB.v4); err == nil && n == 2 {
 				gotA = time.Now()
@@ -1023,7 +1015,7 @@ func testRekeyOneSided(t *testing.T) {
 			}
 		}
 		return !gotA.IsZero() && !gotB.IsZero()
-	}) {
+	})) != nil {
 		t.Fatalf("30 s after B switched too, the routes announced meanwhile did not get through (A got B's: %v, B got A's: %v)", !gotA.IsZero(), !gotB.IsZero())
 	}
 	t.Logf("after B switched: B's route reached A in %v, A's route reached B in %v (%v after A's switch)",

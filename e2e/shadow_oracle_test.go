@@ -168,13 +168,11 @@ func testShadowOracleCase(t *testing.T, bin string, c orCase) {
 	} else {
 		// No session can come up: wait for at least 3 segments from each
 		// side in each family (SYNs and their retransmissions).
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-		defer cancel()
 		var n map[string]int
-		if !netns.WaitFor(ctx, func() bool {
+		if poll(40*time.Second, until(func() bool {
 			n = orCountSides(caps[0].td.file)
 			return n["x4"] >= 3 && n["x6"] >= 3 && n["gobgpd4"] >= 3 && n["gobgpd6"] >= 3
-		}) {
+		})) != nil {
 			t.Fatalf("after %v, segments by side and family: %v; want >= 3 each", time.Since(start).Round(time.Millisecond), n)
 		}
 		for _, s := range []sessionCheck{{g, orX4}, {g, orX6}, {x, orG4}, {x, orG6}} {

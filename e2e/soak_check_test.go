@@ -785,13 +785,11 @@ func soakCaptureDrops(t testing.TB, c *tdProc) int {
 		t.Fatalf("tcpdump: SIGUSR1: %v", err)
 	}
 	var n int
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(5*time.Second, until(func() bool {
 		b, _ := os.ReadFile(c.file + ".log")
 		n = soakTcpdumpCount(string(b), "dropped by kernel")
 		return n >= 0
-	}) {
+	})) != nil {
 		t.Fatalf("tcpdump printed no statistics on SIGUSR1")
 	}
 	return n

@@ -377,7 +377,7 @@ func startGoBGPSRPolicy(t *testing.T, tp *netns.Topology, ns string) *GoBGP {
 	return startGobgpd(t, tp, ns, "gobgpd", bin, nil, cfg, "debug")
 }
 
-func waitSRv6Status(t *testing.T, a *Authbgpd, d time.Duration, what string, ok func(status.SRv6) bool) status.SRv6 {
+func waitSRv6Status(t testing.TB, a *Authbgpd, d time.Duration, what string, ok func(status.SRv6) bool) status.SRv6 {
 	t.Helper()
 	var s status.SRv6
 	waitFor(t, d, what, func() error {
@@ -454,18 +454,14 @@ func srCapture(t *testing.T, tp *netns.Topology, ns, ifc, filter string) func(wa
 	stderr := &srBuffer{}
 	cmd.Stderr = stderr
 	tp.Start(cmd)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stderr.String(), "listening on") {
-		if time.Now().After(deadline) {
-			t.Fatalf("tcpdump did not start: %s", stderr.String())
+	waitFor(t, 10*time.Second, "tcpdump listening", func() error {
+		if !strings.Contains(stderr.String(), "listening on") {
+			return fmt.Errorf("tcpdump did not start: %s", stderr.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	return func(want int) string {
-		deadline := time.Now().Add(10 * time.Second)
-		for want > 0 && srCountPackets(file) < want && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
+		_ = poll(10*time.Second, func() error { return holds(want <= 0 || srCountPackets(file) >= want) })
 		time.Sleep(200 * time.Millisecond)
 		netns.Stop(cmd)
 		return file
