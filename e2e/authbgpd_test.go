@@ -109,6 +109,14 @@ func StartAuthbgpd(t testing.TB, tp *netns.Topology, ns, config string, o Authbg
 	}
 	d := startDaemon(t, tp, ns, "authbgpd", dir, o.Env, bin, "-f", conf, "--log-level", o.LogLevel)
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: conf, t: t}
+	a.waitHealthy(t)
+	return a
+}
+
+// waitHealthy waits until /healthz answers, failing t (with the log) if
+// authbgpd exits first or never answers.
+func (a *Authbgpd) waitHealthy(t testing.TB) {
+	t.Helper()
 	a.waitReady(t, "/healthz on "+AuthbgpdHTTP, func() error {
 		if a.cmd.ProcessState != nil {
 			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
@@ -116,7 +124,6 @@ func StartAuthbgpd(t testing.TB, tp *netns.Topology, ns, config string, o Authbg
 		_, err := a.HTTPGet("/healthz")
 		return err
 	})
-	return a
 }
 
 // Name implements Peer.
@@ -161,15 +168,25 @@ func (a *Authbgpd) HTTPGet(path string) (string, error) {
 // Status returns the router's /status document.
 func (a *Authbgpd) Status() status.Status {
 	a.t.Helper()
+	s, err := a.TryStatus()
+	if err != nil {
+		a.t.Fatalf("authbgpd %v", err)
+	}
+	return *s
+}
+
+// TryStatus returns the router's /status document without failing the
+// test (for polling, and goroutines other than the test's).
+func (a *Authbgpd) TryStatus() (*status.Status, error) {
 	body, err := a.HTTPGet("/status")
 	if err != nil {
-		a.t.Fatalf("authbgpd /status: %v", err)
+		return nil, fmt.Errorf("/status: %w", err)
 	}
 	var s status.Status
 	if err := json.Unmarshal([]byte(body), &s); err != nil {
-		a.t.Fatalf("authbgpd /status: %v: %s", err, body)
+		return nil, fmt.Errorf("/status: %w: %s", err, body)
 	}
-	return s
+	return &s, nil
 }
 
 // Peer returns the /status entry of address (nil when absent).

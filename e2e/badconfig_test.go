@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 )
 
@@ -336,9 +335,8 @@ func lineOf(t testing.TB, text, s string) int {
 func TestReloadBadConfig(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Parallel()
-	tp := netns.New(t, "badrl")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24"}, nsB, "eth0", []string{"192.0.2.2/24"})
+	pair := newPair(t, "badrl", false)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	a4, b4 := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	key, newKey := newSecret("badrl"), newSecret("badrl-new")
 	good := abConfig("", abPeer{addr: "192.0.2.2", asn: 65002, src: "password-file", ref: "pw.key"})
@@ -385,13 +383,11 @@ func TestReloadBadConfig(t *testing.T) {
 
 	// Needs a restart: rejected too.
 	a.Reload(strings.Replace(good, "asn = 65001", "asn = 65009", 1))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	netns.WaitFor(ctx, func() bool {
+	_ = poll(10*time.Second, until(func() bool {
 		body, _ := a.HTTPGet("/metrics")
 		v, _ := metricValue(body, "authbgpd_config_reloads_total", `result="error"`)
 		return v == 2
-	})
+	}))
 	requireMetric(t, a, "authbgpd_config_reloads_total", `result="error"`, 2)
 
 	// The running config and session stayed.

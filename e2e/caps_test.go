@@ -199,29 +199,11 @@ func capsSetprivArgs(uid, gid int, caps []string, fileCaps bool) []string {
 
 func runCapsCase(t *testing.T, bin string, uid, gid int, c capsCase) {
 	key, srv6 := newSecret("caps"), newSecret("caps-srv6")
-	conf := fmt.Sprintf(`[global]
-asn = 65001
-router-id = "192.0.2.1"
-
-[api]
-grpc = %q
-http = %q
-
-[[peers]]
-address = "192.0.2.2"
-asn = 65002
-password-file = "secrets/r2.key"
-
-[shadow]
-enabled = true
-
-[[srv6.hmac-keys]]
-id = 42
-algorithm = "sha256"
-secret-file = "secrets/srv6-42.key"
-`, GoBGPAPI, AuthbgpdHTTP)
+	conf := abConf{Peers: []abPeer{{addr: "192.0.2.2", asn: 65002, src: "password-file", ref: "secrets/r2.key"}},
+		Tail: "\n[shadow]\nenabled = true\n" + srv6HMACKey(42, "secrets/srv6-42.key")}.String()
 	exe, confPath := capsLayout(t, bin, uid, gid, c.fileCaps, conf, map[string]string{"r2.key": key + "\n", "srv6-42.key": srv6 + "\n"})
-	tp, nsA, nsB := capsTopology(t)
+	pair := newPair(t, "caps", false)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	argv := append(capsSetprivArgs(uid, gid, c.caps, c.fileCaps), exe, "-f", confPath, "--log-level", "debug")
 
 	if !c.wantStart {
@@ -236,13 +218,7 @@ secret-file = "secrets/srv6-42.key"
 
 	d := startDaemon(t, tp, nsA, "authbgpd", t.TempDir(), nil, argv...)
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: confPath, t: t}
-	a.waitReady(t, "/healthz on "+AuthbgpdHTTP, func() error {
-		if a.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
-		}
-		_, err := a.HTTPGet("/healthz")
-		return err
-	})
+	a.waitHealthy(t)
 	pid := a.cmd.Process.Pid
 
 	// The process is authbgpd itself (ip netns exec and setpriv exec it).
@@ -293,7 +269,7 @@ secret-file = "secrets/srv6-42.key"
 	}
 	p := a.Peer(capsB4.String())
 	if p == nil || p.Auth.Mode != "md5" || !p.Auth.Installed {
-		t.Fatalf("/status %s: %s, want md5 installed", capsB4, clabPeerString(p))
+		t.Fatalf("/status %s: %s, want md5 installed", capsB4, peerString(p))
 	}
 
 	capture := a.Status().Capture
@@ -310,10 +286,10 @@ secret-file = "secrets/srv6-42.key"
 		t.Logf("/status capture: running %t error %q", capture.Running, capture.Error)
 	}
 	if hasRaw {
-		p = clabWaitPeer(t, a, capsB4.String(), 10*time.Second, "ok with valid segments", func(p *status.Peer) bool {
+		p = waitShadow(t, a, capsB4.String(), 10*time.Second, "ok with valid segments", func(p *status.Peer) bool {
 			return p.Shadow.Diagnosis == "ok" && p.Shadow.Segments.Valid > 0
 		})
-		t.Logf("/status %s: %s", capsB4, clabPeerString(p))
+		t.Logf("/status %s: %s", capsB4, peerString(p))
 	}
 	checkCapsSRv6(t, nsA, a, confPath, hasAdmin)
 }
@@ -355,16 +331,7 @@ func checkCapsSRv6(t *testing.T, ns string, a *Authbgpd, confPath string, hasAdm
 	t.Logf("without CAP_NET_ADMIN: SRv6 key 42: %q", keys[0].Error)
 }
 
-var capsA4, capsB4 = netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
-
-// capsTopology is namespaces a (authbgpd, 192.0.2.1) and b (FRR, 192.0.2.2)
-// on one veth link.
-func capsTopology(t *testing.T) (tp *netns.Topology, nsA, nsB string) {
-	tp = netns.New(t, "caps")
-	nsA, nsB = tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{capsA4.String() + "/24"}, nsB, "eth0", []string{capsB4.String() + "/24"})
-	return tp, nsA, nsB
-}
+var capsA4, capsB4 = pairA4, pairB4
 
 // capsProcStatus returns the fields of /proc/PID/status.
 func capsProcStatus(t *testing.T, pid int) map[string]string {

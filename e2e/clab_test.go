@@ -556,13 +556,7 @@ func (lab *clabLab) startAuthbgpd(t *testing.T, node string, copyDir bool) *Auth
 	bin := authbgpdBinary(t, "")
 	d := startDaemon(t, lab.tp, lab.ns[node], "authbgpd-"+node, t.TempDir(), nil, bin, "-f", conf, "--log-level", "debug")
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: conf, t: t}
-	a.waitReady(t, "/healthz on "+AuthbgpdHTTP, func() error {
-		if a.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
-		}
-		_, err := a.HTTPGet("/healthz")
-		return err
-	})
+	a.waitHealthy(t)
 	return a
 }
 
@@ -593,8 +587,6 @@ func clabCopyTree(t *testing.T, src, dst string) {
 // frr.conf.
 func (lab *clabLab) startFRRNode(t *testing.T, node string) *FRR {
 	t.Helper()
-	bin := testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(t, "vtysh")
 	conf := lab.topo.frrConfig(lab.topo.Topology.Nodes[node])
 	if conf == "" {
 		t.Fatalf("node %s does not run FRR's bgpd", node)
@@ -603,18 +595,8 @@ func (lab *clabLab) startFRRNode(t *testing.T, node string) *FRR {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	d := startDaemon(t, lab.tp, lab.ns[node], "frr-"+node, dir, nil, bin,
-		"-Z", "-n", "-S", "-P", "0", "-f", conf, "-i", filepath.Join(dir, "bgpd.pid"),
-		"--vty_socket", dir, "--log", "stdout")
-	f := &FRR{daemon: d, Bin: bin}
-	f.waitReady(t, "vty socket", func() error {
-		if f.cmd.ProcessState != nil {
-			return fmt.Errorf("exited")
-		}
-		_, err := f.Vtysh(context.Background(), "show bgp summary json")
-		return err
-	})
+	f := startBgpdFile(t, lab.tp, lab.ns[node], "frr-"+node, t.TempDir(), conf)
+	f.waitVty(t)
 	return f
 }
 
@@ -644,13 +626,13 @@ func TestClabMD5FRR(t *testing.T) {
 		}
 	}
 	for _, addr := range r2 {
-		p := clabWaitPeer(t, a, addr.String(), 10*time.Second, "ok with valid segments", func(p *status.Peer) bool {
+		p := waitShadow(t, a, addr.String(), 10*time.Second, "ok with valid segments", func(p *status.Peer) bool {
 			return p.Shadow.Diagnosis == "ok" && p.Shadow.Segments.Valid > 0
 		})
 		if p.State != Established || p.Auth.Mode != "md5" || !p.Auth.Installed || p.Auth.Source != "password-file" {
-			t.Errorf("/status %s: %s", addr, clabPeerString(p))
+			t.Errorf("/status %s: %s", addr, peerString(p))
 		}
-		t.Logf("r1 /status %s: %s", addr, clabPeerString(p))
+		t.Logf("r1 /status %s: %s", addr, peerString(p))
 	}
 	if st := a.Status(); st.Capture == nil || !st.Capture.Running {
 		t.Errorf("/status capture: %+v, want running", st.Capture)
@@ -697,8 +679,8 @@ func TestClabSRv6HMAC(t *testing.T) {
 	if err := WaitSession(ctx, he, ctlAddr, 0); err != nil {
 		t.Fatal(err)
 	}
-	p := clabWaitPeer(t, he, ctlAddr.String(), 10*time.Second, "ok", func(p *status.Peer) bool { return p.Shadow.Diagnosis == "ok" })
-	t.Logf("headend /status %s: %s", ctlAddr, clabPeerString(p))
+	p := waitShadow(t, he, ctlAddr.String(), 10*time.Second, "ok", func(p *status.Peer) bool { return p.Shadow.Diagnosis == "ok" })
+	t.Logf("headend /status %s: %s", ctlAddr, peerString(p))
 
 	// Both configs hold SRv6 HMAC keys: /status must list them, or the key,
 	// policy and data-plane checks would pass without running.
@@ -737,22 +719,14 @@ func checkClabSRv6DataPlane(t *testing.T, lab *clabLab, ctl, he *Authbgpd) {
 	if st := ctl.Status(); len(st.SRv6.Policies) != 1 || !st.SRv6.Policies[0].Advertised {
 		t.Errorf("controller /status srv6.policies: %+v, want to-endpoint advertised", st.SRv6.Policies)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	var pols []status.Policy
-	for {
-		pols = he.Status().SRv6.Policies
-		installed := false
-		for _, p := range pols {
-			installed = installed || p.Installed
+	pols := waitSRv6Status(t, he, 20*time.Second, "headend: an SR policy installed", func(s status.SRv6) bool {
+		for _, p := range s.Policies {
+			if p.Installed {
+				return true
+			}
 		}
-		if installed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("headend: no SR policy installed within 20 s: %+v", pols)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false
+	}).Policies
 	t.Logf("headend /status srv6.policies: %+v", pols)
 	routes := netns.Run(t, "ip", "-n", lab.ns["headend"], "-6", "route", "show")
 	for _, want := range []string{"fc00:0:2:b6::100", "2001:db8:3::3"} {
@@ -840,40 +814,4 @@ func sendThroughPolicy(t *testing.T, lab *clabLab) bool {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return <-got
-}
-
-// clabWaitPeer polls /status until addr's entry has a shadow report that
-// satisfies ok, for up to d; it fails t with the last entry otherwise.
-func clabWaitPeer(t testing.TB, a *Authbgpd, addr string, d time.Duration, what string, ok func(*status.Peer) bool) *status.Peer {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		p := a.Peer(addr)
-		if p != nil && p.Shadow != nil && ok(p) {
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/status peer %s: not %s within %v; last: %s", addr, what, d, clabPeerString(p))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// clabPeerString renders a /status peer for messages.
-func clabPeerString(p *status.Peer) string {
-	if p == nil {
-		return "<absent>"
-	}
-	s := fmt.Sprintf("state %s auth %s/%s installed %t", p.State, p.Auth.Mode, p.Auth.Source, p.Auth.Installed)
-	if p.Auth.Error != "" {
-		s += fmt.Sprintf(" error %q", p.Auth.Error)
-	}
-	if sh := p.Shadow; sh != nil {
-		s += fmt.Sprintf(" shadow{diagnosis %s segments %+v", sh.Diagnosis, sh.Segments)
-		if sh.Sent != nil {
-			s += fmt.Sprintf(" sent %+v", *sh.Sent)
-		}
-		s += "}"
-	}
-	return s
 }

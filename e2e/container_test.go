@@ -279,7 +279,7 @@ func checkAuthbgpdContainer(t *testing.T, lab *ctrLab, node string) {
 		} else {
 			last = ""
 			for _, p := range st.Peers {
-				last += clabPeerString(&p) + "\n"
+				last += peerString(&p) + "\n"
 				if p.State != Established || p.Auth.Mode != "md5" || !p.Auth.Installed || p.Shadow == nil || p.Shadow.Diagnosis != "ok" {
 					ok = false
 				}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -46,10 +44,7 @@ import (
 // (e.g. "neighbor 192.0.2.1 timers 3 9") in its config.
 func edgFRR(t testing.TB, tp *netns.Topology, ns string, cfg PeerConfig, extra ...string) *FRR {
 	t.Helper()
-	bin := testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(t, "vtysh")
 	checkConfig(t, cfg)
-	dir := t.TempDir()
 	conf := frrConfig(cfg)
 	if len(extra) > 0 {
 		var lines strings.Builder
@@ -62,22 +57,8 @@ func edgFRR(t testing.TB, tp *netns.Topology, ns string, cfg PeerConfig, extra .
 		}
 		conf = strings.Replace(conf, at, lines.String()+at, 1)
 	}
-	path := filepath.Join(dir, "bgpd.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, tp, ns, "frr", dir, nil, bin,
-		"-Z", "-n", "-S", "-P", "0",
-		"-f", path, "-i", filepath.Join(dir, "bgpd.pid"),
-		"--vty_socket", dir, "--log", "stdout")
-	f := &FRR{daemon: d, Bin: bin}
-	f.waitReady(t, "vty socket "+filepath.Join(dir, "bgpd.vty"), func() error {
-		if f.cmd.ProcessState != nil {
-			return errors.New("exited")
-		}
-		_, err := f.Vtysh(context.Background(), "show bgp summary json")
-		return err
-	})
+	f := startBgpd(t, tp, ns, "frr", conf)
+	f.waitVty(t)
 	return f
 }
 
@@ -126,21 +107,15 @@ func edgMustFRR(t testing.TB, f *FRR, addr netip.Addr) edgFRRState {
 func edgWaitPeer(t testing.TB, a *Authbgpd, addr string, d time.Duration, what string, ok func(*status.Peer) bool) *status.Peer {
 	t.Helper()
 	start := time.Now()
-	var p *status.Peer
-	for {
-		p = a.Peer(addr)
-		if p != nil && ok(p) {
-			if lag := time.Since(start); lag > 500*time.Millisecond {
-				t.Logf("/status showed %s %s %v after GoBGP did", addr, what, lag.Round(time.Millisecond))
-			}
-			return p
-		}
-		if time.Since(start) > d {
-			t.Errorf("/status %s: not %s within %v: %s", addr, what, d, shPeerString(p))
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
+	p, err := pollPeer(a, addr, d, ok)
+	if err != nil {
+		t.Errorf("/status %s: not %s within %v: %v", addr, what, d, err)
+		return nil
 	}
+	if lag := time.Since(start); lag > 500*time.Millisecond {
+		t.Logf("/status showed %s %s %v after GoBGP did", addr, what, lag.Round(time.Millisecond))
+	}
+	return p
 }
 
 // edgCLI runs the gobgp CLI against a once, retrying (for up to 10 s) only
@@ -265,9 +240,8 @@ func TestAPIDoorGuarded(t *testing.T) {
 	testenv.RequireBinary(t, "gobgp")
 	t.Parallel()
 	start := time.Now()
-	tp := netns.New(t, "edg1")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24"}, nsB, "eth0", []string{"192.0.2.2/24"})
+	pair := newPair(t, "edg1", false)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	var (
 		a4      = netip.MustParseAddr("192.0.2.1")
 		b4      = netip.MustParseAddr("192.0.2.2")
@@ -296,7 +270,7 @@ func TestAPIDoorGuarded(t *testing.T) {
 	waitSessions(t, 60*time.Second, 1, sessionCheck{a, b4})
 	waitSessions(t, 10*time.Second, 0, sessionCheck{f, a4})
 	if p := mustPeer(t, a, down4.String()); p.State != "admin-down" || p.Auth.Installed {
-		t.Fatalf("/status %s: %s; want admin-down with the key not installed (the test build's injected failure)", down4, shPeerString(p))
+		t.Fatalf("/status %s: %s; want admin-down with the key not installed (the test build's injected failure)", down4, peerString(p))
 	}
 	c := dialPerfAPI(t, nsA).c
 	var answers edgAnswers
@@ -421,13 +395,13 @@ func TestAPIDoorGuarded(t *testing.T) {
 	}
 	requireAuth(t, p, "password-file", true)
 	if q := mustPeer(t, a, rng); q.State != "listening" || !q.Auth.Installed {
-		t.Errorf("/status range %s after the refused requests: %s; want listening with its key installed", rng, shPeerString(q))
+		t.Errorf("/status range %s after the refused requests: %s; want listening with its key installed", rng, peerString(q))
 	}
 	if q := mustPeer(t, a, down4.String()); q.State != "admin-down" {
-		t.Errorf("/status %s after EnablePeer: %s; want still admin-down", down4, shPeerString(q))
+		t.Errorf("/status %s after EnablePeer: %s; want still admin-down", down4, peerString(q))
 	}
 	if q := a.Peer(unconf.String()); q != nil {
-		t.Errorf("/status lists %s, which no config names: %s", unconf, shPeerString(q))
+		t.Errorf("/status lists %s, which no config names: %s", unconf, peerString(q))
 	}
 	requireDropped(t, "unsigned SYN from "+b4.String()+" after the refused requests", dialTCP(nsB, b4, netip.AddrPortFrom(a4, 179), ""))
 	edgCheckGoBGP(t, c, &answers, b4, rng, group, newRng, unconf)
@@ -707,18 +681,17 @@ func TestFollowRolloverEnabledByReload(t *testing.T) {
 	testenv.RequireBinary(t, "gobgp")
 	t.Parallel()
 	start := time.Now()
-	tp := netns.New(t, "edg3")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24"}, nsB, "eth0", []string{"192.0.2.2/24"})
+	pair := newPair(t, "edg3", false)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	a4, b4 := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	k1, k2 := newSecret("edg3k1"), newSecret("edg3k2")
 	cfg := func(follow bool) string {
-		return abConfig(shKeychain("", "2099-01-01T00:00:00Z")+shShadow(follow),
+		return abConfig(shKeychain("", "2099-01-01T00:00:00Z")+shadowSection(follow),
 			abPeer{addr: b4.String(), asn: 65002, src: "keychain", ref: "core"})
 	}
 	a := StartAuthbgpd(t, tp, nsA, cfg(false), AuthbgpdOptions{Files: map[string]string{"k1": k1 + "\n", "k2": k2 + "\n"}})
 	if p := mustPeer(t, a, b4.String()); p.Auth.KeyID == nil || *p.Auth.KeyID != 1 {
-		t.Fatalf("/status %s at start: %s; want key_id 1", b4, shPeerString(p))
+		t.Fatalf("/status %s at start: %s; want key_id 1", b4, peerString(p))
 	}
 	announce(t, a, "198.51.100.0/24")
 	started := time.Now()
@@ -728,7 +701,7 @@ func TestFollowRolloverEnabledByReload(t *testing.T) {
 	p := waitShadow(t, a, b4.String(), 20*time.Second, "other-key with peer_key_id 2", func(p *status.Peer) bool {
 		return p.Shadow.Diagnosis == "other-key" && p.Shadow.PeerKeyID != nil && *p.Shadow.PeerKeyID == 2
 	})
-	t.Logf("other-key %v after FRR started: %s", time.Since(started).Round(time.Millisecond), shPeerString(p))
+	t.Logf("other-key %v after FRR started: %s", time.Since(started).Round(time.Millisecond), peerString(p))
 	// The peer is proven on key 2 before the reload.
 	waitLog(t, a, "follow-peer-rollover is off", 15*time.Second)
 	t.Logf("authbgpd logged the proof with follow-peer-rollover off %v after FRR started", time.Since(started).Round(time.Millisecond))
@@ -756,14 +729,14 @@ func TestFollowRolloverEnabledByReload(t *testing.T) {
 	}
 	if switched.IsZero() || up.IsZero() {
 		t.Fatalf("15 s after the reload that turned follow-peer-rollover on: switched to key 2: %v, established: %v; /status %s",
-			!switched.IsZero(), !up.IsZero(), shPeerString(last))
+			!switched.IsZero(), !up.IsZero(), peerString(last))
 	}
 	t.Logf("after the reload: key 2 installed in %v, the session established in %v",
 		switched.Sub(reload).Round(time.Millisecond), up.Sub(reload).Round(time.Millisecond))
 	p = waitShadow(t, a, b4.String(), 10*time.Second, "ok on key 2", func(p *status.Peer) bool {
 		return p.Shadow.Diagnosis == "ok" && p.Auth.KeyID != nil && *p.Auth.KeyID == 2 && p.State == Established
 	})
-	t.Logf("diagnosis ok %v after the reload: %s", time.Since(reload).Round(time.Millisecond), shPeerString(p))
+	t.Logf("diagnosis ok %v after the reload: %s", time.Since(reload).Round(time.Millisecond), peerString(p))
 	if !strings.Contains(a.Log(), "follow-peer-rollover: switched") {
 		t.Errorf("authbgpd did not log the follow-peer-rollover switch")
 	}
@@ -796,12 +769,11 @@ func TestStaleSessionEndsFast(t *testing.T) {
 	testenv.RequireBinary(t, "gobgp")
 	t.Parallel()
 	start := time.Now()
-	tp := netns.New(t, "edg4")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24"}, nsB, "eth0", []string{"192.0.2.2/24"})
+	pair := newPair(t, "edg4", false)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	a4, b4 := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	k1, k2 := newSecret("edg4k1"), newSecret("edg4k2")
-	cfg := abConfig(shShadow(false), abPeer{addr: b4.String(), asn: 65002, src: "password-file", ref: "pw"})
+	cfg := abConfig(shadowSection(false), abPeer{addr: b4.String(), asn: 65002, src: "password-file", ref: "pw"})
 	a := StartAuthbgpd(t, tp, nsA, cfg, AuthbgpdOptions{Files: map[string]string{"pw": k1 + "\n"}})
 	announce(t, a, "198.51.100.0/24")
 	f := StartFRR(t, tp, nsB, PeerConfig{ASN: 65002, RouterID: b4,
@@ -864,9 +836,7 @@ func TestStaleSessionEndsFast(t *testing.T) {
 	const want, patience = 20 * time.Second, 120 * time.Second
 	var newUp time.Time
 	var last string
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	defer cancel()
-	netns.WaitFor(ctx, func() bool {
+	_ = poll(patience, until(func() bool {
 		s, err := edgFRRSession(f, a4)
 		if err != nil || s.state != Established || s.established <= s0.established {
 			last = fmt.Sprintf("frr %s (err %v)", s, err)
@@ -874,12 +844,12 @@ func TestStaleSessionEndsFast(t *testing.T) {
 		}
 		p, err := rkPeerStatus(a, b4)
 		if err != nil || p.State != Established || time.Duration(p.UptimeSeconds)*time.Second > time.Since(frrChange)+time.Second {
-			last = fmt.Sprintf("frr %s; authbgpd /status %s (err %v)", s, shPeerString(&p), err)
+			last = fmt.Sprintf("frr %s; authbgpd /status %s (err %v)", s, peerString(&p), err)
 			return false
 		}
 		newUp = time.Now()
 		return true
-	})
+	}))
 	time.Sleep(time.Second)
 	stopMonitor()
 	if newUp.IsZero() {

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -87,9 +86,8 @@ func requireAccepted(t testing.TB, what string, err error) {
 func TestDynamicNeighbors(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Parallel()
-	tp := netns.New(t, "dyn")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24", "2001:db8::1/64"}, nsB, "eth0", []string{"192.0.2.2/24", "2001:db8::2/64"})
+	pair := newPair(t, "dyn", true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	// The probes' addresses: a secondary IPv4 address and a deprecated
 	// IPv6 one, so that FRR's connections keep .2 and ::2 as source.
 	netns.Run(t, "ip", "-n", nsB, "addr", "add", "192.0.2.3/24", "dev", "eth0")
@@ -166,9 +164,7 @@ func TestDynamicNeighbors(t *testing.T) {
 	waitLog(t, a, "config reloaded", 10*time.Second)
 	requireAccepted(t, "unsigned connect from 192.0.2.3 after the range was removed", dialTCP(nsB, p4, netip.AddrPortFrom(a4, 179), ""))
 	requireDropped(t, "unsigned connect from 2001:db8::3 in the remaining range", dialTCP(nsB, p6, netip.AddrPortFrom(a6, 179), ""))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool { s, _ := f.State(a4); return s != Established }) {
+	if poll(10*time.Second, until(func() bool { s, _ := f.State(a4); return s != Established })) != nil {
 		t.Errorf("frr: the session from the removed range 192.0.2.0/24 is still Established 10 s after the reload")
 	}
 	for _, q := range a.Status().Peers {
@@ -185,10 +181,8 @@ func TestDynamicNeighbors(t *testing.T) {
 
 	// When FRR goes, GoBGP deletes its dynamic neighbors; /status follows.
 	f.Stop()
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel2()
 	var left []string
-	if !netns.WaitFor(ctx2, func() bool {
+	if poll(10*time.Second, until(func() bool {
 		left = nil
 		for _, q := range a.Status().Peers {
 			if q.Address == "192.0.2.2" || q.Address == "2001:db8::2" {
@@ -196,7 +190,7 @@ func TestDynamicNeighbors(t *testing.T) {
 			}
 		}
 		return len(left) == 0
-	}) {
+	})) != nil {
 		t.Errorf("/status still lists sessions of the stopped dynamic neighbor: %v", left)
 	}
 	a.StopClean()
@@ -211,9 +205,8 @@ func TestDynamicNeighbors(t *testing.T) {
 func TestReloadRemovesPeerKey(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Parallel()
-	tp := netns.New(t, "rmpeer")
-	nsA, nsB := tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{"192.0.2.1/24", "2001:db8::1/64"}, nsB, "eth0", []string{"192.0.2.2/24", "2001:db8::2/64"})
+	pair := newPair(t, "rmpeer", true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	var (
 		a4, a6     = netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")
 		b4, b6     = netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("2001:db8::2")
@@ -283,9 +276,8 @@ func TestFailClosed(t *testing.T) {
 	names := []string{cases[0].name, cases[1].name}
 	concurrently(t, names, func(t *testing.T, i int) {
 		tc := cases[i]
-		tp := netns.New(t, "fc"+tc.name[:3])
-		nsA, nsB := tp.Add("a"), tp.Add("b")
-		tp.Link(nsA, "eth0", []string{"192.0.2.1/24", "2001:db8::1/64"}, nsB, "eth0", []string{"192.0.2.2/24", "2001:db8::2/64"})
+		pair := newPair(t, "fc"+tc.name[:3], true)
+		tp, nsA, nsB := pair.Topology, pair.A, pair.B
 		var (
 			a4, a6     = netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")
 			b4, b6     = netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("2001:db8::2")

@@ -232,7 +232,7 @@ func TestGrafanaMetrics(t *testing.T) {
 	if err := WaitSession(ctx, he, ctlAddr, 0); err != nil {
 		t.Fatal(err)
 	}
-	clabWaitPeer(t, he, ctlAddr.String(), 10*time.Second, "ok", func(p *status.Peer) bool { return p.Shadow.Diagnosis == "ok" })
+	waitShadow(t, he, ctlAddr.String(), 10*time.Second, "ok", func(p *status.Peer) bool { return p.Shadow.Diagnosis == "ok" })
 	if st := he.Status(); len(st.SRv6.HMACKeys) == 0 {
 		t.Fatalf("SRv6 is not wired in this build (/status srv6.hmac_keys empty): the dashboard's SRv6 panels query metrics it never produces")
 	}

@@ -58,37 +58,6 @@ func newSecret(label string) string {
 	return "Zk-" + label + "-" + hex.EncodeToString(b)
 }
 
-// abPeer is one [[peers]] entry of an authbgpd config written by the tests.
-type abPeer struct {
-	addr    string // address, or prefix when it contains "/"
-	asn     uint32
-	src     string // "password", "password-file", "password-env", "keychain"; "" = no key
-	ref     string // the inline secret, file name, variable name or keychain name
-	passive bool
-}
-
-// abConfig is an authbgpd config (router ID 192.0.2.1, AS 65001, the
-// harness's API addresses) with peers, after extra (e.g. keychains).
-func abConfig(extra string, peers ...abPeer) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n[api]\ngrpc = %q\nhttp = %q\n\n", GoBGPAPI, AuthbgpdHTTP)
-	b.WriteString(extra)
-	for _, p := range peers {
-		key := "address"
-		if strings.Contains(p.addr, "/") {
-			key = "prefix"
-		}
-		fmt.Fprintf(&b, "\n[[peers]]\n%s = %q\nasn = %d\n", key, p.addr, p.asn)
-		if p.src != "" {
-			fmt.Fprintf(&b, "%s = %q\n", p.src, p.ref)
-		}
-		if p.passive {
-			b.WriteString("passive = true\n")
-		}
-	}
-	return b.String()
-}
-
 // metricValue returns the value of the sample name{labels} (labels as
 // written by the Prometheus text format, e.g. `result="error"`; "" for
 // none) in a /metrics body, and whether it is there.
@@ -240,11 +209,7 @@ func writeSecretFile(t testing.TB, a *Authbgpd, name, content string) {
 // waitLog waits until authbgpd's log contains s.
 func waitLog(t testing.TB, a *Authbgpd, s string, d time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool { return strings.Contains(a.Log(), s) }) {
-		t.Fatalf("authbgpd did not log %q within %s", s, d)
-	}
+	waitFor(t, d, fmt.Sprintf("authbgpd logging %q", s), func() error { return holds(strings.Contains(a.Log(), s)) })
 }
 
 // counter returns one TcpExt counter of ns.

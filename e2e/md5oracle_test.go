@@ -77,12 +77,12 @@ var (
 
 // oracleTopology is FRR (ns "frr") and gobgpd (ns "gobgp") on one veth link,
 // with a capture running on FRR's end before either daemon starts.
-func oracleTopology(t *testing.T) (tp *netns.Topology, nsFRR, nsGoBGP string, capture *tcpdumpCapture) {
-	tp = netns.New(t, "md5orc")
-	nsFRR, nsGoBGP = tp.Add("frr"), tp.Add("gobgp")
-	tp.Link(nsFRR, "eth0", []string{frrV4.String() + "/24", frrV6.String() + "/64"},
-		nsGoBGP, "eth0", []string{gobgpV4.String() + "/24", gobgpV6.String() + "/64"})
-	capture = startCapture(t, tp, nsFRR, "eth0", filepath.Join(t.TempDir(), "bgp.pcap"))
+func oracleTopology(t *testing.T) (tp *netns.Topology, nsFRR, nsGoBGP string, capture *tdProc) {
+	pair := netns.NewPair(t, "md5orc",
+		netns.End{NS: "frr", If: "eth0", Addrs: []string{frrV4.String() + "/24", frrV6.String() + "/64"}},
+		netns.End{NS: "gobgp", If: "eth0", Addrs: []string{gobgpV4.String() + "/24", gobgpV6.String() + "/64"}})
+	tp, nsFRR, nsGoBGP = pair.Topology, pair.A, pair.B
+	capture = startTcpdump(t, tp, nsFRR, filepath.Join(t.TempDir(), "bgp.pcap"), "-i", "eth0", "--immediate-mode")
 	return tp, nsFRR, nsGoBGP, capture
 }
 
@@ -182,13 +182,11 @@ func testWrongKey(t *testing.T) {
 
 	// Wait for at least 3 signed SYNs from each side (gobgpd makes its
 	// first attempt a few seconds after it starts).
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-	defer cancel()
 	var counts map[string]int
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(25*time.Second, until(func() bool {
 		counts = signedSYNsBySide(capture.file)
 		return counts["frr"] >= 3 && counts["gobgpd"] >= 3
-	}) {
+	})) != nil {
 		t.Fatalf("after %v, signed SYNs by side: %v; want >= 3 each", time.Since(start).Round(time.Millisecond), counts)
 	}
 	for _, c := range []struct {
@@ -242,46 +240,6 @@ func testWrongKey(t *testing.T) {
 }
 
 // ---------------------------------------------------------------- capture
-
-type tcpdumpCapture struct {
-	cmd  *exec.Cmd
-	file string
-}
-
-// startCapture runs tcpdump on ifc in ns, writing BGP packets to file, and
-// waits until it is listening.
-func startCapture(t *testing.T, tp *netns.Topology, ns, ifc, file string) *tcpdumpCapture {
-	t.Helper()
-	logFile := file + ".log"
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	// -Z root: Debian's tcpdump would otherwise drop to the tcpdump user,
-	// which cannot write into the test's private directory.
-	cmd := netns.Exec(ns, "tcpdump", "-i", ifc, "-w", file, "-U", "--immediate-mode", "-Z", "root", "-n", "tcp port 179")
-	cmd.Stdout, cmd.Stderr = f, f
-	tp.Start(cmd)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool {
-		b, _ := os.ReadFile(logFile)
-		return bytes.Contains(b, []byte("listening on")) || cmd.ProcessState != nil
-	}) || cmd.ProcessState != nil {
-		b, _ := os.ReadFile(logFile)
-		t.Fatalf("tcpdump did not start: %s", b)
-	}
-	return &tcpdumpCapture{cmd: cmd, file: file}
-}
-
-// stop ends the capture (tcpdump flushes the file on SIGTERM).
-func (c *tcpdumpCapture) stop(t *testing.T) {
-	t.Helper()
-	netns.Stop(c.cmd)
-	b, _ := os.ReadFile(c.file + ".log")
-	t.Logf("tcpdump: %s", strings.Join(strings.Fields(string(b)), " "))
-}
 
 // unsignedSYN dials dst from ns without a TCP-MD5 key; the peer's kernel
 // drops the SYN, so the dial times out.

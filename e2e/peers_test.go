@@ -167,13 +167,9 @@ func (d *daemon) run(ctx context.Context, argv ...string) ([]byte, error) {
 // daemon's log) when it never holds or the daemon exits.
 func (d *daemon) waitReady(t testing.TB, what string, ready func() error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var err error
-	if netns.WaitFor(ctx, func() bool { err = ready(); return err == nil }) {
-		return
+	if err := poll(10*time.Second, ready); err != nil {
+		t.Fatalf("%s did not become ready (%s): %v", d.name, what, err)
 	}
-	t.Fatalf("%s did not become ready (%s): %v", d.name, what, err)
 }
 
 func tail(s string, n int) string {
@@ -221,30 +217,50 @@ type FRR struct {
 // StartFRR starts FRR's bgpd in namespace ns and waits for its vty socket.
 func StartFRR(t testing.TB, tp *netns.Topology, ns string, cfg PeerConfig) *FRR {
 	t.Helper()
-	bin := testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(t, "vtysh")
 	checkConfig(t, cfg)
+	f := startBgpd(t, tp, ns, "frr", frrConfig(cfg))
+	f.waitVty(t)
+	return f
+}
+
+// startBgpd runs FRR's bgpd alone in ns (as name, for logs) with the
+// config text conf; it does not wait for the vty socket (waitVty).
+func startBgpd(t testing.TB, tp *netns.Topology, ns, name, conf string) *FRR {
+	t.Helper()
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "bgpd.conf")
-	if err := os.WriteFile(conf, []byte(frrConfig(cfg)), 0o600); err != nil {
+	path := filepath.Join(dir, "bgpd.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return startBgpdFile(t, tp, ns, name, dir, path)
+}
+
+// startBgpdFile runs FRR's bgpd alone in ns with the config file path and
+// its vty socket and PID file in dir.
+func startBgpdFile(t testing.TB, tp *netns.Topology, ns, name, dir, path string) *FRR {
+	t.Helper()
+	bin := testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
+	testenv.RequireBinary(t, "vtysh")
 	// -Z: no zebra; -n: no kernel routes; -S: stay root, skip the frr
 	// user's capability and group checks (the files are root's);
 	// -P 0: no vty TCP port; --vty_socket: bgpd.vty in our directory.
-	d := startDaemon(t, tp, ns, "frr", dir, nil, bin,
+	d := startDaemon(t, tp, ns, name, dir, nil, bin,
 		"-Z", "-n", "-S", "-P", "0",
-		"-f", conf, "-i", filepath.Join(dir, "bgpd.pid"),
+		"-f", path, "-i", filepath.Join(dir, "bgpd.pid"),
 		"--vty_socket", dir, "--log", "stdout")
-	f := &FRR{daemon: d, Bin: bin}
-	f.waitReady(t, "vty socket "+filepath.Join(dir, "bgpd.vty"), func() error {
+	return &FRR{daemon: d, Bin: bin}
+}
+
+// waitVty waits until bgpd answers on its vty socket.
+func (f *FRR) waitVty(t testing.TB) {
+	t.Helper()
+	f.waitReady(t, "vty socket "+filepath.Join(f.dir, "bgpd.vty"), func() error {
 		if f.cmd.ProcessState != nil {
 			return errors.New("exited")
 		}
 		_, err := f.Vtysh(context.Background(), "show bgp summary json")
 		return err
 	})
-	return f
 }
 
 func frrConfig(cfg PeerConfig) string {
@@ -346,27 +362,36 @@ func StartGoBGP(t testing.TB, tp *netns.Topology, ns string, cfg PeerConfig) *Go
 	bin := testenv.RequireBinary(t, "gobgpd")
 	testenv.RequireBinary(t, "gobgp")
 	checkConfig(t, cfg)
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "gobgpd.toml")
-	if err := os.WriteFile(conf, []byte(gobgpConfig(cfg)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, tp, ns, "gobgpd", dir, nil, bin,
-		"-f", conf, "-t", "toml", "-p", "-l", "debug",
-		"--api-hosts", GoBGPAPI, "--pprof-disable")
-	g := &GoBGP{daemon: d}
-	g.waitReady(t, "gRPC API on "+GoBGPAPI, func() error {
-		if g.cmd.ProcessState != nil {
-			return errors.New("exited")
-		}
-		_, err := g.CLI(context.Background(), "global")
-		return err
-	})
+	g := startGobgpd(t, tp, ns, "gobgpd", bin, nil, gobgpConfig(cfg), "debug")
 	for _, p := range cfg.Networks {
 		if _, err := g.CLI(context.Background(), "global", "rib", "-a", prefixFamily(p), "add", p.Masked().String()); err != nil {
 			t.Fatalf("gobgpd: announce %s: %v", p, err)
 		}
 	}
+	return g
+}
+
+// startGobgpd runs gobgpd bin in ns (as name, for logs) with the TOML
+// config conf, extra environment env and log level level, and waits until
+// its gRPC API answers.
+func startGobgpd(t testing.TB, tp *netns.Topology, ns, name, bin string, env []string, conf, level string) *GoBGP {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "gobgpd.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, tp, ns, name, dir, env, bin,
+		"-f", path, "-t", "toml", "-p", "-l", level,
+		"--api-hosts", GoBGPAPI, "--pprof-disable")
+	g := &GoBGP{daemon: d}
+	g.waitReady(t, "gRPC API on "+GoBGPAPI, func() error {
+		if g.cmd.ProcessState != nil {
+			return fmt.Errorf("exited: %s", tail(g.Log(), 2000))
+		}
+		_, err := g.CLI(context.Background(), "global")
+		return err
+	})
 	return g
 }
 

@@ -303,18 +303,7 @@ func perfFRRConfig(n int, neighbor netip.Addr, password string) string {
 // startFRRConf runs bgpd (alone, as StartFRR does) with a literal config.
 func startFRRConf(b testing.TB, tp *netns.Topology, ns, conf string) *FRR {
 	b.Helper()
-	bin := testenv.RequireBinary(b, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(b, "vtysh")
-	dir := b.TempDir()
-	path := filepath.Join(dir, "bgpd.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	d := startDaemon(b, tp, ns, "frr", dir, nil, bin,
-		"-Z", "-n", "-S", "-P", "0",
-		"-f", path, "-i", filepath.Join(dir, "bgpd.pid"),
-		"--vty_socket", dir, "--log", "stdout")
-	return &FRR{daemon: d, Bin: bin}
+	return startBgpd(b, tp, ns, "frr", conf)
 }
 
 // startGoBGPInfo is StartGoBGP at log level info, without networks, with
@@ -322,23 +311,7 @@ func startFRRConf(b testing.TB, tp *netns.Topology, ns, conf string) *FRR {
 func startGoBGPInfo(b testing.TB, tp *netns.Topology, ns, bin string, env []string, cfg PeerConfig) *GoBGP {
 	b.Helper()
 	checkConfig(b, cfg)
-	dir := b.TempDir()
-	conf := filepath.Join(dir, "gobgpd.toml")
-	if err := os.WriteFile(conf, []byte(gobgpConfig(cfg)), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	d := startDaemon(b, tp, ns, "gobgpd", dir, env, bin,
-		"-f", conf, "-t", "toml", "-p", "-l", "info",
-		"--api-hosts", GoBGPAPI, "--pprof-disable")
-	g := &GoBGP{daemon: d}
-	g.waitReady(b, "gRPC API on "+GoBGPAPI, func() error {
-		if g.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(g.Log(), 2000))
-		}
-		_, err := g.CLI(context.Background(), "global")
-		return err
-	})
-	return g
+	return startGobgpd(b, tp, ns, "gobgpd", bin, env, gobgpConfig(cfg), "info")
 }
 
 // ---------------------------------------------------------------- prefixes-100k
@@ -426,10 +399,11 @@ func benchPrefixes(b *testing.B) {
 // topology and tears it down.
 func prefixTrialRun(b *testing.B, receiver string, n, round int) prefixTrial {
 	b.Helper()
-	tp := netns.New(b, "perf")
+	pair := netns.NewPair(b, "perf",
+		netns.End{NS: "r", If: "eth0", Addrs: []string{"192.0.2.1/24"}},
+		netns.End{NS: "s", If: "eth0", Addrs: []string{"192.0.2.2/24"}})
+	tp, nsR, nsS := pair.Topology, pair.A, pair.B
 	defer tp.Close()
-	nsR, nsS := tp.Add("r"), tp.Add("s")
-	tp.Link(nsR, "eth0", []string{"192.0.2.1/24"}, nsS, "eth0", []string{"192.0.2.2/24"})
 	recvAddr, sendAddr := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	password := ""
 	if strings.HasSuffix(receiver, "-md5") {
@@ -440,12 +414,13 @@ func prefixTrialRun(b *testing.B, receiver string, n, round int) prefixTrial {
 	var recv *daemon
 	switch {
 	case strings.HasPrefix(receiver, "authbgpd"):
-		cfg := "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\n"
+		peer := abPeer{addr: "192.0.2.2", asn: 65002}
 		files := map[string]string{}
 		if password != "" {
-			cfg += "password-file = \"pw\"\n"
+			peer.src, peer.ref = "password-file", "pw"
 			files["pw"] = password + "\n"
 		}
+		cfg := abConfig("", peer)
 		level := "info"
 		if strings.Contains(receiver, "-debug") {
 			level = "debug" // the e2e harness's default: shows what logging costs
@@ -615,10 +590,11 @@ type peersTrial struct {
 func peersTrialRun(b *testing.B, receiver string, static, dynamic, round int) peersTrial {
 	b.Helper()
 	total := static + dynamic
-	tp := netns.New(b, "perfpe")
+	pair := netns.NewPair(b, "perfpe",
+		netns.End{NS: "a", If: "eth0", Addrs: nil},
+		netns.End{NS: "f", If: "eth0", Addrs: nil})
+	tp, nsA, nsF := pair.Topology, pair.A, pair.B
 	defer tp.Close()
-	nsA, nsF := tp.Add("a"), tp.Add("f")
-	tp.Link(nsA, "eth0", nil, nsF, "eth0", nil)
 	// recvAddr(i) is the receiver's address for peer i (0..total-1).
 	recvAddr := func(i int) netip.Addr {
 		return netip.AddrFrom4([4]byte{203, 0, byte(113 + (i+1)/256), byte((i + 1) % 256)})
@@ -679,16 +655,14 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round int) pe
 	var t0 time.Time // receiver started
 	switch receiver {
 	case "authbgpd":
-		var cfg strings.Builder
-		fmt.Fprintf(&cfg, "[global]\nasn = 65001\nrouter-id = %q\n", recvAddr(0))
+		cfg := abConf{RouterID: recvAddr(0).String()}
 		files := map[string]string{"dyn": dynKey + "\n"}
 		for i := 0; i < static; i++ {
 			name := fmt.Sprintf("s%d", i)
 			files[name] = staticKey(i) + "\n"
-			fmt.Fprintf(&cfg, "\n[[peers]]\naddress = %q\nasn = 65002\nlocal-address = %q\npassword-file = %q\n",
-				staticAddr(i), recvAddr(i), name)
+			cfg.Peers = append(cfg.Peers, abPeer{addr: staticAddr(i).String(), asn: 65002, local: recvAddr(i).String(), src: "password-file", ref: name})
 		}
-		fmt.Fprintf(&cfg, "\n[[peers]]\nprefix = \"198.51.100.0/24\"\nasn = 65002\npassword-file = \"dyn\"\n")
+		cfg.Peers = append(cfg.Peers, abPeer{addr: "198.51.100.0/24", asn: 65002, src: "password-file", ref: "dyn"})
 		authbgpdBinary(b, "") // built before the clock starts
 		t0 = time.Now()
 		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: "info", Files: files})

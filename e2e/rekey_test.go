@@ -129,20 +129,18 @@ func ofFamilyOf(ps []netip.Prefix, a netip.Addr) netip.Prefix {
 // rkOpts is how one router's config is written.
 type rkOpts struct {
 	v6       bool   // also an IPv6 session
-	auth     string // the peers' key line: `password-file = "pw"`, `keychain = "core"`
+	src, ref string // the peers' key: "password-file", "pw"; "keychain", "core"
 	passive  bool
 	keychain string // [[keychains]] TOML, or ""
 }
 
 // rkConfig is the config of self, peering with other.
 func rkConfig(self, other rkRouter, o rkOpts) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\n", self.asn, self.v4.String())
-	b.WriteString(o.keychain)
+	c := abConf{ASN: self.asn, RouterID: self.v4.String(), Extra: o.keychain}
 	for _, a := range other.addrs(o.v6) {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\n%s\npassive = %t\n", a.String(), other.asn, o.auth, o.passive)
+		c.Peers = append(c.Peers, abPeer{addr: a.String(), asn: other.asn, src: o.src, ref: o.ref, passive: o.passive})
 	}
-	return b.String()
+	return c.String()
 }
 
 // rkPair is A and B in their namespaces.
@@ -254,30 +252,22 @@ func rkReloadAndWait(t *testing.T, a *Authbgpd, name, config string, done func(s
 	t.Helper()
 	sent = time.Now()
 	a.Reload(config)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var last string
-	if !netns.WaitFor(ctx, func() bool {
-		body, err := a.HTTPGet("/status")
+	waitFor(t, 10*time.Second, name+": reload applied", func() error {
+		s, err := a.TryStatus()
 		if err != nil {
-			last = err.Error()
-			return false
+			return err
 		}
-		var s status.Status
-		if err := json.Unmarshal([]byte(body), &s); err != nil {
-			last = err.Error()
-			return false
-		}
-		last = body
+		b, _ := json.Marshal(s)
 		for _, p := range s.Peers {
 			if !done(p) {
-				return false
+				return fmt.Errorf("last /status: %s", b)
 			}
 		}
-		return len(s.Peers) > 0
-	}) {
-		t.Fatalf("%s: reload not applied within 10 s; last /status: %s", name, last)
-	}
+		if len(s.Peers) == 0 {
+			return fmt.Errorf("last /status: %s", b)
+		}
+		return nil
+	})
 	return sent, time.Now()
 }
 
@@ -286,12 +276,8 @@ func isPending(p status.Peer) bool { return p.Auth.Pending }
 // rkPeerStatus returns addr's entry in a's /status (without failing the
 // test, for polling).
 func rkPeerStatus(a *Authbgpd, addr netip.Addr) (status.Peer, error) {
-	body, err := a.HTTPGet("/status")
+	s, err := a.TryStatus()
 	if err != nil {
-		return status.Peer{}, err
-	}
-	var s status.Status
-	if err := json.Unmarshal([]byte(body), &s); err != nil {
 		return status.Peer{}, err
 	}
 	for _, p := range s.Peers {
@@ -704,7 +690,7 @@ func rkCheckAllOnKey(t *testing.T, segs []rkSeg, newKey, oldKey string, minData 
 // and checks that every segment is signed with newKey, none with oldKey.
 func (p *rkPair) captureAfterSwitch(newKey, oldKey string) {
 	p.t.Helper()
-	c := startCapture(p.t, p.tp, p.nsA, "eth0", filepath.Join(p.t.TempDir(), "after.pcap"))
+	c := startTcpdump(p.t, p.tp, p.nsA, filepath.Join(p.t.TempDir(), "after.pcap"), "-i", "eth0", "--immediate-mode")
 	p.churn(20 * time.Second)
 	time.Sleep(300 * time.Millisecond) // the last ACKs
 	c.stop(p.t)
@@ -758,7 +744,7 @@ func testRekeyReload(t *testing.T) {
 	start := time.Now()
 	const k1, k2 = "rekey-reload-key-1", "rekey-reload-key-2"
 	p := newRkPair(t, "rkrel", true)
-	o := rkOpts{auth: `password-file = "pw"`}
+	o := rkOpts{src: "password-file", ref: "pw"}
 	p.start(rkA, o, map[string]string{"pw": k1 + "\n"})
 	p.start(rkB, o, map[string]string{"pw": k1 + "\n"})
 	p.waitUp(40*time.Second, "key 1")
@@ -804,17 +790,8 @@ func testRekeyReload(t *testing.T) {
 // ---------------------------------------------------------------- 2. keychain
 
 func rkKeychain(switchAt time.Time) string {
-	return fmt.Sprintf(`
-[[keychains]]
-name = "core"
-  [[keychains.keys]]
-  id = 1
-  secret-file = "key1"
-  [[keychains.keys]]
-  id = 2
-  secret-file = "key2"
-  send-from = %s
-`, switchAt.UTC().Format(time.RFC3339))
+	return keychainSection("core", keychainKey{id: 1, file: "key1"},
+		keychainKey{id: 2, file: "key2", sendFrom: switchAt.UTC().Format(time.RFC3339)})
 }
 
 func testRekeyKeychain(t *testing.T) {
@@ -822,7 +799,7 @@ func testRekeyKeychain(t *testing.T) {
 	const k1, k2 = "rekey-keychain-key-1", "rekey-keychain-key-2"
 	p := newRkPair(t, "rkkc", true)
 	switchAt := time.Now().Add(20 * time.Second).Truncate(time.Second)
-	o := rkOpts{auth: `keychain = "core"`, keychain: rkKeychain(switchAt)}
+	o := rkOpts{src: "keychain", ref: "core", keychain: rkKeychain(switchAt)}
 	files := map[string]string{"key1": k1, "key2": k2}
 	p.start(rkA, o, files)
 	p.start(rkB, o, files)
@@ -840,10 +817,8 @@ func testRekeyKeychain(t *testing.T) {
 	t.Logf("established; waiting %v for the switch at %s", time.Until(switchAt).Round(time.Millisecond), switchAt.UTC().Format(time.RFC3339))
 
 	// Both report key 2 shortly after the switch time.
-	ctx, cancel := context.WithDeadline(context.Background(), switchAt.Add(5*time.Second))
-	defer cancel()
 	var switched time.Time
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(time.Until(switchAt.Add(5*time.Second)), until(func() bool {
 		for _, s := range p.sessions() {
 			if mon.last(s).keyID != 2 {
 				return false
@@ -851,7 +826,7 @@ func testRekeyKeychain(t *testing.T) {
 		}
 		switched = time.Now()
 		return true
-	}) {
+	})) != nil {
 		for _, s := range p.sessions() {
 			t.Errorf("%s: /status key_id %d 5 s after the switch time, want 2", s, mon.last(s).keyID)
 		}
@@ -898,7 +873,7 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 		dialer, other = rkB, rkA
 	}
 	p := newRkPair(t, tag, false)
-	o := rkOpts{auth: `password-file = "pw"`}
+	o := rkOpts{src: "password-file", ref: "pw"}
 	p.start(rkA, o, map[string]string{"pw": k1})
 	p.start(rkB, o, map[string]string{"pw": k1})
 	p.waitUp(40*time.Second, "key 1")
@@ -920,10 +895,8 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 		t.Fatalf("%s: gobgp neighbor %s reset: %v", dialer.name, dAddr, err)
 	}
 	t0 := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
-	defer cancel()
 	var last string
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(45*time.Second, until(func() bool {
 		for _, s := range p.sessions() {
 			a := p.router(s.router)
 			st, err := a.State(s.peer)
@@ -943,7 +916,7 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 			}
 		}
 		return true
-	}) {
+	})) != nil {
 		t.Fatalf("after the reset, the session did not come back on the new key with GoBGP's password in line within 45 s: %s", last)
 	}
 	t.Logf("reset from %s: the session came back on the new key, GoBGP's copies synced (pending false), after %v",
@@ -986,12 +959,12 @@ func testRekeyOneSided(t *testing.T) {
 	const k1, k2 = "rekey-onesided-key-1", "rekey-onesided-key-2"
 	const oneSided = 2 * time.Second
 	p := newRkPair(t, "rkone", false)
-	o := rkOpts{auth: `password-file = "pw"`}
+	o := rkOpts{src: "password-file", ref: "pw"}
 	p.start(rkA, o, map[string]string{"pw": k1})
 	p.start(rkB, o, map[string]string{"pw": k1})
 	p.waitUp(40*time.Second, "key 1")
 	before := p.neighbors()
-	c := startCapture(t, p.tp, p.nsA, "eth0", filepath.Join(t.TempDir(), "onesided.pcap"))
+	c := startTcpdump(t, p.tp, p.nsA, filepath.Join(t.TempDir(), "onesided.pcap"), "-i", "eth0", "--immediate-mode")
 	mon := p.startMonitor(200 * time.Millisecond)
 	failA0, failB0 := md5Counters(t, p.nsA)["TCPMD5Failure"], md5Counters(t, p.nsB)["TCPMD5Failure"]
 
@@ -1007,13 +980,11 @@ func testRekeyOneSided(t *testing.T) {
 	if _, err := p.B.CLI(context.Background(), "global", "rib", "-a", "ipv4", "add", pb.String()); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	var fa, fb uint64
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(10*time.Second, until(func() bool {
 		fa, fb = md5Counters(t, p.nsA)["TCPMD5Failure"], md5Counters(t, p.nsB)["TCPMD5Failure"]
 		return fa > failA0 && fb > failB0
-	}) {
+	})) != nil {
 		t.Fatalf("with A alone on the new key: TCPMD5Failure in A's namespace %d → %d, in B's %d → %d; want both to rise", failA0, fa, failB0, fb)
 	}
 	if d := oneSided - time.Since(tA); d > 0 {
@@ -1031,10 +1002,8 @@ func testRekeyOneSided(t *testing.T) {
 	// B catches up: the same connection recovers.
 	rkWriteSecret(t, p.B, "pw", k2)
 	tBsent, tB := rkReloadAndWait(t, p.B, "B", p.config(rkB, o), isPending)
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel2()
 	var gotA, gotB time.Time
-	if !netns.WaitFor(ctx2, func() bool {
+	if poll(30*time.Second, until(func() bool {
 		if gotA.IsZero() {
 			if n, err := p.A.Accepted(rkB.v4); err == nil && n == 2 {
 				gotA = time.Now()
@@ -1046,7 +1015,7 @@ func testRekeyOneSided(t *testing.T) {
 			}
 		}
 		return !gotA.IsZero() && !gotB.IsZero()
-	}) {
+	})) != nil {
 		t.Fatalf("30 s after B switched too, the routes announced meanwhile did not get through (A got B's: %v, B got A's: %v)", !gotA.IsZero(), !gotB.IsZero())
 	}
 	t.Logf("after B switched: B's route reached A in %v, A's route reached B in %v (%v after A's switch)",

@@ -114,35 +114,35 @@ type orView struct {
 }
 
 func (v orView) toml() string {
-	var b strings.Builder
-	b.WriteString("[global]\nasn = 65001\nrouter-id = \"192.0.2.9\"\nlisten-port = -1\n\n[api]\ngrpc = \"\"\nhttp = \"\"\n")
+	c := abConf{RouterID: "192.0.2.9", ListenPort: "-1", NoAPI: true}
 	if v.otherID > 0 {
-		fmt.Fprintf(&b, "\n[[keychains]]\nname = \"chain\"\n  [[keychains.keys]]\n  id = 1\n  secret = %q\n", v.key)
-		fmt.Fprintf(&b, "  [[keychains.keys]]\n  id = %d\n  secret = %q\n  send-from = 2099-01-01T00:00:00Z\n", v.otherID, v.other)
+		c.Extra = keychainSection("chain", keychainKey{id: 1, secret: v.key},
+			keychainKey{id: v.otherID, secret: v.other, sendFrom: "2099-01-01T00:00:00Z"})
 	}
 	for _, p := range v.peers {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = 65002\n", p.String())
+		ap := abPeer{addr: p.String(), asn: 65002}
 		switch {
 		case v.otherID > 0:
-			b.WriteString("keychain = \"chain\"\n")
+			ap.src, ap.ref = "keychain", "chain"
 		case v.key != "":
-			fmt.Fprintf(&b, "password = %q\n", v.key)
+			ap.src, ap.ref = "password", v.key
 		}
+		c.Peers = append(c.Peers, ap)
 	}
-	return b.String()
+	return c.String()
 }
 
 func testShadowOracleCase(t *testing.T, bin string, c orCase) {
 	start := time.Now()
-	tp := netns.New(t, "shorc")
-	nsX, nsG := tp.Add("x"), tp.Add("g")
-	tp.Link(nsX, "eth0", []string{orX4.String() + "/24", orX6.String() + "/64"},
-		nsG, "eth0", []string{orG4.String() + "/24", orG6.String() + "/64"})
+	pair := netns.NewPair(t, "shorc",
+		netns.End{NS: "x", If: "eth0", Addrs: []string{orX4.String() + "/24", orX6.String() + "/64"}},
+		netns.End{NS: "g", If: "eth0", Addrs: []string{orG4.String() + "/24", orG6.String() + "/64"}})
+	tp, nsX, nsG := pair.Topology, pair.A, pair.B
 	dir := t.TempDir()
 	caps := []*orCapture{
-		{name: "veth", link: frame.LinkEthernet, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "veth.pcap"), "-i", "eth0")},
-		{name: "any-sll", link: frame.LinkLinuxSLL, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll.pcap"), "-i", "any", "-y", "LINUX_SLL")},
-		{name: "any-sll2", link: frame.LinkLinuxSLL2, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll2.pcap"), "-i", "any", "-y", "LINUX_SLL2")},
+		{name: "veth", link: frame.LinkEthernet, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "veth.pcap"), "-i", "eth0", "--immediate-mode")},
+		{name: "any-sll", link: frame.LinkLinuxSLL, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll.pcap"), "-i", "any", "-y", "LINUX_SLL", "--immediate-mode")},
+		{name: "any-sll2", link: frame.LinkLinuxSLL2, td: startTcpdump(t, tp, nsX, filepath.Join(dir, "any-sll2.pcap"), "-i", "any", "-y", "LINUX_SLL2", "--immediate-mode")},
 	}
 
 	xNets := []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24"), netip.MustParsePrefix("2001:db8:100::/48")}
@@ -168,13 +168,11 @@ func testShadowOracleCase(t *testing.T, bin string, c orCase) {
 	} else {
 		// No session can come up: wait for at least 3 segments from each
 		// side in each family (SYNs and their retransmissions).
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-		defer cancel()
 		var n map[string]int
-		if !netns.WaitFor(ctx, func() bool {
+		if poll(40*time.Second, until(func() bool {
 			n = orCountSides(caps[0].td.file)
 			return n["x4"] >= 3 && n["x6"] >= 3 && n["gobgpd4"] >= 3 && n["gobgpd6"] >= 3
-		}) {
+		})) != nil {
 			t.Fatalf("after %v, segments by side and family: %v; want >= 3 each", time.Since(start).Round(time.Millisecond), n)
 		}
 		for _, s := range []sessionCheck{{g, orX4}, {g, orX6}, {x, orG4}, {x, orG6}} {
@@ -577,51 +575,6 @@ func runVerifyPcap(t testing.TB, bin, cfg string, files ...string) vpReport {
 }
 
 // ---------------------------------------------------------------- tcpdump
-
-// tdProc is a tcpdump writing a capture file.
-type tdProc struct {
-	cmd  *exec.Cmd
-	file string
-}
-
-// startTcpdump runs tcpdump in ns with args (interface, link type), writing
-// BGP packets to file, and waits until it listens.
-func startTcpdump(t testing.TB, tp *netns.Topology, ns, file string, args ...string) *tdProc {
-	t.Helper()
-	logFile := file + ".log"
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	argv := append([]string{"tcpdump"}, args...)
-	// -Z root: Debian's tcpdump would otherwise drop to the tcpdump user,
-	// which cannot write into the test's private directory.
-	argv = append(argv, "-w", file, "-U", "--immediate-mode", "-Z", "root", "-n", "tcp port 179")
-	cmd := netns.Exec(ns, argv...)
-	cmd.Stdout, cmd.Stderr = f, f
-	tp.Start(cmd)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool {
-		b, _ := os.ReadFile(logFile)
-		return bytes.Contains(b, []byte("listening on")) || cmd.ProcessState != nil
-	}) || cmd.ProcessState != nil {
-		b, _ := os.ReadFile(logFile)
-		t.Fatalf("tcpdump %v did not start: %s", args, b)
-	}
-	return &tdProc{cmd: cmd, file: file}
-}
-
-// stop ends the capture (tcpdump flushes the file on SIGTERM). Drops are
-// only logged: each file is judged on its own, and tcpdump -i any counts
-// frames it flushed while attaching its filter as "dropped by kernel".
-func (p *tdProc) stop(t testing.TB) {
-	t.Helper()
-	netns.Stop(p.cmd)
-	b, _ := os.ReadFile(p.file + ".log")
-	t.Logf("tcpdump %s: %s", filepath.Base(p.file), strings.Join(strings.Fields(string(b)), " "))
-}
 
 type tdVerdict int
 

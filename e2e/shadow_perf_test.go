@@ -131,18 +131,18 @@ func writeRepeatedPcap(b testing.TB, out string, n int, srcs ...string) (packets
 // its sender's key), plus unrelated static peers, a dynamic range and a
 // keychain peer, as a router config would.
 func verifyPcapConfig() string {
-	var b strings.Builder
-	b.WriteString("[global]\nasn = 65001\nrouter-id = \"192.0.2.254\"\nlisten-port = -1\n\n[api]\ngrpc = \"\"\nhttp = \"\"\n\n")
-	b.WriteString("[[keychains]]\nname = \"core\"\n  [[keychains.keys]]\n  id = 1\n  secret = \"perf-chain-key-1\"\n  [[keychains.keys]]\n  id = 2\n  secret = \"perf-chain-key-2\"\n  send-from = 2099-01-01T00:00:00Z\n")
+	c := abConf{RouterID: "192.0.2.254", ListenPort: "-1", NoAPI: true,
+		Extra: keychainSection("core", keychainKey{id: 1, secret: "perf-chain-key-1"},
+			keychainKey{id: 2, secret: "perf-chain-key-2", sendFrom: "2099-01-01T00:00:00Z"})}
 	for _, a := range []string{"192.0.2.1", "192.0.2.2", "2001:db8::1", "2001:db8::2"} {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = 65002\npassword = %q\n", a, oracleKey)
+		c.Peers = append(c.Peers, abPeer{addr: a, asn: 65002, src: "password", ref: oracleKey})
 	}
 	for i := 1; i <= 16; i++ {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = \"10.1.0.%d\"\nasn = %d\npassword = \"perf-static-key-%d\"\n", i, 65100+i, i)
+		c.Peers = append(c.Peers, abPeer{addr: fmt.Sprintf("10.1.0.%d", i), asn: uint32(65100 + i), src: "password", ref: fmt.Sprintf("perf-static-key-%d", i)})
 	}
-	b.WriteString("\n[[peers]]\nprefix = \"198.51.100.0/24\"\nasn = 65200\npassword = \"perf-range-key\"\n")
-	b.WriteString("\n[[peers]]\naddress = \"203.0.113.9\"\nasn = 65300\nkeychain = \"core\"\n")
-	return b.String()
+	c.Peers = append(c.Peers, abPeer{addr: "198.51.100.0/24", asn: 65200, src: "password", ref: "perf-range-key"},
+		abPeer{addr: "203.0.113.9", asn: 65300, src: "keychain", ref: "core"})
+	return c.String()
 }
 
 // timeCmd runs argv with stdout to /dev/null and returns its wall time.
@@ -656,16 +656,18 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // authbgpd's namespace either way.
 func liveTrialRun(b *testing.B, on bool, n int) liveTrial {
 	b.Helper()
-	tp := netns.New(b, "shperf")
+	pair := netns.NewPair(b, "shperf",
+		netns.End{NS: "r", If: "eth0", Addrs: []string{"192.0.2.1/24"}},
+		netns.End{NS: "s", If: "eth0", Addrs: []string{"192.0.2.2/24"}})
+	tp, nsR, nsS := pair.Topology, pair.A, pair.B
 	defer tp.Close()
-	nsR, nsS := tp.Add("r"), tp.Add("s")
-	tp.Link(nsR, "eth0", []string{"192.0.2.1/24"}, nsS, "eth0", []string{"192.0.2.2/24"})
 	recvAddr, sendAddr := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	const key = "perf-shadow-md5-key-1"
-	cfg := "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\npassword-file = \"pw\"\n"
+	c := abConf{Peers: []abPeer{{addr: "192.0.2.2", asn: 65002, src: "password-file", ref: "pw"}}}
 	if on {
-		cfg += shShadow(false)
+		c.Tail = shadowSection(false)
 	}
+	cfg := c.String()
 	a := StartAuthbgpd(b, tp, nsR, cfg, AuthbgpdOptions{LogLevel: "info", Files: map[string]string{"pw": key + "\n"}})
 	pid := a.cmd.Process.Pid
 	if c := procComm(pid); !strings.HasPrefix(c, "authbgpd") {
@@ -723,11 +725,11 @@ func liveTrialRun(b *testing.B, on bool, n int) liveTrial {
 		tr.capPackets, tr.drops = st.Capture.Packets, st.Capture.Drops
 		p := mustPeer(b, a, sendAddr.String())
 		if p.Shadow == nil || p.Shadow.Diagnosis != shadow.DiagOK || p.Shadow.Sent == nil {
-			b.Fatalf("authbgpd shadow report: %s", shPeerString(p))
+			b.Fatalf("authbgpd shadow report: %s", peerString(p))
 		}
 		s := p.Shadow.Segments
 		if s.BadDigest+s.Missing+s.Unexpected != 0 || p.Shadow.Sent.Invalid+p.Shadow.Sent.Unsigned != 0 {
-			b.Errorf("authbgpd: failed segments during a right-key transfer: %s", shPeerString(p))
+			b.Errorf("authbgpd: failed segments during a right-key transfer: %s", peerString(p))
 		}
 		tr.recvValid, tr.sentValid = s.Valid, p.Shadow.Sent.Valid
 	}

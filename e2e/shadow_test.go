@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -65,70 +64,9 @@ func TestShadowLive(t *testing.T) {
 }
 
 var (
-	shA4, shA6 = netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")
-	shB4, shB6 = netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("2001:db8::2")
+	shA4, shA6 = pairA4, pairA6
+	shB4, shB6 = pairB4, pairB6
 )
-
-// shTopology is namespaces a (authbgpd, .1 / ::1) and b (.2 / ::2) on one
-// veth link.
-func shTopology(t *testing.T, tag string) (tp *netns.Topology, nsA, nsB string) {
-	tp = netns.New(t, tag)
-	nsA, nsB = tp.Add("a"), tp.Add("b")
-	tp.Link(nsA, "eth0", []string{shA4.String() + "/24", shA6.String() + "/64"},
-		nsB, "eth0", []string{shB4.String() + "/24", shB6.String() + "/64"})
-	return tp, nsA, nsB
-}
-
-// shShadow is the [shadow] section.
-func shShadow(follow bool) string {
-	return fmt.Sprintf("\n[shadow]\nenabled = true\ninterfaces = []\nfollow-peer-rollover = %t\n", follow)
-}
-
-// waitShadow polls /status until addr's shadow report satisfies ok, for up
-// to d; it fails t with the last report otherwise.
-func waitShadow(t testing.TB, a *Authbgpd, addr string, d time.Duration, what string, ok func(*status.Peer) bool) *status.Peer {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	var p *status.Peer
-	for {
-		p = a.Peer(addr)
-		if p != nil && p.Shadow != nil && ok(p) {
-			return p
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("/status peer %s: not %s within %v; last: %s", addr, what, d, shPeerString(p))
-	return nil
-}
-
-func waitDiagnosis(t testing.TB, a *Authbgpd, addr, diag string, d time.Duration) *status.Peer {
-	t.Helper()
-	return waitShadow(t, a, addr, d, "diagnosis "+diag, func(p *status.Peer) bool { return p.Shadow.Diagnosis == diag })
-}
-
-func shPeerString(p *status.Peer) string {
-	if p == nil {
-		return "<absent>"
-	}
-	s := fmt.Sprintf("state %s prefix %q auth %+v", p.State, p.Prefix, p.Auth)
-	if p.Auth.KeyID != nil {
-		s += fmt.Sprintf(" key_id %d", *p.Auth.KeyID)
-	}
-	if p.Shadow == nil {
-		return s + " shadow <nil>"
-	}
-	s += fmt.Sprintf(" shadow{diagnosis %s segments %+v", p.Shadow.Diagnosis, p.Shadow.Segments)
-	if p.Shadow.PeerKeyID != nil {
-		s += fmt.Sprintf(" peer_key_id %d", *p.Shadow.PeerKeyID)
-	}
-	if p.Shadow.Sent != nil {
-		s += fmt.Sprintf(" sent %+v", *p.Shadow.Sent)
-	}
-	return s + "}"
-}
 
 // shLogLine returns the first line of authbgpd's log that is a shadow
 // diagnosis for peer with diagnosis diag (text format: quoted or not).
@@ -145,16 +83,12 @@ func shLogLine(log, peer, diag string) string {
 
 func waitLogLine(t testing.TB, a *Authbgpd, peer, diag string, d time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if l := shLogLine(a.Log(), peer, diag); l != "" {
-			return l
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("authbgpd logged no shadow diagnosis %s for %s within %v", diag, peer, d)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var l string
+	waitFor(t, d, fmt.Sprintf("authbgpd logging a shadow diagnosis %s for %s", diag, peer), func() error {
+		l = shLogLine(a.Log(), peer, diag)
+		return holds(l != "")
+	})
+	return l
 }
 
 // segmentsMetric is authbgpd_md5_segments_total{peer,verdict}.
@@ -173,7 +107,8 @@ func segmentsMetric(t testing.TB, a *Authbgpd, peer, verdict string) float64 {
 
 // testShadowOneSide: authbgpd against FRR with keys that cannot work.
 func testShadowOneSide(t *testing.T, kind string) {
-	tp, nsA, nsB := shTopology(t, "sh"+kind[:3])
+	pair := newPair(t, "sh"+kind[:3], true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	keyA, keyF := newSecret("shA"), newSecret("shF")
 	var want, src string
 	switch kind {
@@ -188,7 +123,7 @@ func testShadowOneSide(t *testing.T, kind string) {
 	if keyA != "" {
 		files["peer.key"] = keyA + "\n"
 	}
-	a := StartAuthbgpd(t, tp, nsA, abConfig(shShadow(false),
+	a := StartAuthbgpd(t, tp, nsA, abConfig(shadowSection(false),
 		abPeer{addr: shB4.String(), asn: 65002, src: src, ref: "peer.key"},
 		abPeer{addr: shB6.String(), asn: 65002, src: src, ref: "peer.key"}),
 		AuthbgpdOptions{Files: files})
@@ -197,7 +132,7 @@ func testShadowOneSide(t *testing.T, kind string) {
 		Neighbors: []Neighbor{{shA4, 65001, keyF}, {shA6, 65001, keyF}}})
 	for _, addr := range []netip.Addr{shB4, shB6} {
 		p := waitDiagnosis(t, a, addr.String(), want, 10*time.Second-time.Since(started))
-		t.Logf("%s: %s after %v: %s", addr, want, time.Since(started).Round(time.Millisecond), shPeerString(p))
+		t.Logf("%s: %s after %v: %s", addr, want, time.Since(started).Round(time.Millisecond), peerString(p))
 		if p.State == Established {
 			t.Errorf("%s: established with %s", addr, kind)
 		}
@@ -245,9 +180,10 @@ func testShadowOneSide(t *testing.T, kind string) {
 
 // testShadowRightKey: sessions come up and every segment verifies.
 func testShadowRightKey(t *testing.T) {
-	tp, nsA, nsB := shTopology(t, "shok")
+	pair := newPair(t, "shok", true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	key := newSecret("shok")
-	a := StartAuthbgpd(t, tp, nsA, abConfig(shShadow(false),
+	a := StartAuthbgpd(t, tp, nsA, abConfig(shadowSection(false),
 		abPeer{addr: shB4.String(), asn: 65002, src: "password-file", ref: "peer.key"},
 		abPeer{addr: shB6.String(), asn: 65002, src: "password-file", ref: "peer.key"}),
 		AuthbgpdOptions{Files: map[string]string{"peer.key": key + "\n"}})
@@ -260,9 +196,9 @@ func testShadowRightKey(t *testing.T) {
 		p := waitShadow(t, a, addr.String(), 10*time.Second, "ok with valid segments both ways", func(p *status.Peer) bool {
 			return p.Shadow.Diagnosis == "ok" && p.Shadow.Segments.Valid > 0 && p.Shadow.Sent != nil && p.Shadow.Sent.Valid > 0
 		})
-		t.Logf("%s: %s", addr, shPeerString(p))
+		t.Logf("%s: %s", addr, peerString(p))
 		if s := p.Shadow.Segments; s.BadDigest+s.Missing+s.Unexpected != 0 || p.Shadow.Sent.Invalid+p.Shadow.Sent.Unsigned != 0 {
-			t.Errorf("%s: failed segments on a right-key session: %s", addr, shPeerString(p))
+			t.Errorf("%s: failed segments on a right-key session: %s", addr, peerString(p))
 		}
 		if p.Shadow.PeerKeyID != nil {
 			t.Errorf("%s: peer_key_id %d on a password peer", addr, *p.Shadow.PeerKeyID)
@@ -292,28 +228,17 @@ func testShadowRightKey(t *testing.T) {
 
 // shRouterConfig is an authbgpd config for a router of the rollover pair.
 func shRouterConfig(asn uint32, routerID netip.Addr, peerASN uint32, peers []netip.Addr, keychain string, follow bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\n\n[api]\ngrpc = %q\nhttp = %q\n\n", asn, routerID.String(), GoBGPAPI, AuthbgpdHTTP)
-	b.WriteString(keychain)
+	c := abConf{ASN: asn, RouterID: routerID.String(), Extra: keychain, Tail: shadowSection(follow)}
 	for _, p := range peers {
-		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\nkeychain = \"core\"\n", p.String(), peerASN)
+		c.Peers = append(c.Peers, abPeer{addr: p.String(), asn: peerASN, src: "keychain", ref: "core"})
 	}
-	b.WriteString(shShadow(follow))
-	return b.String()
+	return c.String()
 }
 
 // shKeychain is keychain "core": key 1 from send1, key 2 from send2 ("" =
 // no send-from).
 func shKeychain(send1, send2 string) string {
-	var b strings.Builder
-	b.WriteString("[[keychains]]\nname = \"core\"\n")
-	for i, s := range []string{send1, send2} {
-		fmt.Fprintf(&b, "  [[keychains.keys]]\n  id = %d\n  secret-file = \"k%d\"\n", i+1, i+1)
-		if s != "" {
-			fmt.Fprintf(&b, "  send-from = %s\n", s)
-		}
-	}
-	return b.String()
+	return keychainSection("core", keychainKey{id: 1, file: "k1", sendFrom: send1}, keychainKey{id: 2, file: "k2", sendFrom: send2})
 }
 
 // testShadowRollover: B is on key 2 already, A's schedule says key 1.
@@ -322,14 +247,15 @@ func testShadowRollover(t *testing.T, follow bool) {
 	if !follow {
 		tag = "shrln"
 	}
-	tp, nsA, nsB := shTopology(t, tag)
+	pair := newPair(t, tag, true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	k1, k2 := newSecret("shk1"), newSecret("shk2")
 	files := map[string]string{"k1": k1 + "\n", "k2": k2 + "\n"}
 	a := StartAuthbgpd(t, tp, nsA, shRouterConfig(65001, shA4, 65002, []netip.Addr{shB4, shB6},
 		shKeychain("", "2099-01-01T00:00:00Z"), follow), AuthbgpdOptions{Files: files})
 	for _, addr := range []netip.Addr{shB4, shB6} {
 		if p := mustPeer(t, a, addr.String()); p.Auth.KeyID == nil || *p.Auth.KeyID != 1 {
-			t.Fatalf("A: %s starts with %s, want key_id 1", addr, shPeerString(p))
+			t.Fatalf("A: %s starts with %s, want key_id 1", addr, peerString(p))
 		}
 	}
 	started := time.Now()
@@ -337,7 +263,7 @@ func testShadowRollover(t *testing.T, follow bool) {
 		shKeychain("2020-01-01T00:00:00Z", "2021-01-01T00:00:00Z"), false), AuthbgpdOptions{Files: files})
 	for _, addr := range []netip.Addr{shA4, shA6} {
 		if p := mustPeer(t, b, addr.String()); p.Auth.KeyID == nil || *p.Auth.KeyID != 2 {
-			t.Fatalf("B: %s starts with %s, want key_id 2", addr, shPeerString(p))
+			t.Fatalf("B: %s starts with %s, want key_id 2", addr, peerString(p))
 		}
 	}
 
@@ -358,7 +284,7 @@ func testShadowRollover(t *testing.T, follow bool) {
 			p := waitShadow(t, a, addr.String(), 10*time.Second, "key_id 2 and ok", func(p *status.Peer) bool {
 				return p.Auth.KeyID != nil && *p.Auth.KeyID == 2 && p.Auth.Installed && p.Shadow.Diagnosis == "ok"
 			})
-			t.Logf("A: %s: %s", addr, shPeerString(p))
+			t.Logf("A: %s: %s", addr, peerString(p))
 			if p.State != Established {
 				t.Errorf("A: %s: state %s", addr, p.State)
 			}
@@ -374,7 +300,7 @@ func testShadowRollover(t *testing.T, follow bool) {
 			p := waitShadow(t, a, addr.String(), 10*time.Second-time.Since(started), "other-key with peer_key_id 2", func(p *status.Peer) bool {
 				return p.Shadow.Diagnosis == "other-key" && p.Shadow.PeerKeyID != nil && *p.Shadow.PeerKeyID == 2
 			})
-			t.Logf("A: %s after %v: %s", addr, time.Since(started).Round(time.Millisecond), shPeerString(p))
+			t.Logf("A: %s after %v: %s", addr, time.Since(started).Round(time.Millisecond), peerString(p))
 		}
 		waitLog(t, a, "follow-peer-rollover is off", 10*time.Second)
 		// Through more than one connect-retry period of both sides: no
@@ -385,7 +311,7 @@ func testShadowRollover(t *testing.T, follow bool) {
 				p := mustPeer(t, a, addr.String())
 				if p.State == Established || p.Shadow == nil || p.Shadow.Diagnosis != "other-key" ||
 					p.Shadow.PeerKeyID == nil || *p.Shadow.PeerKeyID != 2 || p.Auth.KeyID == nil || *p.Auth.KeyID != 1 {
-					t.Fatalf("A: %s: %s; want not established, key_id 1, other-key with peer_key_id 2", addr, shPeerString(p))
+					t.Fatalf("A: %s: %s; want not established, key_id 1, other-key with peer_key_id 2", addr, peerString(p))
 				}
 			}
 			time.Sleep(500 * time.Millisecond)
@@ -400,9 +326,10 @@ func testShadowRollover(t *testing.T, follow bool) {
 // testShadowDynamic: a dynamic range, a wrong key from inside it (IPv4) and
 // a right one (IPv6).
 func testShadowDynamic(t *testing.T) {
-	tp, nsA, nsB := shTopology(t, "shdyn")
+	pair := newPair(t, "shdyn", true)
+	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	key4, key6, wrong := newSecret("shd4"), newSecret("shd6"), newSecret("shdw")
-	a := StartAuthbgpd(t, tp, nsA, abConfig(shShadow(false),
+	a := StartAuthbgpd(t, tp, nsA, abConfig(shadowSection(false),
 		abPeer{addr: "192.0.2.0/24", asn: 65002, src: "password-file", ref: "d4.key", passive: true},
 		abPeer{addr: "2001:db8::/64", asn: 65002, src: "password-file", ref: "d6.key", passive: true}),
 		AuthbgpdOptions{Files: map[string]string{"d4.key": key4 + "\n", "d6.key": key6 + "\n"}})
@@ -412,7 +339,7 @@ func testShadowDynamic(t *testing.T) {
 		Neighbors: []Neighbor{{shA4, 65001, wrong}, {shA6, 65001, key6}},
 		Networks:  []netip.Prefix{netip.MustParsePrefix("2001:db8:200::/48")}})
 	p := waitDiagnosis(t, a, shB4.String(), "bad-digest", 10*time.Second)
-	t.Logf("%s: bad-digest after %v: %s", shB4, time.Since(started).Round(time.Millisecond), shPeerString(p))
+	t.Logf("%s: bad-digest after %v: %s", shB4, time.Since(started).Round(time.Millisecond), peerString(p))
 	if p.Prefix != "192.0.2.0/24" {
 		t.Errorf("/status %s: prefix %q, want 192.0.2.0/24", shB4, p.Prefix)
 	}
@@ -429,19 +356,19 @@ func testShadowDynamic(t *testing.T) {
 	// are "sent" to the peer, never a peer of their own.
 	for _, own := range []netip.Addr{shA4, shA6} {
 		if q := a.Peer(own.String()); q != nil {
-			t.Errorf("/status reports authbgpd's own address as a peer: %s", shPeerString(q))
+			t.Errorf("/status reports authbgpd's own address as a peer: %s", peerString(q))
 		}
 	}
 	p6 := waitShadow(t, a, shB6.String(), 10*time.Second, "ok with valid segments both ways", func(p *status.Peer) bool {
 		return p.Shadow.Diagnosis == "ok" && p.Shadow.Segments.Valid > 0 && p.Shadow.Sent != nil && p.Shadow.Sent.Valid > 0
 	})
-	t.Logf("%s: %s", shB6, shPeerString(p6))
+	t.Logf("%s: %s", shB6, peerString(p6))
 	if p6.Prefix != "2001:db8::/64" || p6.State != Established {
 		t.Errorf("/status %s: prefix %q state %s, want 2001:db8::/64 established", shB6, p6.Prefix, p6.State)
 	}
 	for _, own := range []netip.Addr{shA4, shA6} {
 		if q := a.Peer(own.String()); q != nil {
-			t.Errorf("/status reports authbgpd's own address as a peer: %s", shPeerString(q))
+			t.Errorf("/status reports authbgpd's own address as a peer: %s", peerString(q))
 		}
 	}
 	// Not assertNoSecrets: it asks GoBGP about every /status peer, and

@@ -31,17 +31,7 @@ import (
 // The fault soak's observations and final checks (soak_test.go).
 
 // soakStatus fetches a router's /status without failing the test.
-func soakStatus(a *Authbgpd) (*status.Status, error) {
-	body, err := a.HTTPGet("/status")
-	if err != nil {
-		return nil, err
-	}
-	var st status.Status
-	if err := json.Unmarshal([]byte(body), &st); err != nil {
-		return nil, fmt.Errorf("/status: %w", err)
-	}
-	return &st, nil
-}
+func soakStatus(a *Authbgpd) (*status.Status, error) { return a.TryStatus() }
 
 // ---------------------------------------------------------------- the process
 
@@ -685,7 +675,6 @@ func (s *soak) checkCapture() {
 	dir := t.TempDir()
 	for g := 0; g < gens; g++ {
 		var b strings.Builder
-		fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = \"192.0.2.1\"\n", soakRouterASN)
 		for i, p := range s.peers {
 			k := newSecret("dummy") // a key no one ever used
 			if g < len(p.keys) {
@@ -698,7 +687,7 @@ func (s *soak) checkCapture() {
 			b.WriteString(p.toml("password-file", name))
 		}
 		cfg := filepath.Join(dir, fmt.Sprintf("gen%d.toml", g))
-		if err := os.WriteFile(cfg, []byte(b.String()), 0o600); err != nil {
+		if err := os.WriteFile(cfg, []byte(abConf{ASN: soakRouterASN, Tail: b.String()}.String()), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		rep := soakVerifyPcap(t, bin, cfg, nil, file)
@@ -788,36 +777,6 @@ func soakTcpdumpCount(log, what string) int {
 	return n
 }
 
-// soakStartCapture runs tcpdump on every interface of ns (Linux cooked v2),
-// writing BGP segments whole to file, and waits until it listens. Not
-// --immediate-mode (startTcpdump's): libpcap then uses a TPACKET_V2 ring of
-// snaplen-sized frames, about 60 with a 16 MiB buffer, which a SYN flood
-// overruns; TPACKET_V3 packs the frames into blocks.
-func soakStartCapture(t testing.TB, tp *netns.Topology, ns, file string) *tdProc {
-	t.Helper()
-	logFile := file + ".log"
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	// -Z root: Debian's tcpdump would otherwise drop to the tcpdump user,
-	// which cannot write into the test's private directory.
-	cmd := netns.Exec(ns, "tcpdump", "-i", "any", "-s", "262144", "-B", "32768", "-w", file, "-U", "-Z", "root", "-n", "tcp port 179")
-	cmd.Stdout, cmd.Stderr = f, f
-	tp.Start(cmd)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool {
-		b, _ := os.ReadFile(logFile)
-		return bytes.Contains(b, []byte("listening on")) || cmd.ProcessState != nil
-	}) || cmd.ProcessState != nil {
-		b, _ := os.ReadFile(logFile)
-		t.Fatalf("tcpdump did not start: %s", b)
-	}
-	return &tdProc{cmd: cmd, file: file}
-}
-
 // soakCaptureDrops asks a running tcpdump for its statistics (SIGUSR1)
 // and returns its count of frames dropped by the kernel.
 func soakCaptureDrops(t testing.TB, c *tdProc) int {
@@ -826,13 +785,11 @@ func soakCaptureDrops(t testing.TB, c *tdProc) int {
 		t.Fatalf("tcpdump: SIGUSR1: %v", err)
 	}
 	var n int
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if !netns.WaitFor(ctx, func() bool {
+	if poll(5*time.Second, until(func() bool {
 		b, _ := os.ReadFile(c.file + ".log")
 		n = soakTcpdumpCount(string(b), "dropped by kernel")
 		return n >= 0
-	}) {
+	})) != nil {
 		t.Fatalf("tcpdump printed no statistics on SIGUSR1")
 	}
 	return n

@@ -196,25 +196,8 @@ func soakFRRConfig(c soakSpeakerCfg) string {
 // soakStartFRR starts bgpd alone (as StartFRR does) with c's sessions.
 func soakStartFRR(t testing.TB, tp *netns.Topology, ns string, c soakSpeakerCfg, start int) *FRR {
 	t.Helper()
-	bin := testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
-	testenv.RequireBinary(t, "vtysh")
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "bgpd.conf")
-	if err := os.WriteFile(conf, []byte(soakFRRConfig(c)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, tp, ns, fmt.Sprintf("frr-%s-%d", c.name, start), dir, nil, bin,
-		"-Z", "-n", "-S", "-P", "0",
-		"-f", conf, "-i", filepath.Join(dir, "bgpd.pid"),
-		"--vty_socket", dir, "--log", "stdout")
-	f := &FRR{daemon: d, Bin: bin}
-	f.waitReady(t, "vty socket", func() error {
-		if f.cmd.ProcessState != nil {
-			return errors.New("exited")
-		}
-		_, err := f.Vtysh(context.Background(), "show bgp summary json")
-		return err
-	})
+	f := startBgpd(t, tp, ns, fmt.Sprintf("frr-%s-%d", c.name, start), soakFRRConfig(c))
+	f.waitVty(t)
 	return f
 }
 
@@ -280,23 +263,7 @@ func soakStartGoBGP(t testing.TB, tp *netns.Topology, ns string, c soakSpeakerCf
 	t.Helper()
 	bin := testenv.RequireBinary(t, "gobgpd")
 	testenv.RequireBinary(t, "gobgp")
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "gobgpd.toml")
-	if err := os.WriteFile(conf, []byte(soakGoBGPConfig(c)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, tp, ns, "gobgpd-"+c.name, dir, nil, bin,
-		"-f", conf, "-t", "toml", "-p", "-l", "info",
-		"--api-hosts", GoBGPAPI, "--pprof-disable")
-	g := &GoBGP{daemon: d}
-	g.waitReady(t, "gRPC API on "+GoBGPAPI, func() error {
-		if g.cmd.ProcessState != nil {
-			return errors.New("exited")
-		}
-		_, err := g.CLI(context.Background(), "global")
-		return err
-	})
-	return g
+	return startGobgpd(t, tp, ns, "gobgpd-"+c.name, bin, nil, soakGoBGPConfig(c), "info")
 }
 
 // states returns the speaker's view of each of its sessions

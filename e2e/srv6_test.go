@@ -124,55 +124,20 @@ segments = [%q, %q]
 hmac-key-id = 42
 headends = ["192.0.2.2"]
 `, endpoint, bsid, segs[0], segs[1], endpoint4, bsid4, segs[0], segs[1])
+	srFamilies := []string{"ipv6-srpolicy", "ipv4-srpolicy"}
 	ctrlConf := func(withPolicy bool) string {
-		c := fmt.Sprintf(`[global]
-asn = 65001
-router-id = "192.0.2.1"
-
-[api]
-grpc = %q
-http = %q
-
-[[peers]]
-address = "2001:db8:12::2"
-asn = 65002
-password-file = "md5.key"
-families = ["ipv6-srpolicy", "ipv4-srpolicy"]
-
-[[peers]]
-address = "2001:db8:14::4"
-asn = 65004
-families = ["ipv6-srpolicy"]
-
-[[srv6.hmac-keys]]
-id = 42
-algorithm = "sha256"
-secret-file = "hmac42.key"
-`, GoBGPAPI, AuthbgpdHTTP)
+		c := abConf{Peers: []abPeer{
+			{addr: "2001:db8:12::2", asn: 65002, src: "password-file", ref: "md5.key", families: srFamilies},
+			{addr: "2001:db8:14::4", asn: 65004, families: []string{"ipv6-srpolicy"}},
+		}, Tail: srv6HMACKey(42, "hmac42.key")}
 		if withPolicy {
-			c += policy
+			c.Tail += policy
 		}
-		return c
+		return c.String()
 	}
-	headConf := fmt.Sprintf(`[global]
-asn = 65002
-router-id = "192.0.2.2"
-
-[api]
-grpc = %q
-http = %q
-
-[[peers]]
-address = "2001:db8:12::1"
-asn = 65001
-password-file = "md5.key"
-families = ["ipv6-srpolicy", "ipv4-srpolicy"]
-
-[[srv6.hmac-keys]]
-id = 42
-algorithm = "sha256"
-secret-file = "hmac42.key"
-
+	headConf := abConf{ASN: 65002, RouterID: "192.0.2.2",
+		Peers: []abPeer{{addr: "2001:db8:12::1", asn: 65001, src: "password-file", ref: "md5.key", families: srFamilies}},
+		Tail: srv6HMACKey(42, "hmac42.key") + fmt.Sprintf(`
 [srv6.headend]
 enabled = true
 source = %q
@@ -180,186 +145,204 @@ steer-endpoint = true
 
 [shadow]
 enabled = true
-`, GoBGPAPI, AuthbgpdHTTP, source)
+`, source)}.String()
 
 	startGoBGPSRPolicy(t, tp, rx)
 	hd := StartAuthbgpd(t, tp, head, headConf, AuthbgpdOptions{Files: files, LogLevel: "info"})
 	cd := StartAuthbgpd(t, tp, ctrl, ctrlConf(true), AuthbgpdOptions{Files: files, LogLevel: "info"})
 	step("daemons started")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for _, w := range []struct {
-		p    Peer
-		addr string
-	}{{cd, "2001:db8:12::2"}, {cd, "2001:db8:14::4"}, {hd, "2001:db8:12::1"}} {
-		if err := WaitSession(ctx, w.p, netip.MustParseAddr(w.addr), 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	step("sessions established (controller-headend over TCP-MD5)")
-
-	// /status: keys installed on both, policy advertised (controller),
-	// installed (headend).
+	// The policy's names on the headend (as it installs them).
 	rname := fmt.Sprintf("[1][100][%s] from 2001:db8:12::1", endpoint)
 	rname4 := fmt.Sprintf("[2][200][%s] from 2001:db8:12::1", endpoint4)
-	waitSRv6Status(t, cd, 20*time.Second, "controller: key 42 installed, gold and silver advertised", func(s status.SRv6) bool {
-		return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
-			s.Policies[0].Name == "gold" && s.Policies[0].Advertised && s.Policies[1].Name == "silver" && s.Policies[1].Advertised
-	})
-	hs := waitSRv6Status(t, hd, 20*time.Second, "headend: key 42 installed, both policies installed", func(s status.SRv6) bool {
-		return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
-			s.Policies[0].Name == rname && s.Policies[0].Installed && s.Policies[1].Name == rname4 && s.Policies[1].Installed
-	})
-	t.Logf("headend /status srv6: %+v", hs)
-	step("policy installed on the headend")
 
-	// The headend's routes, as iproute2 prints them.
-	routes := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
-	wantRoutes := []string{
-		fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1", endpoint, segs[0], segs[1]),
-		fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid, segs[0], segs[1]),
-	}
-	routes += netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
-	wantRoutes = append(wantRoutes,
-		fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid4, segs[0], segs[1]),
-		fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1 scope link", endpoint4, segs[0], segs[1]))
-	for _, w := range wantRoutes {
-		if !strings.Contains(routes, w) {
-			t.Fatalf("headend routes lack %q:\n%s", w, routes)
+	// The stages run in order, each on what the ones before it set up; the
+	// first that fails ends the test.
+	for _, st := range []struct {
+		name string
+		fn   func(t *testing.T)
+	}{
+		{"sessions", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			for _, w := range []struct {
+				p    Peer
+				addr string
+			}{{cd, "2001:db8:12::2"}, {cd, "2001:db8:14::4"}, {hd, "2001:db8:12::1"}} {
+				if err := WaitSession(ctx, w.p, netip.MustParseAddr(w.addr), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			step("sessions established (controller-headend over TCP-MD5)")
+		}},
+		{"policy-installed", func(t *testing.T) {
+			// /status: keys installed on both, policy advertised (controller),
+			// installed (headend).
+			waitSRv6Status(t, cd, 20*time.Second, "controller: key 42 installed, gold and silver advertised", func(s status.SRv6) bool {
+				return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
+					s.Policies[0].Name == "gold" && s.Policies[0].Advertised && s.Policies[1].Name == "silver" && s.Policies[1].Advertised
+			})
+			hs := waitSRv6Status(t, hd, 20*time.Second, "headend: key 42 installed, both policies installed", func(s status.SRv6) bool {
+				return len(s.HMACKeys) == 1 && s.HMACKeys[0].Installed && len(s.Policies) == 2 &&
+					s.Policies[0].Name == rname && s.Policies[0].Installed && s.Policies[1].Name == rname4 && s.Policies[1].Installed
+			})
+			t.Logf("headend /status srv6: %+v", hs)
+			step("policy installed on the headend")
+		}},
+		{"routes-and-traffic", func(t *testing.T) {
+			// The headend's routes, as iproute2 prints them.
+			routes := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
+			wantRoutes := []string{
+				fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1", endpoint, segs[0], segs[1]),
+				fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid, segs[0], segs[1]),
+			}
+			routes += netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
+			wantRoutes = append(wantRoutes,
+				fmt.Sprintf("%s  encap seg6local action End.B6.Encaps segs 2 [ %s %s ] hmac 2A dev eth1", bsid4, segs[0], segs[1]),
+				fmt.Sprintf("%s  encap seg6 mode encap segs 2 [ %s %s ] hmac 2A dev eth1 scope link", endpoint4, segs[0], segs[1]))
+			for _, w := range wantRoutes {
+				if !strings.Contains(routes, w) {
+					t.Fatalf("headend routes lack %q:\n%s", w, routes)
+				}
+			}
+			t.Logf("headend routes:\n%s", routes)
+			if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); !strings.Contains(out, source) {
+				t.Fatalf("tunnel source: %s", out)
+			}
+
+			// Traffic from the headend to the endpoint through the policy.
+			before := snmp6(t, ep, "Icmp6InEchos")
+			ping(t, head, endpoint, 5)
+			waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests delivered at the endpoint")
+			step("5 ICMPv6 echo requests reached the endpoint through the policy")
+		}},
+		{"other-secret-dropped", func(t *testing.T) {
+			// Another secret at the endpoint: dropped.
+			ipSRHMAC(t, ep, 42, otherSecret)
+			before := snmp6(t, ep, "Icmp6InEchos")
+			ping(t, head, endpoint, 5)
+			time.Sleep(1500 * time.Millisecond)
+			if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
+				t.Fatalf("with another secret at the endpoint %d echo requests got through", n-before)
+			}
+			ipSRHMAC(t, ep, 42, hmacSecret)
+			ping(t, head, endpoint, 3)
+			waitCounter(t, ep, "Icmp6InEchos", before+3, 5*time.Second, "echo requests after the key is restored")
+			step("dropped with another secret at the endpoint (seg6_require_hmac=1), delivered again with the right one")
+		}},
+		{"binding-sid", func(t *testing.T) {
+			// Through the Binding SID: the controller (which has key 42 too) sends
+			// echo requests with an SRH [BSID, endpoint]; the headend's
+			// End.B6.Encaps puts them into the policy.
+			netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", "fc00:0:1:b6::/64", "via", "2001:db8:12::2", "dev", "eth0")
+			netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", endpoint+"/128", "encap", "seg6", "mode", "encap",
+				"segs", bsid+","+endpoint, "hmac", "42", "dev", "eth0")
+			before := snmp6(t, ep, "Icmp6InEchos")
+			ping(t, ctrl, endpoint, 5)
+			waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests through the Binding SID")
+			step("5 ICMPv6 echo requests reached the endpoint through the Binding SID")
+		}},
+		{"srh-verified", func(t *testing.T) {
+			// The headend's shadow checker verified its own SRHs.
+			// (The capture hands a block over at most 100 ms after its first frame.)
+			var body string
+			waitFor(t, 5*time.Second, `headend authbgpd_srh_hmac_total{key_id="42",verdict="valid"} >= 23`, func() error {
+				var err error
+				if body, err = hd.HTTPGet("/metrics"); err != nil {
+					t.Fatal(err)
+				}
+				v, ok := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="valid"`)
+				if ok && v >= 23 { // 13 sent, 5 through the BSID counted in and out
+					t.Logf("headend authbgpd_srh_hmac_total{key_id=\"42\",verdict=\"valid\"} = %v", v)
+					return nil
+				}
+				return fmt.Errorf("%v (present %v)", v, ok)
+			})
+			for _, verdict := range []string{"invalid", "unknown_key"} {
+				if v, _ := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="`+verdict+`"`); v != 0 {
+					t.Fatalf("headend counts %v SRHs %s", v, verdict)
+				}
+			}
+			if v, ok := metricValue(body, "authbgpd_srv6_policy_installed", fmt.Sprintf("name=%q", rname)); !ok || v != 1 {
+				t.Fatalf("authbgpd_srv6_policy_installed = %v (%v)", v, ok)
+			}
+
+			// The SRHs on the wire: ours, from the headend's source, HMACs valid;
+			// verify-pcap agrees.
+			srFile := srCap(18)
+			checkSRv6Capture(t, srFile, source, segs, hmacSecret)
+			vp := verifyPcapSRH(t, srFile, hmacSecret)
+			if vp["valid"] < 18 || vp["invalid"] != 0 || vp["unknown_key"] != 0 {
+				t.Fatalf("verify-pcap srh %v", vp)
+			}
+			t.Logf("verify-pcap srh: %v", vp)
+			step("captured SRHs verified (srv6policy, verify-pcap, live shadow)")
+		}},
+		{"gobgpd-receiver", func(t *testing.T) {
+			// gobgpd, a second receiver, holds the policy as we meant it.
+			checkGoBGPReceiver(t, rx, endpoint, bsid, segs)
+			step("gobgpd holds the policy (segments, preference, BSID, communities)")
+		}},
+		{"tshark", func(t *testing.T) {
+			// tshark decodes our UPDATEs.
+			checkTshark(t, bgpCap(0), endpoint, endpoint4, bsid, bsid4, segs)
+			step("tshark decodes the UPDATE")
+		}},
+		{"withdraw", func(t *testing.T) {
+			// Withdraw: the controller reloads without the policy.
+			cd.Reload(ctrlConf(false))
+			waitFor(t, 15*time.Second, "headend routes gone after the withdrawal", func() error {
+				r := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
+				if strings.TrimSpace(r) != "" {
+					return fmt.Errorf("left:\n%s", r)
+				}
+				return nil
+			})
+			waitSRv6Status(t, hd, 5*time.Second, "headend: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
+			waitSRv6Status(t, cd, 5*time.Second, "controller: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
+			if r := netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol)); strings.TrimSpace(r) != "" {
+				t.Fatalf("IPv4 headend route left: %s", r)
+			}
+			if n := len(gobgpPaths(t, rx, 10*time.Second, func(n int) bool { return n == 0 })); n != 0 {
+				t.Fatalf("gobgpd still holds %d paths after the withdrawal", n)
+			}
+			step("withdrawn: the headend's routes are gone, gobgpd has no path")
+		}},
+		{"stop", func(t *testing.T) {
+			before := snmp6(t, ep, "Icmp6InEchos")
+			if err := sendEchos(head, endpoint, 3); err == nil || !strings.Contains(err.Error(), "network is unreachable") {
+				t.Fatalf("ping after the withdrawal: %v, want network is unreachable (no route to the endpoint any more)", err)
+			}
+			time.Sleep(500 * time.Millisecond)
+			if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
+				t.Fatalf("%d echo requests reached the endpoint without a policy", n-before)
+			}
+
+			// Stop: the headend removes its keys and restores the tunnel source.
+			hd.StopClean()
+			if out := netns.Run(t, "ip", "-n", head, "sr", "hmac", "show"); strings.Contains(out, "hmac 42") {
+				t.Fatalf("key left in the headend's kernel:\n%s", out)
+			}
+			if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); strings.Contains(out, source) {
+				t.Fatalf("tunnel source left: %s", out)
+			}
+
+			// No secret anywhere.
+			for _, d := range []*Authbgpd{cd, hd} {
+				if l := d.Log(); strings.Contains(l, hmacSecret) || strings.Contains(l, md5Secret) {
+					t.Fatalf("%s logged a secret", d.ns)
+				}
+			}
+			if body, err := cd.HTTPGet("/status"); err != nil || strings.Contains(body, hmacSecret) {
+				t.Fatalf("controller /status: %v", err)
+			}
+			step("stopped cleanly")
+		}},
+	} {
+		if !t.Run(st.name, st.fn) {
+			return
 		}
 	}
-	t.Logf("headend routes:\n%s", routes)
-	if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); !strings.Contains(out, source) {
-		t.Fatalf("tunnel source: %s", out)
-	}
-
-	// Traffic from the headend to the endpoint through the policy.
-	before := snmp6(t, ep, "Icmp6InEchos")
-	ping(t, head, endpoint, 5)
-	waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests delivered at the endpoint")
-	step("5 ICMPv6 echo requests reached the endpoint through the policy")
-
-	// Another secret at the endpoint: dropped.
-	ipSRHMAC(t, ep, 42, otherSecret)
-	before = snmp6(t, ep, "Icmp6InEchos")
-	ping(t, head, endpoint, 5)
-	time.Sleep(1500 * time.Millisecond)
-	if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
-		t.Fatalf("with another secret at the endpoint %d echo requests got through", n-before)
-	}
-	ipSRHMAC(t, ep, 42, hmacSecret)
-	ping(t, head, endpoint, 3)
-	waitCounter(t, ep, "Icmp6InEchos", before+3, 5*time.Second, "echo requests after the key is restored")
-	step("dropped with another secret at the endpoint (seg6_require_hmac=1), delivered again with the right one")
-
-	// Through the Binding SID: the controller (which has key 42 too) sends
-	// echo requests with an SRH [BSID, endpoint]; the headend's
-	// End.B6.Encaps puts them into the policy.
-	netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", "fc00:0:1:b6::/64", "via", "2001:db8:12::2", "dev", "eth0")
-	netns.Run(t, "ip", "-n", ctrl, "-6", "route", "add", endpoint+"/128", "encap", "seg6", "mode", "encap",
-		"segs", bsid+","+endpoint, "hmac", "42", "dev", "eth0")
-	before = snmp6(t, ep, "Icmp6InEchos")
-	ping(t, ctrl, endpoint, 5)
-	waitCounter(t, ep, "Icmp6InEchos", before+5, 5*time.Second, "echo requests through the Binding SID")
-	step("5 ICMPv6 echo requests reached the endpoint through the Binding SID")
-
-	// The headend's shadow checker verified its own SRHs.
-	// (The capture hands a block over at most 100 ms after its first frame.)
-	var body string
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		var err error
-		if body, err = hd.HTTPGet("/metrics"); err != nil {
-			t.Fatal(err)
-		}
-		v, ok := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="valid"`)
-		if ok && v >= 23 { // 13 sent, 5 through the BSID counted in and out
-			t.Logf("headend authbgpd_srh_hmac_total{key_id=\"42\",verdict=\"valid\"} = %v", v)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("headend authbgpd_srh_hmac_total{key_id=42,verdict=valid} = %v (present %v), want >= 23", v, ok)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for _, verdict := range []string{"invalid", "unknown_key"} {
-		if v, _ := metricValue(body, "authbgpd_srh_hmac_total", `key_id="42",verdict="`+verdict+`"`); v != 0 {
-			t.Fatalf("headend counts %v SRHs %s", v, verdict)
-		}
-	}
-	if v, ok := metricValue(body, "authbgpd_srv6_policy_installed", fmt.Sprintf("name=%q", rname)); !ok || v != 1 {
-		t.Fatalf("authbgpd_srv6_policy_installed = %v (%v)", v, ok)
-	}
-
-	// The SRHs on the wire: ours, from the headend's source, HMACs valid;
-	// verify-pcap agrees.
-	srFile := srCap(18)
-	checkSRv6Capture(t, srFile, source, segs, hmacSecret)
-	vp := verifyPcapSRH(t, srFile, hmacSecret)
-	if vp["valid"] < 18 || vp["invalid"] != 0 || vp["unknown_key"] != 0 {
-		t.Fatalf("verify-pcap srh %v", vp)
-	}
-	t.Logf("verify-pcap srh: %v", vp)
-	step("captured SRHs verified (srv6policy, verify-pcap, live shadow)")
-
-	// gobgpd, a second receiver, holds the policy as we meant it.
-	checkGoBGPReceiver(t, rx, endpoint, bsid, segs)
-	step("gobgpd holds the policy (segments, preference, BSID, communities)")
-
-	// tshark decodes our UPDATEs.
-	checkTshark(t, bgpCap(0), endpoint, endpoint4, bsid, bsid4, segs)
-	step("tshark decodes the UPDATE")
-
-	// Withdraw: the controller reloads without the policy.
-	cd.Reload(ctrlConf(false))
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r := netns.Run(t, "ip", "-n", head, "-6", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol))
-		if strings.TrimSpace(r) == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("headend routes left after the withdrawal:\n%s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	waitSRv6Status(t, hd, 5*time.Second, "headend: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
-	waitSRv6Status(t, cd, 5*time.Second, "controller: no policy", func(s status.SRv6) bool { return len(s.Policies) == 0 })
-	if r := netns.Run(t, "ip", "-n", head, "-4", "route", "show", "proto", strconv.Itoa(srv6policy.RouteProtocol)); strings.TrimSpace(r) != "" {
-		t.Fatalf("IPv4 headend route left: %s", r)
-	}
-	if n := len(gobgpPaths(t, rx, 10*time.Second, func(n int) bool { return n == 0 })); n != 0 {
-		t.Fatalf("gobgpd still holds %d paths after the withdrawal", n)
-	}
-	step("withdrawn: the headend's routes are gone, gobgpd has no path")
-	before = snmp6(t, ep, "Icmp6InEchos")
-	if err := sendEchos(head, endpoint, 3); err == nil || !strings.Contains(err.Error(), "network is unreachable") {
-		t.Fatalf("ping after the withdrawal: %v, want network is unreachable (no route to the endpoint any more)", err)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if n := snmp6(t, ep, "Icmp6InEchos"); n != before {
-		t.Fatalf("%d echo requests reached the endpoint without a policy", n-before)
-	}
-
-	// Stop: the headend removes its keys and restores the tunnel source.
-	hd.StopClean()
-	if out := netns.Run(t, "ip", "-n", head, "sr", "hmac", "show"); strings.Contains(out, "hmac 42") {
-		t.Fatalf("key left in the headend's kernel:\n%s", out)
-	}
-	if out := netns.Run(t, "ip", "-n", head, "sr", "tunsrc", "show"); strings.Contains(out, source) {
-		t.Fatalf("tunnel source left: %s", out)
-	}
-
-	// No secret anywhere.
-	for _, d := range []*Authbgpd{cd, hd} {
-		if l := d.Log(); strings.Contains(l, hmacSecret) || strings.Contains(l, md5Secret) {
-			t.Fatalf("%s logged a secret", d.ns)
-		}
-	}
-	if body, err := cd.HTTPGet("/status"); err != nil || strings.Contains(body, hmacSecret) {
-		t.Fatalf("controller /status: %v", err)
-	}
-	step("stopped cleanly")
 }
 
 // ipSRHMAC programs an SRv6 HMAC key with iproute2 (secret on stdin).
@@ -377,8 +360,6 @@ func ipSRHMAC(t *testing.T, ns string, id int, secret string) {
 func startGoBGPSRPolicy(t *testing.T, tp *netns.Topology, ns string) *GoBGP {
 	t.Helper()
 	bin := testenv.RequireBinary(t, "gobgpd")
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "gobgpd.toml")
 	cfg := `[global.config]
   as = 65004
   router-id = "192.0.2.4"
@@ -393,36 +374,20 @@ func startGoBGPSRPolicy(t *testing.T, tp *netns.Topology, ns string) *GoBGP {
     [neighbors.afi-safis.config]
       afi-safi-name = "ipv6-srpolicy"
 `
-	if err := os.WriteFile(conf, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startDaemon(t, tp, ns, "gobgpd", dir, nil, bin, "-f", conf, "-t", "toml", "-p", "-l", "debug",
-		"--api-hosts", GoBGPAPI, "--pprof-disable")
-	g := &GoBGP{daemon: d}
-	g.waitReady(t, "gRPC API on "+GoBGPAPI, func() error {
-		if g.cmd.ProcessState != nil {
-			return fmt.Errorf("exited")
-		}
-		_, err := g.CLI(context.Background(), "global")
-		return err
-	})
-	return g
+	return startGobgpd(t, tp, ns, "gobgpd", bin, nil, cfg, "debug")
 }
 
-func waitSRv6Status(t *testing.T, a *Authbgpd, d time.Duration, what string, ok func(status.SRv6) bool) status.SRv6 {
+func waitSRv6Status(t testing.TB, a *Authbgpd, d time.Duration, what string, ok func(status.SRv6) bool) status.SRv6 {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		s := a.Status().SRv6
-		if ok(s) {
-			return s
+	var s status.SRv6
+	waitFor(t, d, what, func() error {
+		if s = a.Status().SRv6; ok(s) {
+			return nil
 		}
-		if time.Now().After(deadline) {
-			b, _ := json.Marshal(s)
-			t.Fatalf("%s: not within %v; /status srv6: %s", what, d, b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		b, _ := json.Marshal(s)
+		return fmt.Errorf("/status srv6: %s", b)
+	})
+	return s
 }
 
 // snmp6 reads one counter of ns's /proc/net/snmp6.
@@ -443,17 +408,12 @@ func snmp6(t *testing.T, ns, name string) uint64 {
 
 func waitCounter(t *testing.T, ns, name string, want uint64, d time.Duration, what string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		n := snmp6(t, ns, name)
-		if n >= want {
-			return
+	waitFor(t, d, what, func() error {
+		if n := snmp6(t, ns, name); n < want {
+			return fmt.Errorf("%s = %d, want >= %d", name, n, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %s = %d, want >= %d", what, name, n, want)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // ping sends n ICMPv6 echo requests from ns to dst (a raw socket: the
@@ -494,18 +454,14 @@ func srCapture(t *testing.T, tp *netns.Topology, ns, ifc, filter string) func(wa
 	stderr := &srBuffer{}
 	cmd.Stderr = stderr
 	tp.Start(cmd)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stderr.String(), "listening on") {
-		if time.Now().After(deadline) {
-			t.Fatalf("tcpdump did not start: %s", stderr.String())
+	waitFor(t, 10*time.Second, "tcpdump listening", func() error {
+		if !strings.Contains(stderr.String(), "listening on") {
+			return fmt.Errorf("tcpdump did not start: %s", stderr.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	return func(want int) string {
-		deadline := time.Now().Add(10 * time.Second)
-		for want > 0 && srCountPackets(file) < want && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
+		_ = poll(10*time.Second, func() error { return holds(want <= 0 || srCountPackets(file) >= want) })
 		time.Sleep(200 * time.Millisecond)
 		netns.Stop(cmd)
 		return file
@@ -596,7 +552,7 @@ func verifyPcapSRH(t *testing.T, file, secret string) map[string]uint64 {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "vp.toml")
 	os.WriteFile(filepath.Join(dir, "k"), []byte(secret), 0o600)
-	os.WriteFile(conf, []byte("[global]\nasn = 65009\nrouter-id = \"192.0.2.9\"\n[[srv6.hmac-keys]]\nid = 42\nalgorithm = \"sha256\"\nsecret-file = \"k\"\n"), 0o600)
+	os.WriteFile(conf, []byte(abConf{ASN: 65009, RouterID: "192.0.2.9", Extra: srv6HMACKey(42, "k")}.String()), 0o600)
 	out, err := exec.Command(authbgpdBinary(t, ""), "verify-pcap", "-f", conf, "--json", file).Output()
 	if err != nil {
 		t.Fatalf("verify-pcap: %v", err)
@@ -962,20 +918,7 @@ func TestSRv6NoCapNetAdmin(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "authbgpd.toml")
 	os.WriteFile(filepath.Join(dir, "k"), []byte(secret), 0o600)
-	os.WriteFile(conf, []byte(fmt.Sprintf(`[global]
-asn = 65001
-router-id = "192.0.2.1"
-listen-port = -1
-
-[api]
-grpc = %q
-http = %q
-
-[[srv6.hmac-keys]]
-id = 7
-algorithm = "sha256"
-secret-file = "k"
-
+	os.WriteFile(conf, []byte(abConf{ListenPort: "-1", Extra: srv6HMACKey(7, "k") + `
 [[srv6.policies]]
 name = "p"
 color = 1
@@ -986,16 +929,10 @@ hmac-key-id = 7
 [srv6.headend]
 enabled = true
 source = "2001:db8::1"
-`, GoBGPAPI, AuthbgpdHTTP)), 0o600)
+`}.String()), 0o600)
 	d := startDaemon(t, tp, ns, "authbgpd", dir, nil, setpriv, "--bounding-set=-net_admin", "--", bin, "-f", conf, "--log-level", "debug")
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: conf, t: t}
-	a.waitReady(t, "/healthz", func() error {
-		if a.cmd.ProcessState != nil {
-			return fmt.Errorf("exited: %s", tail(a.Log(), 2000))
-		}
-		_, err := a.HTTPGet("/healthz")
-		return err
-	})
+	a.waitHealthy(t)
 	s := a.Status().SRv6
 	b, _ := json.Marshal(s)
 	t.Logf("/status srv6: %s", b)

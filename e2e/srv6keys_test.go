@@ -50,14 +50,12 @@ func requireSRv6HMACKernel(t testing.TB, ns string) {
 // key IDs want, for up to d (a /status taken while the SRv6 pass holds its
 // lock, before its first snapshot, lists no keys). It returns the last list.
 func waitHMACKeyIDs(a *Authbgpd, want []uint32, d time.Duration) []status.HMACKey {
-	deadline := time.Now().Add(d)
-	for {
-		keys := a.Status().SRv6.HMACKeys
-		if sameIDs(keys, want) || time.Now().After(deadline) {
-			return keys
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var keys []status.HMACKey
+	_ = poll(d, func() error {
+		keys = a.Status().SRv6.HMACKeys
+		return holds(sameIDs(keys, want))
+	})
+	return keys
 }
 
 func sameIDs(keys []status.HMACKey, want []uint32) bool {
