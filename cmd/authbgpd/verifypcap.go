@@ -12,7 +12,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
-	"github.com/authbgp/authbgpd/speaker"
+	"github.com/authbgp/authbgpd/srv6"
 	"github.com/authbgp/authbgpd/srv6policy"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -71,7 +71,7 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	// diagnosis means the same; no idle timeout (captures are history).
 	c := shadow.New(shadow.PeersOf(cfg), shadow.Options{Port: uint16(*port), IdleAfter: -1})
 	rep := pcapReport{Files: []pcapFile{}, Peers: []pcapPeer{}}
-	keys, kerrs := speaker.SRHKeys(cfg)
+	keys, kerrs := srv6.SRHKeys(cfg)
 	for _, err := range kerrs {
 		fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
 	}
