@@ -105,11 +105,15 @@ type fakeRoutes struct {
 	mu     sync.Mutex
 	routes map[netip.Prefix]srv6policy.Route
 	noPath map[netip.Addr]bool // first segments without a route
+	fail   map[netip.Prefix]error // Add, Replace and Delete of these fail
 }
 
 func (r *fakeRoutes) Add(rt srv6policy.Route) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.fail[rt.Dst]; err != nil {
+		return err
+	}
 	if _, ok := r.routes[rt.Dst]; ok {
 		return srv6policy.ErrRouteExists
 	}
@@ -121,6 +125,9 @@ func (r *fakeRoutes) Add(rt srv6policy.Route) error {
 func (r *fakeRoutes) Replace(rt srv6policy.Route) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.fail[rt.Dst]; err != nil {
+		return err
+	}
 	r.routes[rt.Dst] = rt
 	r.o.add("route replace %s", rt)
 	return nil
@@ -129,6 +136,9 @@ func (r *fakeRoutes) Replace(rt srv6policy.Route) error {
 func (r *fakeRoutes) Delete(dst netip.Prefix) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.fail[dst]; err != nil {
+		return err
+	}
 	if _, ok := r.routes[dst]; !ok {
 		return srv6policy.ErrRouteNotFound
 	}
