@@ -104,7 +104,7 @@ type fakeRoutes struct {
 	o      *ops
 	mu     sync.Mutex
 	routes map[netip.Prefix]srv6policy.Route
-	noPath map[netip.Addr]bool // first segments without a route
+	noPath map[netip.Addr]bool    // first segments without a route
 	fail   map[netip.Prefix]error // Add, Replace and Delete of these fail
 }
 
