@@ -51,6 +51,9 @@ func TestRefusedKeyChangeVerifier(t *testing.T) {
 	if f.keys.keys[42] != "sha256/secret-42" {
 		t.Fatalf("key 42 in the kernel: %q", f.keys.keys[42])
 	}
+	if logs := f.logs.String(); !strings.Contains(logs, "srv6: reload") || !strings.Contains(logs, `keys_changed="[42]"`) || strings.Contains(logs, "CHANGED") {
+		t.Errorf("the reload's changes are not logged by key ID:\n%s", logs)
+	}
 	v.Check(src, srhWith(t, src, "secret-42"), false)
 	if valid, invalid := srhCount(t, f.m, "42", "valid"), srhCount(t, f.m, "42", "invalid"); valid != 2 || invalid != 0 {
 		t.Fatalf("after the refused change: valid{42} = %v, invalid{42} = %v; want 2 and 0 (the kernel's secret verifies)", valid, invalid)

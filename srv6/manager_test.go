@@ -108,28 +108,21 @@ type fakeRoutes struct {
 	fail   map[netip.Prefix]error // Add, Replace and Delete of these fail
 }
 
-func (r *fakeRoutes) Add(rt srv6policy.Route) error {
+func (r *fakeRoutes) Add(rt srv6policy.Route) error { return r.put(rt, false) }
+
+func (r *fakeRoutes) Replace(rt srv6policy.Route) error { return r.put(rt, true) }
+
+func (r *fakeRoutes) put(rt srv6policy.Route, replace bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.fail[rt.Dst]; err != nil {
 		return err
 	}
-	if _, ok := r.routes[rt.Dst]; ok {
+	if _, ok := r.routes[rt.Dst]; ok && !replace {
 		return srv6policy.ErrRouteExists
 	}
 	r.routes[rt.Dst] = rt
-	r.o.add("route add %s", rt)
-	return nil
-}
-
-func (r *fakeRoutes) Replace(rt srv6policy.Route) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.fail[rt.Dst]; err != nil {
-		return err
-	}
-	r.routes[rt.Dst] = rt
-	r.o.add("route replace %s", rt)
+	r.o.add("route %s %s", map[bool]string{false: "add", true: "replace"}[replace], rt)
 	return nil
 }
 
