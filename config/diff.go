@@ -32,7 +32,9 @@ type Changes struct {
 	KeychainsRemoved []string
 	KeychainsChanged []string
 
-	// SRv6 HMAC keys by id and policies by name.
+	// SRv6 HMAC keys by id and policies by name (the srv6 Manager logs
+	// them on reload; it applies the configs themselves, against what the
+	// kernel holds).
 	HMACKeysAdded   []uint32
 	HMACKeysRemoved []uint32
 	HMACKeysChanged []uint32 // algorithm or secret changed
@@ -97,6 +99,18 @@ func Diff(old, new *Config) Changes {
 		new = &Config{}
 	}
 	var ch Changes
+	ch.diffGlobal(old, new)
+	changedChains := ch.diffKeychains(old, new)
+	ch.diffPeers(old, new, changedChains)
+	ch.diffHMACKeys(old, new)
+	ch.diffPolicies(old, new)
+	oh, nh := &old.SRv6.Headend, &new.SRv6.Headend
+	ch.Headend = oh.Enabled != nh.Enabled || oh.Source != nh.Source || oh.SteerEndpoint != nh.SteerEndpoint
+	return ch
+}
+
+// diffGlobal compares [global], [api], [log] and [shadow].
+func (ch *Changes) diffGlobal(old, new *Config) {
 	ch.ASN = old.Global.ASN != new.Global.ASN
 	ch.RouterID = old.Global.RouterID != new.Global.RouterID
 	ch.ListenPort = old.Global.ListenPort != new.Global.ListenPort
@@ -106,8 +120,10 @@ func Diff(old, new *Config) Changes {
 	ch.Shadow = old.Shadow.Enabled != new.Shadow.Enabled ||
 		old.Shadow.FollowPeerRollover != new.Shadow.FollowPeerRollover ||
 		!slices.Equal(sortedCopy(old.Shadow.Interfaces), sortedCopy(new.Shadow.Interfaces))
+}
 
-	// Keychains.
+// diffKeychains compares keychains by name; it returns the changed ones.
+func (ch *Changes) diffKeychains(old, new *Config) map[string]bool {
 	changedChains := map[string]bool{}
 	for i := range new.Keychains {
 		nk := &new.Keychains[i]
@@ -125,8 +141,11 @@ func Diff(old, new *Config) Changes {
 			ch.KeychainsRemoved = append(ch.KeychainsRemoved, old.Keychains[i].Name)
 		}
 	}
+	return changedChains
+}
 
-	// Peers.
+// diffPeers compares peers by identity (Peer.ID).
+func (ch *Changes) diffPeers(old, new *Config, changedChains map[string]bool) {
 	oldPeers := map[string]*Peer{}
 	for i := range old.Peers {
 		oldPeers[old.Peers[i].ID()] = &old.Peers[i]
@@ -153,8 +172,10 @@ func Diff(old, new *Config) Changes {
 			ch.Removed = append(ch.Removed, &old.Peers[i])
 		}
 	}
+}
 
-	// SRv6.
+// diffHMACKeys compares SRv6 HMAC keys by ID.
+func (ch *Changes) diffHMACKeys(old, new *Config) {
 	for i := range new.SRv6.HMACKeys {
 		nh := &new.SRv6.HMACKeys[i]
 		oh := old.HMACKey(nh.ID)
@@ -170,6 +191,10 @@ func Diff(old, new *Config) Changes {
 			ch.HMACKeysRemoved = append(ch.HMACKeysRemoved, old.SRv6.HMACKeys[i].ID)
 		}
 	}
+}
+
+// diffPolicies compares SR policies by name.
+func (ch *Changes) diffPolicies(old, new *Config) {
 	oldPol := map[string]*Policy{}
 	for i := range old.SRv6.Policies {
 		oldPol[old.SRv6.Policies[i].Name] = &old.SRv6.Policies[i]
@@ -191,9 +216,6 @@ func Diff(old, new *Config) Changes {
 			ch.PoliciesRemoved = append(ch.PoliciesRemoved, old.SRv6.Policies[i].Name)
 		}
 	}
-	oh, nh := &old.SRv6.Headend, &new.SRv6.Headend
-	ch.Headend = oh.Enabled != nh.Enabled || oh.Source != nh.Source || oh.SteerEndpoint != nh.SteerEndpoint
-	return ch
 }
 
 func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]bool) PeerChange {

@@ -25,6 +25,7 @@ import (
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/peers"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/srv6"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -46,8 +47,7 @@ type Speaker struct {
 	metrics *metrics.Metrics
 	http    *httpapi.Server
 	shadow  *shadow.Runner // nil when [shadow] is off
-	srh     *srhVerifier
-	srv6    *srv6Run
+	srv6    *srv6.Manager
 
 	mu  sync.Mutex
 	cfg *config.Config
@@ -117,12 +117,12 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	s.host.SetAPIGuard(s.peers.GuardAPI)
 	// SRv6 keys go into the kernel before policies use them, and the
 	// shadow checker verifies SRHs with them: srv6 starts before shadow.
-	s.srv6 = newSRv6(cfg, log, s.metrics)
+	// The srv6 Manager also owns the SRH verifier's keys.
+	s.srv6 = srv6.New(cfg, log, s.metrics)
 	s.host.Register(s.srv6)
 	if cfg.Shadow.Enabled {
-		s.srh = newSRHVerifier(cfg, s.metrics, log.WithField("component", "shadow"))
 		s.shadow = shadow.NewRunner(cfg, log, s.metrics, shadow.RunnerOptions{
-			Follow: s.peers.SetPeerKeyID, KeyIDs: s.peers.KeyIDs, EndStale: s.peers.EndStale, SRH: s.srh,
+			Follow: s.peers.SetPeerKeyID, KeyIDs: s.peers.KeyIDs, EndStale: s.peers.EndStale, SRH: s.srv6.Verifier(),
 		})
 		s.host.Register(s.shadow)
 	}
@@ -187,13 +187,12 @@ func (s *Speaker) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	s.cfg = next
 	s.mu.Unlock()
-	if serr := s.srv6.reload(ctx, next); serr != nil {
+	if serr := s.srv6.Reload(ctx, next); serr != nil {
 		s.log.WithError(serr).Error("srv6: reload applied with errors")
 		err = errors.Join(err, serr)
 	}
 	if s.shadow != nil {
 		s.shadow.Reload(next)
-		s.srh.setKeys(next, s.log.WithField("component", "shadow"))
 		for peer, id := range s.peers.KeyIDs() {
 			s.shadow.Pin(peer, id)
 		}
@@ -229,7 +228,7 @@ func (s *Speaker) Status() status.Status {
 	if st.Peers == nil {
 		st.Peers = []status.Peer{}
 	}
-	st.SRv6 = s.srv6.status()
+	st.SRv6 = s.srv6.Status()
 	if s.shadow != nil {
 		shadow.MergeStatus(&st, s.shadow.Reports())
 		st.Capture = s.shadow.CaptureStatus()

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
-
-	"github.com/authbgp/authbgpd/config"
 )
 
 // cmdCheck validates a config file: exit 0 (warnings go to stderr), or exit
 // 1 with every error as "FILE:LINE: message", one per line.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	file := fs.String("f", "", "config file (TOML)")
+	fs, file := configFlags("check", "config file (TOML)", stderr)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -21,11 +16,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: authbgpd check -f FILE")
 		return 2
 	}
-	cfg, err := config.Load(*file)
-	if err != nil {
-		for _, e := range config.Errors(err) {
-			fmt.Fprintln(stderr, e.Error())
-		}
+	cfg := loadConfig(*file, stderr)
+	if cfg == nil {
 		return 1
 	}
 	for _, w := range cfg.Warnings {

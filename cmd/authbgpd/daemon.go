@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +11,7 @@ import (
 
 // cmdRun runs the speaker until SIGTERM/SIGINT; SIGHUP reloads the config.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("authbgpd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	file := fs.String("f", "", "config file (TOML)")
+	fs, file := configFlags("authbgpd", "config file (TOML)", stderr)
 	level := fs.String("log-level", "", "debug | info | warn | error (overrides [log] level)")
 	format := fs.String("log-format", "", "text | json (overrides [log] format)")
 	if err := fs.Parse(args); err != nil {

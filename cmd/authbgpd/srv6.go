@@ -46,9 +46,58 @@ func cmdSRv6(args []string, stdout, stderr io.Writer) int {
 // bytes, so anything much longer is refused without reading it all.
 const maxKeyFile = 4096
 
+// hmacArgs are the parsed arguments of `authbgpd srv6 hmac`.
+type hmacArgs struct {
+	alg     srv6policy.Algorithm
+	keyFile string
+	id      uint32
+	src     netip.Addr
+	segs    []netip.Addr
+}
+
 // cmdSRv6HMAC prints the HMAC field for a key and an encap SRH. The secret
 // never appears in any output.
 func cmdSRv6HMAC(args []string, stdout, stderr io.Writer) int {
+	a, code := parseHMACArgs(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "authbgpd srv6 hmac: %v\n", err)
+		return 1
+	}
+	if !a.src.Is6() || a.src.Is4In6() || a.src.Zone() != "" {
+		return fail(fmt.Errorf("--source %s is not an IPv6 address", a.src))
+	}
+	for _, s := range a.segs {
+		if !s.Is6() || s.Zone() != "" {
+			return fail(fmt.Errorf("segment %s is not an IPv6 address", s))
+		}
+	}
+	secret, err := readKeyFile(a.keyFile)
+	if err != nil {
+		return fail(err)
+	}
+	defer clear(secret)
+	key, err := srv6policy.NewKey(a.id, a.alg, secret)
+	if err != nil {
+		return fail(err)
+	}
+	srh, err := srv6policy.EncapSRH(a.segs, a.id)
+	if err != nil {
+		return fail(err)
+	}
+	mac := key.Sum(nil, a.src, srh.LastEntry(), srh.Flags, srh.Segments)
+	if len(mac) != srv6policy.HMACFieldLen {
+		return fail(srv6policy.ErrFIPS140Only)
+	}
+	fmt.Fprintln(stdout, hex.EncodeToString(mac))
+	return 0
+}
+
+// parseHMACArgs parses the flags of `srv6 hmac`; code is the exit code
+// when it is done (bad usage: 2, help: 0), else -1.
+func parseHMACArgs(args []string, stderr io.Writer) (a hmacArgs, code int) {
 	fs := flag.NewFlagSet("srv6 hmac", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, srv6Usage) }
@@ -59,18 +108,14 @@ func cmdSRv6HMAC(args []string, stdout, stderr io.Writer) int {
 	segments := fs.String("segments", "", "comma-separated segments, first hop first")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return a, 0
 		}
-		return 2
+		return a, 2
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "authbgpd srv6 hmac: "+format+"\n", a...)
+	usageErr := func(format string, v ...any) (hmacArgs, int) {
+		fmt.Fprintf(stderr, "authbgpd srv6 hmac: "+format+"\n", v...)
 		fmt.Fprint(stderr, srv6Usage)
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "authbgpd srv6 hmac: %v\n", err)
-		return 1
+		return a, 2
 	}
 	if fs.NArg() != 0 {
 		return usageErr("unexpected argument %q", fs.Arg(0))
@@ -82,54 +127,26 @@ func cmdSRv6HMAC(args []string, stdout, stderr io.Writer) int {
 			return usageErr("--%s is required", f.name)
 		}
 	}
-	alg, err := srv6policy.ParseAlgorithm(*algName)
-	if err != nil {
+	var err error
+	if a.alg, err = srv6policy.ParseAlgorithm(*algName); err != nil {
 		return usageErr("--algorithm: %v", err)
 	}
 	id, err := strconv.ParseUint(*keyID, 10, 32)
 	if err != nil {
 		return usageErr("--key-id %q: not a number from 1 to 4294967295", *keyID)
 	}
-	src, err := netip.ParseAddr(*source)
-	if err != nil {
+	a.id, a.keyFile = uint32(id), *keyFile
+	if a.src, err = netip.ParseAddr(*source); err != nil {
 		return usageErr("--source: %v", err)
 	}
-	var segs []netip.Addr
 	for _, s := range strings.Split(*segments, ",") {
-		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		seg, err := netip.ParseAddr(strings.TrimSpace(s))
 		if err != nil {
 			return usageErr("--segments: %v", err)
 		}
-		segs = append(segs, a)
+		a.segs = append(a.segs, seg)
 	}
-
-	if !src.Is6() || src.Is4In6() || src.Zone() != "" {
-		return fail(fmt.Errorf("--source %s is not an IPv6 address", src))
-	}
-	for _, a := range segs {
-		if !a.Is6() || a.Zone() != "" {
-			return fail(fmt.Errorf("segment %s is not an IPv6 address", a))
-		}
-	}
-	secret, err := readKeyFile(*keyFile)
-	if err != nil {
-		return fail(err)
-	}
-	defer clear(secret)
-	key, err := srv6policy.NewKey(uint32(id), alg, secret)
-	if err != nil {
-		return fail(err)
-	}
-	srh, err := srv6policy.EncapSRH(segs, uint32(id))
-	if err != nil {
-		return fail(err)
-	}
-	mac := key.Sum(nil, src, srh.LastEntry(), srh.Flags, srh.Segments)
-	if len(mac) != srv6policy.HMACFieldLen {
-		return fail(srv6policy.ErrFIPS140Only)
-	}
-	fmt.Fprintln(stdout, hex.EncodeToString(mac))
-	return 0
+	return a, -1
 }
 
 // readKeyFile reads a secret with one trailing "\n" or "\r\n" removed (as

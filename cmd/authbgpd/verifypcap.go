@@ -2,17 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"text/tabwriter"
 	"time"
 
-	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
-	"github.com/authbgp/authbgpd/speaker"
+	"github.com/authbgp/authbgpd/srv6"
 	"github.com/authbgp/authbgpd/srv6policy"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -24,19 +22,12 @@ type pcapPeer struct {
 	Shadow  *status.Shadow `json:"shadow"`
 }
 
-// SRHCounts are the verdicts of the SRH HMACs in the captures, checked
-// with the config's [[srv6.hmac-keys]] (srv6policy.VerifySRH).
-type SRHCounts struct {
-	Valid      uint64 `json:"valid"`
-	Invalid    uint64 `json:"invalid"`
-	NoHMAC     uint64 `json:"no_hmac"`
-	UnknownKey uint64 `json:"unknown_key"`
-}
-
+// pcapReport is verify-pcap's report. SRH counts the verdicts of the SRH
+// HMACs in the captures, checked with the config's [[srv6.hmac-keys]].
 type pcapReport struct {
-	Files []pcapFile `json:"files"`
-	Peers []pcapPeer `json:"peers"`
-	SRH   SRHCounts  `json:"srh"`
+	Files []pcapFile     `json:"files"`
+	Peers []pcapPeer     `json:"peers"`
+	SRH   srv6.SRHCounts `json:"srh"`
 }
 
 type pcapFile struct {
@@ -48,9 +39,7 @@ type pcapFile struct {
 // keys of a config. Failing segments are the report (exit 0); an unreadable
 // or truncated capture is an error (exit 1).
 func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify-pcap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	file := fs.String("f", "", "config file (TOML) whose peers and keys to check with")
+	fs, file := configFlags("verify-pcap", "config file (TOML) whose peers and keys to check with", stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	port := fs.Uint("port", 179, "BGP port")
 	if err := fs.Parse(args); err != nil {
@@ -60,59 +49,64 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: authbgpd verify-pcap -f FILE [--json] CAPTURE...")
 		return 2
 	}
-	cfg, err := config.Load(*file)
-	if err != nil {
-		for _, e := range config.Errors(err) {
-			fmt.Fprintln(stderr, e.Error())
-		}
+	cfg := loadConfig(*file, stderr)
+	if cfg == nil {
 		return 1
 	}
 	// Offline: no hysteresis delay matters, but keep the live rules so the
 	// diagnosis means the same; no idle timeout (captures are history).
 	c := shadow.New(shadow.PeersOf(cfg), shadow.Options{Port: uint16(*port), IdleAfter: -1})
 	rep := pcapReport{Files: []pcapFile{}, Peers: []pcapPeer{}}
-	keys, kerrs := speaker.SRHKeys(cfg)
+	keys, kerrs := srv6.SRHKeys(cfg)
 	for _, err := range kerrs {
 		fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
 	}
-	srh := func(pkt *frame.TCP, _ []byte) {
-		switch v, _ := srv6policy.VerifySRH(keys, pkt.Src, pkt.SRH); v {
-		case srv6policy.VerdictValid:
-			rep.SRH.Valid++
-		case srv6policy.VerdictInvalid:
-			rep.SRH.Invalid++
-		case srv6policy.VerdictNoHMAC:
-			rep.SRH.NoHMAC++
-		case srv6policy.VerdictUnknownKey:
-			rep.SRH.UnknownKey++
-		}
-	}
-	for _, name := range fs.Args() {
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
-			return 1
-		}
-		st, err := shadow.ReadCapture(f, c, srh)
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "authbgpd verify-pcap: %s: %v\n", name, err)
-			return 1
-		}
-		rep.Files = append(rep.Files, pcapFile{Name: name, Stats: st})
+	srh := func(pkt *frame.TCP, _ []byte) { rep.SRH.Add(srv6policy.VerifySRH(keys, pkt.Src, pkt.SRH)) }
+	if !readCaptures(fs.Args(), c, srh, &rep, stderr) {
+		return 1
 	}
 	for _, r := range c.Reports(time.Time{}) {
 		rep.Peers = append(rep.Peers, pcapPeer{Address: r.Address.String(), Peer: r.PeerID, Shadow: shadow.StatusOf(r)})
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(stderr, "authbgpd verify-pcap:", err)
-			return 1
-		}
-		return 0
+		return printPcapJSON(rep, stdout, stderr)
 	}
+	printPcapReport(rep, stdout)
+	return 0
+}
+
+// readCaptures feeds every capture file to c (and SRHs to srh), adding
+// each file's stats to rep; false when one cannot be read (said on stderr).
+func readCaptures(names []string, c *shadow.Checker, srh func(*frame.TCP, []byte), rep *pcapReport, stderr io.Writer) bool {
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
+			return false
+		}
+		st, err := shadow.ReadCapture(f, c, srh)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "authbgpd verify-pcap: %s: %v\n", name, err)
+			return false
+		}
+		rep.Files = append(rep.Files, pcapFile{Name: name, Stats: st})
+	}
+	return true
+}
+
+func printPcapJSON(rep pcapReport, stdout, stderr io.Writer) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		fmt.Fprintln(stderr, "authbgpd verify-pcap:", err)
+		return 1
+	}
+	return 0
+}
+
+// printPcapReport prints rep as a line per file and a table of peers.
+func printPcapReport(rep pcapReport, stdout io.Writer) {
 	for _, f := range rep.Files {
 		fmt.Fprintf(stdout, "%s: %d packets, %d TCP, %d BGP segments of configured peers checked\n", f.Name, f.Stats.Packets, f.Stats.TCP, f.Stats.Checked)
 	}
@@ -131,8 +125,7 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	if len(rep.Peers) == 0 {
 		fmt.Fprintln(stdout, "no BGP segments of configured peers in the capture")
 	}
-	if h := rep.SRH; h.Valid+h.Invalid+h.NoHMAC+h.UnknownKey > 0 {
+	if h := rep.SRH; h.Total() > 0 {
 		fmt.Fprintf(stdout, "SRv6 SRH HMACs: %d valid, %d invalid, %d without HMAC, %d with an unknown key ID\n", h.Valid, h.Invalid, h.NoHMAC, h.UnknownKey)
 	}
-	return 0
 }

@@ -1,4 +1,4 @@
-package speaker
+package srv6
 
 import (
 	"bytes"
@@ -104,31 +104,34 @@ type fakeRoutes struct {
 	o      *ops
 	mu     sync.Mutex
 	routes map[netip.Prefix]srv6policy.Route
-	noPath map[netip.Addr]bool // first segments without a route
+	noPath map[netip.Addr]bool    // first segments without a route
+	fail   map[netip.Prefix]error // Add, Replace and Delete of these fail
 }
 
-func (r *fakeRoutes) Add(rt srv6policy.Route) error {
+func (r *fakeRoutes) Add(rt srv6policy.Route) error { return r.put(rt, false) }
+
+func (r *fakeRoutes) Replace(rt srv6policy.Route) error { return r.put(rt, true) }
+
+func (r *fakeRoutes) put(rt srv6policy.Route, replace bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.routes[rt.Dst]; ok {
+	if err := r.fail[rt.Dst]; err != nil {
+		return err
+	}
+	if _, ok := r.routes[rt.Dst]; ok && !replace {
 		return srv6policy.ErrRouteExists
 	}
 	r.routes[rt.Dst] = rt
-	r.o.add("route add %s", rt)
-	return nil
-}
-
-func (r *fakeRoutes) Replace(rt srv6policy.Route) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.routes[rt.Dst] = rt
-	r.o.add("route replace %s", rt)
+	r.o.add("route %s %s", map[bool]string{false: "add", true: "replace"}[replace], rt)
 	return nil
 }
 
 func (r *fakeRoutes) Delete(dst netip.Prefix) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.fail[dst]; err != nil {
+		return err
+	}
 	if _, ok := r.routes[dst]; !ok {
 		return srv6policy.ErrRouteNotFound
 	}
@@ -258,7 +261,7 @@ type srv6Fixture struct {
 	routes *fakeRoutes
 	host   *fakeHost
 	m      *metrics.Metrics
-	s      *srv6Run
+	s      *Manager
 	logs   *bytes.Buffer
 }
 
@@ -275,7 +278,7 @@ func newSRv6Fixture(t *testing.T, cfg *config.Config) *srv6Fixture {
 	l := logrus.New()
 	l.SetOutput(&syncWriter{w: f.logs})
 	l.SetLevel(logrus.DebugLevel)
-	f.s = newSRv6(cfg, l, f.m)
+	f.s = New(cfg, l, f.m)
 	f.s.poll = time.Hour // passes run on demand in tests
 	f.s.openKeys = func() (kernelKeys, error) { return f.keys, nil }
 	f.s.openRoutes = func() (kernelRoutes, error) { return f.routes, nil }
@@ -292,6 +295,12 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(b)
+}
+
+// start is Start with a fake host.
+func (s *Manager) start(ctx context.Context, h bgpHost) error {
+	s.begin(ctx, h)
+	return nil
 }
 
 // pass runs one headend pass now (the loop's first pass runs at start).
@@ -398,7 +407,7 @@ func TestSRv6KeysPoliciesHeadend(t *testing.T) {
 	if got := r[steerP]; got.Kind != srv6policy.RouteSteer || got.KeyID != 42 {
 		t.Fatalf("steer route %+v", got)
 	}
-	st := f.s.status()
+	st := f.s.Status()
 	if len(st.HMACKeys) != 2 || !st.HMACKeys[0].Installed || st.HMACKeys[0].Error != "" {
 		t.Fatalf("status keys %+v", st.HMACKeys)
 	}
@@ -415,7 +424,7 @@ func TestSRv6KeysPoliciesHeadend(t *testing.T) {
 	// routes): refused; key 44 added; key 43 no longer configured:
 	// removed; policy a removed: withdrawn.
 	cfg2 := mustConfig(t, srv6Global+srv6Key(42, "CHANGED-42")+srv6Key(44, "secret-44")+srv6Headend)
-	err := f.s.reload(ctx, cfg2)
+	err := f.s.Reload(ctx, cfg2)
 	if err == nil || !strings.Contains(err.Error(), "rotate to a NEW key ID") || strings.Contains(err.Error(), "CHANGED") {
 		t.Fatalf("reload: %v", err)
 	}
@@ -427,7 +436,7 @@ func TestSRv6KeysPoliciesHeadend(t *testing.T) {
 	if f.keys.keys[42] != "sha256/secret-42" {
 		t.Fatalf("key 42 in the kernel: %q", f.keys.keys[42])
 	}
-	st = f.s.status()
+	st = f.s.Status()
 	if k := st.HMACKeys[0]; k.ID != 42 || !k.Installed || !strings.Contains(k.Error, "rotate to a NEW key ID") {
 		t.Fatalf("status key 42: %+v", k)
 	}
@@ -436,10 +445,10 @@ func TestSRv6KeysPoliciesHeadend(t *testing.T) {
 	}
 	// Changing it back clears the error.
 	cfg2b := mustConfig(t, srv6Global+srv6Key(42, "secret-42")+srv6Key(44, "secret-44")+srv6Headend)
-	if err := f.s.reload(ctx, cfg2b); err != nil {
+	if err := f.s.Reload(ctx, cfg2b); err != nil {
 		t.Fatal(err)
 	}
-	if k := f.s.status().HMACKeys[0]; k.Error != "" || !k.Installed {
+	if k := f.s.Status().HMACKeys[0]; k.Error != "" || !k.Installed {
 		t.Fatalf("status key 42 after undo: %+v", k)
 	}
 	f.o.take()
@@ -447,7 +456,7 @@ func TestSRv6KeysPoliciesHeadend(t *testing.T) {
 	// Reload: key 42 removed: the routes that use it go first, then the
 	// key.
 	cfg3 := mustConfig(t, srv6Global+srv6Key(44, "secret-44")+srv6Headend)
-	if err := f.s.reload(ctx, cfg3); err != nil {
+	if err := f.s.Reload(ctx, cfg3); err != nil {
 		t.Fatal(err)
 	}
 	l = f.o.take()
@@ -455,7 +464,7 @@ func TestSRv6KeysPoliciesHeadend(t *testing.T) {
 	if i, j := index(l, "route del"), index(l, "key del 42"); i < 0 || j < 0 || i > j {
 		t.Fatalf("routes not removed before their key: %q", l)
 	}
-	st = f.s.status()
+	st = f.s.Status()
 	if len(st.Policies) != 1 || st.Policies[0].Installed || !strings.Contains(st.Policies[0].Reason, "HMAC key ID 42 not in our key table") {
 		t.Fatalf("status after key removal: %+v", st.Policies)
 	}
@@ -466,7 +475,7 @@ func TestSRv6KeysPoliciesHeadend(t *testing.T) {
 	// Key 42 back (not in use: installed), then a changed secret while
 	// routes use it is refused again; Stop removes routes, then keys, and
 	// restores the tunnel source.
-	if err := f.s.reload(ctx, cfg2b); err != nil {
+	if err := f.s.Reload(ctx, cfg2b); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.routes.snapshot()) != 2 {
@@ -565,7 +574,7 @@ func TestSRv6HeadendSelection(t *testing.T) {
 	f.pass()
 	reasons := map[string]string{}
 	installed := map[string]bool{}
-	for _, p := range f.s.status().Policies {
+	for _, p := range f.s.Status().Policies {
 		reasons[p.Name], installed[p.Name] = p.Reason, p.Installed
 	}
 	t.Logf("%d policies:", len(reasons))
@@ -624,7 +633,7 @@ func TestSRv6HeadendSelection(t *testing.T) {
 	if _, ok := metricValue(t, f.m, "authbgpd_srv6_policy_installed", "name", name(low, "2001:db8:12::1")); ok {
 		t.Fatal("metric of a withdrawn policy remains")
 	}
-	if st := f.s.status(); len(st.Policies) != 0 {
+	if st := f.s.Status(); len(st.Policies) != 0 {
 		t.Fatalf("status %+v", st.Policies)
 	}
 }
@@ -645,7 +654,7 @@ func TestSRv6NoKernel(t *testing.T) {
 	}
 	f.waitFirstPass()
 	defer f.s.Stop(ctx)
-	st := f.s.status()
+	st := f.s.Status()
 	if k := st.HMACKeys[0]; k.Installed || !strings.Contains(k.Error, "CAP_NET_ADMIN") {
 		t.Fatalf("key status %+v", k)
 	}
@@ -665,7 +674,12 @@ func TestSRv6NoKernel(t *testing.T) {
 func TestSRHVerifier(t *testing.T) {
 	cfg := mustConfig(t, srv6Global+srv6Key(42, "srv6key"))
 	m := metrics.New("test")
-	v := newSRHVerifier(cfg, m, testLogger().WithField("t", 1))
+	v := newSRHVerifier(m)
+	keys, errs := SRHKeys(cfg)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	v.setKeys(keys, true)
 	if !v.Enabled() {
 		t.Fatal("not enabled with a key")
 	}
@@ -719,7 +733,7 @@ func TestSRHVerifier(t *testing.T) {
 		t.Errorf("unknown_key total %v, want 1", unknown)
 	}
 	// Keys removed by reload: the verifier forgets them.
-	v.setKeys(mustConfig(t, srv6Global), testLogger().WithField("t", 1))
+	v.setKeys(map[uint32]*srv6policy.Key{}, false)
 	if v.Enabled() {
 		t.Fatal("enabled without keys")
 	}
@@ -817,7 +831,7 @@ headends = ["192.0.2.2"]
 				return r
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%d headend routes, want %d; status %+v", len(r), n, head.s.status())
+				t.Fatalf("%d headend routes, want %d; status %+v", len(r), n, head.s.Status())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -830,12 +844,12 @@ headends = ["192.0.2.2"]
 	if s := r[steerP]; s.Kind != srv6policy.RouteSteer || s.KeyID != 42 || !slices.Equal(s.Segments, segs) {
 		t.Fatalf("steer route %+v", s)
 	}
-	st := head.s.status()
+	st := head.s.Status()
 	if len(st.Policies) != 1 || !st.Policies[0].Installed || !strings.HasPrefix(st.Policies[0].Name, "[1][100][2001:db8:3::3] from 127.0.0.1") {
 		t.Fatalf("headend status %+v", st.Policies)
 	}
 	// The controller withdraws it (reload without the policy).
-	if err := ctrl.s.reload(ctx, mustConfig(t, ctrlGlobal+srv6Key(42, "k42"))); err != nil {
+	if err := ctrl.s.Reload(ctx, mustConfig(t, ctrlGlobal+srv6Key(42, "k42"))); err != nil {
 		t.Fatal(err)
 	}
 	waitRoutes(0)

@@ -1,0 +1,93 @@
+package srv6
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/authbgp/authbgpd/srv6policy"
+)
+
+// srhWith is an encap SRH from src, HMAC'd with key 42 and secret.
+func srhWith(t *testing.T, src netip.Addr, secret string) []byte {
+	t.Helper()
+	key, err := srv6policy.NewKey(42, srv6policy.SHA256, []byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srh, _ := srv6policy.EncapSRH([]netip.Addr{netip.MustParseAddr("fc00::1")}, 42)
+	pc, err := key.Precompute(src, srh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pc.SRH()
+}
+
+// TestRefusedKeyChangeVerifier: a refused change of a key in use leaves
+// the SRH verifier on the secret the kernel still has (our own headend's
+// packets stay valid), not on the new config's.
+func TestRefusedKeyChangeVerifier(t *testing.T) {
+	ctx := context.Background()
+	f := newSRv6Fixture(t, mustConfig(t, srv6Global+srv6Key(42, "secret-42")+polA))
+	if err := f.s.start(ctx, f.host); err != nil {
+		t.Fatal(err)
+	}
+	defer f.s.Stop(ctx)
+	v := f.s.Verifier()
+	if !v.Enabled() {
+		t.Fatal("verifier not enabled with a key")
+	}
+	src := netip.MustParseAddr("2001:db8::1")
+	v.Check(src, srhWith(t, src, "secret-42"), false)
+	if got := srhCount(t, f.m, "42", "valid"); got != 1 {
+		t.Fatalf("before: valid{42} = %v", got)
+	}
+	err := f.s.Reload(ctx, mustConfig(t, srv6Global+srv6Key(42, "CHANGED-42")+polA))
+	if err == nil || !strings.Contains(err.Error(), "rotate to a NEW key ID") {
+		t.Fatalf("reload: %v", err)
+	}
+	if f.keys.keys[42] != "sha256/secret-42" {
+		t.Fatalf("key 42 in the kernel: %q", f.keys.keys[42])
+	}
+	if logs := f.logs.String(); !strings.Contains(logs, "srv6: reload") || !strings.Contains(logs, `keys_changed="[42]"`) || strings.Contains(logs, "CHANGED") {
+		t.Errorf("the reload's changes are not logged by key ID:\n%s", logs)
+	}
+	v.Check(src, srhWith(t, src, "secret-42"), false)
+	if valid, invalid := srhCount(t, f.m, "42", "valid"), srhCount(t, f.m, "42", "invalid"); valid != 2 || invalid != 0 {
+		t.Fatalf("after the refused change: valid{42} = %v, invalid{42} = %v; want 2 and 0 (the kernel's secret verifies)", valid, invalid)
+	}
+}
+
+// TestFailedKeyChangeNotOrphaned: when the kernel refuses a changed key
+// (not in use), the old key it still holds is still ours: Stop removes it,
+// and the SRH verifier keeps verifying with it.
+func TestFailedKeyChangeNotOrphaned(t *testing.T) {
+	ctx := context.Background()
+	f := newSRv6Fixture(t, mustConfig(t, srv6Global+srv6Key(42, "secret-42")))
+	if err := f.s.start(ctx, f.host); err != nil {
+		t.Fatal(err)
+	}
+	f.o.take()
+	boom := errors.New("set HMAC key 42: no buffer space")
+	f.keys.setErr = boom
+	if err := f.s.Reload(ctx, mustConfig(t, srv6Global+srv6Key(42, "CHANGED-42"))); !errors.Is(err, boom) {
+		t.Fatalf("reload: %v", err)
+	}
+	if k := f.s.Status().HMACKeys[0]; k.Installed || !strings.Contains(k.Error, "no buffer space") {
+		t.Fatalf("status key 42: %+v", k)
+	}
+	src := netip.MustParseAddr("2001:db8::1")
+	f.s.Verifier().Check(src, srhWith(t, src, "secret-42"), false)
+	if got := srhCount(t, f.m, "42", "valid"); got != 1 {
+		t.Errorf("valid{42} = %v: the verifier does not use the key the kernel holds", got)
+	}
+	f.keys.setErr = nil
+	if err := f.s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l := f.o.take(); index(l, "key del 42") < 0 || len(f.keys.keys) != 0 {
+		t.Fatalf("Stop left key 42 in the kernel: ops %q, keys %v", l, f.keys.keys)
+	}
+}
