@@ -33,6 +33,7 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS = \
 	./md5auth:FuzzParseOptions \
 	./md5auth:FuzzParseDiag \
+	./md5auth:FuzzParseNetstat \
 	./frame:FuzzDecodeTCP \
 	./capture/capfile:FuzzReader \
 	./config:FuzzParse \

@@ -48,6 +48,7 @@ type Speaker struct {
 	http    *httpapi.Server
 	shadow  *shadow.Runner // nil when [shadow] is off
 	srv6    *srv6.Manager
+	kernel  *kernelDrops
 
 	mu  sync.Mutex
 	cfg *config.Config
@@ -93,7 +94,10 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	for _, w := range cfg.Warnings {
 		log.Warn(w.String())
 	}
-	s := &Speaker{opts: o, log: log, cfg: cfg, metrics: metrics.New(o.Version)}
+	s := &Speaker{opts: o, log: log, cfg: cfg, metrics: metrics.New(o.Version), kernel: newKernelDrops()}
+	if err := s.metrics.ReadKernelDrops(s.kernel.metrics); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	listen := make([]string, 0, len(cfg.Global.ListenAddresses))
 	for _, a := range cfg.Global.ListenAddresses {
 		listen = append(listen, a.String())
@@ -229,6 +233,7 @@ func (s *Speaker) Status() status.Status {
 		st.Peers = []status.Peer{}
 	}
 	st.SRv6 = s.srv6.Status()
+	st.Kernel = s.kernel.status()
 	if s.shadow != nil {
 		shadow.MergeStatus(&st, s.shadow.Reports())
 		st.Capture = s.shadow.CaptureStatus()
