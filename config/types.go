@@ -4,13 +4,15 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
 // Secret is resolved key material (a TCP-MD5 password or key, an SRv6 HMAC
-// secret). It is md5auth.Secret: every fmt verb, String, GoString and
-// MarshalText (hence encoding/json) print a redacted placeholder.
-type Secret = md5auth.Secret
+// secret): keys.Secret, the type md5auth and srv6policy use too. Every fmt
+// verb, String, GoString, MarshalText and MarshalJSON print a redacted
+// placeholder.
+type Secret = keys.Secret
 
 // Limits on secret lengths.
 const (
