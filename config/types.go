@@ -387,41 +387,32 @@ func (c *Config) PeerKey(p *Peer, now time.Time) (secret Secret, keyID int, ok b
 	}
 }
 
+// Schedule returns the keychain's keys, in order, as a keys.Schedule: the
+// one model of "which key is active" the peers manager and the shadow
+// checker use too.
+func (kc *Keychain) Schedule() keys.Schedule {
+	s := make(keys.Schedule, len(kc.Keys))
+	for i := range kc.Keys {
+		s[i] = keys.Entry{ID: int(kc.Keys[i].ID), SendFrom: kc.Keys[i].SendFrom}
+	}
+	return s
+}
+
 // Active returns the key to send at time now: the key with the latest
 // SendFrom not after now. Keys without SendFrom are always valid and count
 // as the earliest. ok is false when every key starts after now.
 func (kc *Keychain) Active(now time.Time) (Key, bool) {
-	best := -1
-	for i := range kc.Keys {
-		k := &kc.Keys[i]
-		if !k.SendFrom.IsZero() && k.SendFrom.After(now) {
-			continue
-		}
-		if best < 0 || !k.SendFrom.Before(kc.Keys[best].SendFrom) {
-			best = i
-		}
-	}
-	if best < 0 {
+	i := kc.Schedule().Active(now, -1)
+	if i < 0 {
 		return Key{}, false
 	}
-	return kc.Keys[best], true
+	return kc.Keys[i], true
 }
 
 // NextSwitch returns when the active key next changes after now: the
 // earliest SendFrom strictly after now. ok is false when no key starts later.
 func (kc *Keychain) NextSwitch(now time.Time) (time.Time, bool) {
-	var next time.Time
-	found := false
-	for i := range kc.Keys {
-		t := kc.Keys[i].SendFrom
-		if t.IsZero() || !t.After(now) {
-			continue
-		}
-		if !found || t.Before(next) {
-			next, found = t, true
-		}
-	}
-	return next, found
+	return kc.Schedule().NextSwitch(now)
 }
 
 // Key returns the key with the given id, or nil.

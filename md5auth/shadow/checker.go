@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -65,25 +66,14 @@ type Peer struct {
 	// Pinned, if ≥ 0, is the key id in use regardless of time (a key
 	// switched to by follow-peer-rollover).
 	Pinned int
+
+	sched keys.Schedule // Keys' ids and send-from times, index for index
 }
 
-// active returns the index in p.Keys of the key active at t (-1: none).
-func (p *Peer) active(t time.Time) int {
-	best := -1
-	for i := range p.Keys {
-		k := &p.Keys[i]
-		if p.Pinned >= 0 && k.ID == p.Pinned {
-			return i
-		}
-		if !k.SendFrom.IsZero() && k.SendFrom.After(t) {
-			continue
-		}
-		if best < 0 || k.SendFrom.After(p.Keys[best].SendFrom) {
-			best = i
-		}
-	}
-	return best // a pinned id that is not in the keychain falls back to the schedule
-}
+// active returns the index in p.Keys of the key active at t (-1: none): the
+// pinned key when it is one of p's, else the schedule's. sched mirrors Keys
+// (set by SetPeers).
+func (p *Peer) active(t time.Time) int { return p.sched.Active(t, p.Pinned) }
 
 // Counts are segment verdict counters.
 type Counts struct {
@@ -218,6 +208,10 @@ func (c *Checker) SetPeers(peers []Peer) {
 	for i := range peers {
 		p := peers[i]
 		p.Keys = append([]Key(nil), p.Keys...)
+		p.sched = make(keys.Schedule, len(p.Keys))
+		for j, k := range p.Keys {
+			p.sched[j] = keys.Entry{ID: k.ID, SendFrom: k.SendFrom}
+		}
 		if p.Prefix.Bits() == p.Prefix.Addr().BitLen() {
 			exact[p.Prefix.Addr()] = &p
 		} else {
@@ -497,7 +491,7 @@ func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int) {
 		}
 	}
 	// Rollover: the peer signs with a keychain key newer than ours.
-	if diag == DiagOtherKey && act >= 0 && newer(p, key, p.Keys[act].SendFrom) {
+	if diag == DiagOtherKey && act >= 0 && p.sched.StartsAfter(key, p.sched[act].SendFrom) {
 		if st.rollKey == key {
 			st.rollRun++
 		} else {
@@ -522,16 +516,6 @@ func sameKey(a *int, k int) bool {
 		return k < 0
 	}
 	return *a == k
-}
-
-// newer reports whether key id of p becomes valid after t.
-func newer(p *Peer, id int, t time.Time) bool {
-	for i := range p.Keys {
-		if p.Keys[i].ID == id {
-			return p.Keys[i].SendFrom.After(t)
-		}
-	}
-	return false
 }
 
 // Reports returns the state of every remote address seen, sorted by
