@@ -6,6 +6,7 @@ import (
 
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/srv6policy"
 )
 
 // Secret is resolved key material (a TCP-MD5 password or key, an SRv6 HMAC
@@ -19,9 +20,9 @@ const (
 	// MaxMD5SecretLen is the longest TCP-MD5 key Linux accepts.
 	MaxMD5SecretLen = md5auth.MaxSecretLen
 	// MaxSRv6SecretLen is the longest SRv6 HMAC secret Linux accepts.
-	MaxSRv6SecretLen = 64
+	MaxSRv6SecretLen = srv6policy.MaxSecretLen
 	// MaxSegments is the largest SRv6 segment list the kernel can HMAC.
-	MaxSegments = 14
+	MaxSegments = srv6policy.MaxHMACSegments
 )
 
 // Defaults applied to keys that are absent from the file.
@@ -33,7 +34,7 @@ const (
 	DefaultLogFormat  = "text"
 	// DefaultPreference is the SR policy preference when none is given
 	// (RFC 9256 §2.7).
-	DefaultPreference = 100
+	DefaultPreference = srv6policy.DefaultPreference
 )
 
 // DefaultListenAddresses are the addresses listened on when
@@ -259,7 +260,7 @@ type SRv6 struct {
 // HMACKey is one [[srv6.hmac-keys]] entry.
 type HMACKey struct {
 	ID           uint32
-	Algorithm    string // sha1 | sha256
+	Algorithm    string // sha1 | sha256: srv6policy.Algorithm's names
 	Secret       Secret
 	SecretSource string
 	SecretRef    string

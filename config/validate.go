@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/authbgp/authbgpd/srv6policy"
 )
 
 // Validate checks c and returns every problem at once (errors.Join of
@@ -22,7 +24,8 @@ func (c *Config) Validate() error {
 var (
 	logLevels  = []string{"debug", "info", "warn", "error"}
 	logFormats = []string{"text", "json"}
-	algorithms = []string{"sha1", "sha256"}
+	// algorithms are srv6policy's names, exactly (no case folding).
+	algorithms = []string{srv6policy.SHA1.String(), srv6policy.SHA256.String()}
 )
 
 func oneOf(s string, set []string) bool {
