@@ -11,6 +11,17 @@ func day(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
 // order on purpose).
 var chain = Schedule{{ID: 3, SendFrom: day(20)}, {ID: 1}, {ID: 2, SendFrom: day(10)}}
 
+// future: every key starts later than day 10.
+var future = Schedule{{ID: 5, SendFrom: day(10)}, {ID: 6, SendFrom: day(20)}}
+
+// pinCase is a schedule, a time and a pin.
+type pinCase struct {
+	name string
+	s    Schedule
+	t    time.Time
+	pin  int
+}
+
 func idAt(s Schedule, i int) int {
 	if i < 0 {
 		return -1
@@ -19,32 +30,28 @@ func idAt(s Schedule, i int) int {
 }
 
 func TestActive(t *testing.T) {
-	future := Schedule{{ID: 5, SendFrom: day(10)}, {ID: 6, SendFrom: day(20)}}
 	tied := Schedule{{ID: 7, SendFrom: day(10)}, {ID: 8, SendFrom: day(10)}}
 	cases := []struct {
-		name string
-		s    Schedule
-		t    time.Time
-		pin  int
+		pinCase
 		want int // key id, -1: none
 	}{
-		{"start", chain, day(1), -1, 1},
-		{"just before", chain, day(10).Add(-time.Nanosecond), -1, 1},
-		{"send-from is inclusive", chain, day(10), -1, 2},
-		{"between", chain, day(15), -1, 2},
-		{"last", chain, day(20), -1, 3},
-		{"long after", chain, day(31), -1, 3},
-		{"pinned ahead", chain, day(1), 3, 3},
-		{"pinned behind wins too", chain, day(25), 1, 1},
-		{"pin not in chain", chain, day(15), 9, 2},
-		{"pin to the scheduled key", chain, day(15), 2, 2},
-		{"all in the future", future, day(1), -1, -1},
-		{"all in the future, pinned", future, day(1), 6, 6},
-		{"future reached", future, day(21), -1, 6},
-		{"empty", nil, day(1), -1, -1},
-		{"empty pinned", nil, day(1), 1, -1},
-		{"tie: first listed", tied, day(11), -1, 7},
-		{"password id -1 is not a pin", Schedule{{ID: -1}}, day(1), -1, -1},
+		{pinCase{"start", chain, day(1), -1}, 1},
+		{pinCase{"just before", chain, day(10).Add(-time.Nanosecond), -1}, 1},
+		{pinCase{"send-from is inclusive", chain, day(10), -1}, 2},
+		{pinCase{"between", chain, day(15), -1}, 2},
+		{pinCase{"last", chain, day(20), -1}, 3},
+		{pinCase{"long after", chain, day(31), -1}, 3},
+		{pinCase{"pinned ahead", chain, day(1), 3}, 3},
+		{pinCase{"pinned behind wins too", chain, day(25), 1}, 1},
+		{pinCase{"pin not in chain", chain, day(15), 9}, 2},
+		{pinCase{"pin to the scheduled key", chain, day(15), 2}, 2},
+		{pinCase{"all in the future", future, day(1), -1}, -1},
+		{pinCase{"all in the future, pinned", future, day(1), 6}, 6},
+		{pinCase{"future reached", future, day(21), -1}, 6},
+		{pinCase{"empty", nil, day(1), -1}, -1},
+		{pinCase{"empty pinned", nil, day(1), 1}, -1},
+		{pinCase{"tie: first listed", tied, day(11), -1}, 7},
+		{pinCase{"password id -1 is not a pin", Schedule{{ID: -1}}, day(1), -1}, -1},
 	}
 	for _, c := range cases {
 		if got := idAt(c.s, c.s.Active(c.t, c.pin)); got != c.want {
@@ -58,24 +65,20 @@ func TestActive(t *testing.T) {
 }
 
 func TestAhead(t *testing.T) {
-	future := Schedule{{ID: 5, SendFrom: day(10)}, {ID: 6, SendFrom: day(20)}}
 	cases := []struct {
-		name string
-		s    Schedule
-		t    time.Time
-		pin  int
+		pinCase
 		want bool
 	}{
-		{"no pin", chain, day(1), -1, false},
-		{"newer than the schedule", chain, day(1), 2, true},
-		{"two ahead", chain, day(1), 3, true},
-		{"schedule reached it", chain, day(10), 2, false},
-		{"schedule passed it", chain, day(20), 2, false},
-		{"older than the schedule", chain, day(15), 1, false},
-		{"left the chain", chain, day(1), 9, false},
-		{"schedule has nothing yet", future, day(1), 5, true},
-		{"schedule has nothing yet, later key", future, day(1), 6, true},
-		{"empty", nil, day(1), 1, false},
+		{pinCase{"no pin", chain, day(1), -1}, false},
+		{pinCase{"newer than the schedule", chain, day(1), 2}, true},
+		{pinCase{"two ahead", chain, day(1), 3}, true},
+		{pinCase{"schedule reached it", chain, day(10), 2}, false},
+		{pinCase{"schedule passed it", chain, day(20), 2}, false},
+		{pinCase{"older than the schedule", chain, day(15), 1}, false},
+		{pinCase{"left the chain", chain, day(1), 9}, false},
+		{pinCase{"schedule has nothing yet", future, day(1), 5}, true},
+		{pinCase{"schedule has nothing yet, later key", future, day(1), 6}, true},
+		{pinCase{"empty", nil, day(1), 1}, false},
 	}
 	for _, c := range cases {
 		if got := c.s.Ahead(c.t, c.pin); got != c.want {

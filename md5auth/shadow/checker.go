@@ -366,7 +366,14 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 		c.opts.OnSegment(p.ID, r)
 	}
 	if outgoing {
-		st.countSent(r)
+		switch r.Verdict {
+		case Valid:
+			st.rep.Sent.Valid++
+		case Missing:
+			st.rep.Sent.Unsigned++
+		case BadDigest:
+			st.rep.Sent.Invalid++
+		}
 		return r
 	}
 	st.rep.Last = t
@@ -459,18 +466,6 @@ func diagnosis(r Result) (diag string, key int, ok bool) {
 		return DiagUnexpected, -1, true
 	}
 	return "", -1, false
-}
-
-// countSent adds our own segment's result r to the sent counters.
-func (st *addrState) countSent(r Result) {
-	switch r.Verdict {
-	case Valid:
-		st.rep.Sent.Valid++
-	case Missing:
-		st.rep.Sent.Unsigned++
-	case BadDigest:
-		st.rep.Sent.Invalid++
-	}
 }
 
 // count adds r to the received counters of st.
