@@ -305,6 +305,57 @@ func (t *table) elem(key string, i int, m map[string]any, name string, mt *meta)
 	return t.d.newTable(m, append(t.child(key), strconv.Itoa(i)), name, mt)
 }
 
+// entry is a pointer to one element type of an array of tables: it gives
+// the element's meta and line for the decoder to fill.
+type entry[E any] interface {
+	*E
+	header() (*meta, *int)
+}
+
+func (k *Keychain) header() (*meta, *int) { return &k.m, &k.Line }
+func (k *Key) header() (*meta, *int)      { return &k.m, &k.Line }
+func (p *Peer) header() (*meta, *int)     { return &p.m, &p.Line }
+func (h *HMACKey) header() (*meta, *int)  { return &h.m, &h.Line }
+func (p *Policy) header() (*meta, *int)   { return &p.m, &p.Line }
+
+// appendTables decodes the array of tables key of t (name is its header,
+// for errors) and appends its elements to out. Every element that is a
+// table starts as a copy of zero, gets its meta and line, is filled by
+// fill from its table, and has its unknown keys reported.
+func appendTables[E any, P entry[E]](out []E, t *table, key, name string, zero E, fill func(*table, P)) []E {
+	for i, m := range t.tables(key, name) {
+		if m == nil {
+			continue
+		}
+		e := zero
+		mt, line := P(&e).header()
+		et := t.elem(key, i, m, name, mt)
+		*line = et.line
+		fill(et, &e)
+		et.finish()
+		out = append(out, e)
+	}
+	return out
+}
+
+// exclusive returns the keys of t, among keys, that are set, first by line,
+// and reports every one after the first: at most one may be set.
+func (d *decoder) exclusive(t *table, keys ...string) []string {
+	var set []string
+	for _, k := range keys {
+		if t.has(k) {
+			set = append(set, k)
+		}
+	}
+	sort.SliceStable(set, func(i, j int) bool { return t.lineOf(set[i]) < t.lineOf(set[j]) })
+	for _, k := range set[min(1, len(set)):] {
+		t.bad(k)
+		d.errorf(t.lineOf(k), "%s: only one of %s may be set (%s is at line %d)",
+			k, strings.Join(keys, ", "), set[0], t.lineOf(set[0]))
+	}
+	return set
+}
+
 // decode builds the Config; problems go to d.
 func (d *decoder) decode(root map[string]any, c *Config) {
 	rt := d.newTable(root, nil, "", nil)
@@ -386,114 +437,84 @@ func (d *decoder) log(rt *table, l *Log) {
 }
 
 func (d *decoder) keychains(rt *table, c *Config) {
-	for i, m := range rt.tables("keychains", "[[keychains]]") {
-		kc := Keychain{}
-		if m == nil {
-			continue
-		}
-		t := rt.elem("keychains", i, m, "[[keychains]]", &kc.m)
-		kc.Line = t.line
+	c.Keychains = appendTables(c.Keychains, rt, "keychains", "[[keychains]]", Keychain{}, func(t *table, kc *Keychain) {
 		kc.Name, _ = t.str("name")
-		kc.Keys = []Key{}
-		for j, km := range t.tables("keys", "[[keychains.keys]]") {
-			if km == nil {
-				continue
-			}
-			k := Key{}
-			kt := t.elem("keys", j, km, "[[keychains.keys]]", &k.m)
-			k.Line = kt.line
-			if n, ok := kt.integer("id", 0, 255); ok {
-				k.ID = uint8(n)
-			}
-			k.Secret, k.SecretSource, k.SecretRef = d.secret(kt, SourceSecret, nil)
-			if tm, ok := kt.dateTime("send-from"); ok {
-				k.SendFrom = tm
-			}
-			kt.finish()
-			kc.Keys = append(kc.Keys, k)
-		}
-		t.finish()
-		c.Keychains = append(c.Keychains, kc)
+		kc.Keys = appendTables([]Key{}, t, "keys", "[[keychains.keys]]", Key{}, d.key)
+	})
+}
+
+// key decodes one [[keychains.keys]] entry.
+func (d *decoder) key(kt *table, k *Key) {
+	if n, ok := kt.integer("id", 0, 255); ok {
+		k.ID = uint8(n)
+	}
+	k.Secret, k.SecretSource, k.SecretRef = d.secret(kt, SourceSecret, nil)
+	if tm, ok := kt.dateTime("send-from"); ok {
+		k.SendFrom = tm
 	}
 }
 
 func (d *decoder) peers(rt *table, c *Config) {
-	for i, m := range rt.tables("peers", "[[peers]]") {
-		if m == nil {
-			continue
+	c.Peers = appendTables(c.Peers, rt, "peers", "[[peers]]", Peer{}, d.peer)
+}
+
+// peer decodes one [[peers]] entry.
+func (d *decoder) peer(t *table, p *Peer) {
+	if t.has("address") {
+		if a, ok := t.addr("address"); ok {
+			p.Address = a
 		}
-		p := Peer{}
-		t := rt.elem("peers", i, m, "[[peers]]", &p.m)
-		p.Line = t.line
-		if t.has("address") {
-			if a, ok := t.addr("address"); ok {
-				p.Address = a
-			}
-		}
-		if s, ok := t.str("prefix"); ok {
-			pfx, err := netip.ParsePrefix(s)
-			if err != nil {
-				t.invalid("prefix", "%q is not a prefix (e.g. 192.0.2.0/24)", s)
-			} else {
-				if pfx.Addr().Is4In6() && pfx.Bits() >= 96 {
-					pfx = netip.PrefixFrom(pfx.Addr().Unmap(), pfx.Bits()-96)
-				}
-				p.Prefix = pfx
-			}
-		}
-		if n, ok := t.integer("asn", 0, math.MaxUint32); ok {
-			p.ASN = uint32(n)
-		}
-		// At most one key source: report the second and later ones.
-		var sources []string
-		for _, k := range []string{SourcePassword, SourcePasswordFile, SourcePasswordEnv, SourceKeychain} {
-			if t.has(k) {
-				sources = append(sources, k)
-			}
-		}
-		sort.SliceStable(sources, func(i, j int) bool { return t.lineOf(sources[i]) < t.lineOf(sources[j]) })
-		for _, k := range sources[min(1, len(sources)):] {
-			t.bad(k)
-			d.errorf(t.lineOf(k), "%s: only one of password, password-file, password-env, keychain may be set (%s is at line %d)",
-				k, sources[0], t.lineOf(sources[0]))
-		}
-		if len(sources) > 0 {
-			if sources[0] == SourceKeychain {
-				p.Keychain, _ = t.str(SourceKeychain)
-			} else {
-				p.Password, p.PasswordSource, p.PasswordRef = d.secret(t, SourcePassword, sources[:1])
-			}
-		}
-		if t.has("local-address") {
-			if a, ok := t.addr("local-address"); ok {
-				p.LocalAddress = a
-			}
-		}
-		if b, ok := t.boolean("passive"); ok {
-			p.Passive = b
-		}
-		if p.Prefix.IsValid() && !t.meta.has("passive") {
-			p.Passive = true // dynamic neighbors only accept
-		}
-		if n, ok := t.integer("multihop-ttl", 0, 255); ok {
-			p.MultihopTTL = uint8(n)
-		}
-		if t.has("families") {
-			fs, _, _ := t.strings("families")
-			p.Families = make([]Family, 0, len(fs))
-			for _, f := range fs {
-				p.Families = append(p.Families, Family(f))
-			}
+	}
+	if s, ok := t.str("prefix"); ok {
+		pfx, err := netip.ParsePrefix(s)
+		if err != nil {
+			t.invalid("prefix", "%q is not a prefix (e.g. 192.0.2.0/24)", s)
 		} else {
-			switch {
-			case p.Address.Is6() || (p.Prefix.IsValid() && p.Prefix.Addr().Is6()):
-				p.Families = []Family{IPv6Unicast}
-			case p.Address.Is4() || (p.Prefix.IsValid() && p.Prefix.Addr().Is4()):
-				p.Families = []Family{IPv4Unicast}
+			if pfx.Addr().Is4In6() && pfx.Bits() >= 96 {
+				pfx = netip.PrefixFrom(pfx.Addr().Unmap(), pfx.Bits()-96)
 			}
+			p.Prefix = pfx
 		}
-		t.finish()
-		c.Peers = append(c.Peers, p)
+	}
+	if n, ok := t.integer("asn", 0, math.MaxUint32); ok {
+		p.ASN = uint32(n)
+	}
+	// At most one key source: report the second and later ones.
+	sources := d.exclusive(t, SourcePassword, SourcePasswordFile, SourcePasswordEnv, SourceKeychain)
+	if len(sources) > 0 {
+		if sources[0] == SourceKeychain {
+			p.Keychain, _ = t.str(SourceKeychain)
+		} else {
+			p.Password, p.PasswordSource, p.PasswordRef = d.secret(t, SourcePassword, sources[:1])
+		}
+	}
+	if t.has("local-address") {
+		if a, ok := t.addr("local-address"); ok {
+			p.LocalAddress = a
+		}
+	}
+	if b, ok := t.boolean("passive"); ok {
+		p.Passive = b
+	}
+	if p.Prefix.IsValid() && !t.meta.has("passive") {
+		p.Passive = true // dynamic neighbors only accept
+	}
+	if n, ok := t.integer("multihop-ttl", 0, 255); ok {
+		p.MultihopTTL = uint8(n)
+	}
+	if t.has("families") {
+		fs, _, _ := t.strings("families")
+		p.Families = make([]Family, 0, len(fs))
+		for _, f := range fs {
+			p.Families = append(p.Families, Family(f))
+		}
+	} else {
+		switch {
+		case p.Address.Is6() || (p.Prefix.IsValid() && p.Prefix.Addr().Is6()):
+			p.Families = []Family{IPv6Unicast}
+		case p.Address.Is4() || (p.Prefix.IsValid() && p.Prefix.Addr().Is4()):
+			p.Families = []Family{IPv4Unicast}
+		}
 	}
 }
 
@@ -514,59 +535,14 @@ func (d *decoder) shadow(rt *table, s *Shadow) {
 
 func (d *decoder) srv6(rt *table, s *SRv6) {
 	t, _ := rt.subTable("srv6", "[srv6]", nil)
-	for i, m := range t.tables("hmac-keys", "[[srv6.hmac-keys]]") {
-		if m == nil {
-			continue
-		}
-		h := HMACKey{}
-		ht := t.elem("hmac-keys", i, m, "[[srv6.hmac-keys]]", &h.m)
-		h.Line = ht.line
+	s.HMACKeys = appendTables(s.HMACKeys, t, "hmac-keys", "[[srv6.hmac-keys]]", HMACKey{}, func(ht *table, h *HMACKey) {
 		if n, ok := ht.integer("id", 0, math.MaxUint32); ok {
 			h.ID = uint32(n)
 		}
 		h.Algorithm, _ = ht.str("algorithm")
 		h.Secret, h.SecretSource, h.SecretRef = d.secret(ht, SourceSecret, nil)
-		ht.finish()
-		s.HMACKeys = append(s.HMACKeys, h)
-	}
-	for i, m := range t.tables("policies", "[[srv6.policies]]") {
-		if m == nil {
-			continue
-		}
-		p := Policy{Preference: DefaultPreference}
-		pt := t.elem("policies", i, m, "[[srv6.policies]]", &p.m)
-		p.Line = pt.line
-		p.Name, _ = pt.str("name")
-		if n, ok := pt.integer("color", 0, math.MaxUint32); ok {
-			p.Color = uint32(n)
-		}
-		if pt.has("endpoint") {
-			p.Endpoint, _ = pt.addr("endpoint")
-		}
-		if n, ok := pt.integer("distinguisher", 0, math.MaxUint32); ok {
-			p.Distinguisher = uint32(n)
-		}
-		if n, ok := pt.integer("preference", 0, math.MaxUint32); ok {
-			p.Preference = uint32(n)
-		}
-		if pt.has("binding-sid") {
-			p.BindingSID, _ = pt.addr("binding-sid")
-		}
-		if pt.has("segments") {
-			p.Segments, _ = pt.addrs("segments")
-			if p.Segments == nil {
-				p.Segments = []netip.Addr{}
-			}
-		}
-		if n, ok := pt.integer("hmac-key-id", 0, math.MaxUint32); ok {
-			p.HMACKeyID = uint32(n)
-		}
-		if pt.has("headends") {
-			p.Headends, _ = pt.addrs("headends")
-		}
-		pt.finish()
-		s.Policies = append(s.Policies, p)
-	}
+	})
+	s.Policies = appendTables(s.Policies, t, "policies", "[[srv6.policies]]", Policy{Preference: DefaultPreference}, policy)
 	h := &s.Headend
 	ht, _ := t.subTable("headend", "[srv6.headend]", &h.m)
 	h.Line = ht.line
@@ -582,4 +558,36 @@ func (d *decoder) srv6(rt *table, s *SRv6) {
 	}
 	ht.finish()
 	t.finish()
+}
+
+// policy decodes one [[srv6.policies]] entry.
+func policy(pt *table, p *Policy) {
+	p.Name, _ = pt.str("name")
+	if n, ok := pt.integer("color", 0, math.MaxUint32); ok {
+		p.Color = uint32(n)
+	}
+	if pt.has("endpoint") {
+		p.Endpoint, _ = pt.addr("endpoint")
+	}
+	if n, ok := pt.integer("distinguisher", 0, math.MaxUint32); ok {
+		p.Distinguisher = uint32(n)
+	}
+	if n, ok := pt.integer("preference", 0, math.MaxUint32); ok {
+		p.Preference = uint32(n)
+	}
+	if pt.has("binding-sid") {
+		p.BindingSID, _ = pt.addr("binding-sid")
+	}
+	if pt.has("segments") {
+		p.Segments, _ = pt.addrs("segments")
+		if p.Segments == nil {
+			p.Segments = []netip.Addr{}
+		}
+	}
+	if n, ok := pt.integer("hmac-key-id", 0, math.MaxUint32); ok {
+		p.HMACKeyID = uint32(n)
+	}
+	if pt.has("headends") {
+		p.Headends, _ = pt.addrs("headends")
+	}
 }

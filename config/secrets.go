@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 // maxSecretFile bounds how much of a secret file is read: far more than any
@@ -24,17 +23,7 @@ const maxSecretFile = 64 << 10
 // No message ever contains secret material.
 func (d *decoder) secret(t *table, base string, sources []string) (Secret, string, string) {
 	if sources == nil {
-		for _, k := range []string{base, base + "-file", base + "-env"} {
-			if t.has(k) {
-				sources = append(sources, k)
-			}
-		}
-		sort.SliceStable(sources, func(i, j int) bool { return t.lineOf(sources[i]) < t.lineOf(sources[j]) })
-		for _, k := range sources[min(1, len(sources)):] {
-			t.bad(k)
-			d.errorf(t.lineOf(k), "%s: only one of %s, %s-file, %s-env may be set (%s is at line %d)",
-				k, base, base, base, sources[0], t.lineOf(sources[0]))
-		}
+		sources = d.exclusive(t, base, base+"-file", base+"-env")
 	}
 	if len(sources) == 0 {
 		return nil, "", ""

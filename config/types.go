@@ -4,22 +4,25 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/srv6policy"
 )
 
 // Secret is resolved key material (a TCP-MD5 password or key, an SRv6 HMAC
-// secret). It is md5auth.Secret: every fmt verb, String, GoString and
-// MarshalText (hence encoding/json) print a redacted placeholder.
-type Secret = md5auth.Secret
+// secret): keys.Secret, the type md5auth and srv6policy use too. Every fmt
+// verb, String, GoString, MarshalText and MarshalJSON print a redacted
+// placeholder.
+type Secret = keys.Secret
 
 // Limits on secret lengths.
 const (
 	// MaxMD5SecretLen is the longest TCP-MD5 key Linux accepts.
 	MaxMD5SecretLen = md5auth.MaxSecretLen
 	// MaxSRv6SecretLen is the longest SRv6 HMAC secret Linux accepts.
-	MaxSRv6SecretLen = 64
+	MaxSRv6SecretLen = srv6policy.MaxSecretLen
 	// MaxSegments is the largest SRv6 segment list the kernel can HMAC.
-	MaxSegments = 14
+	MaxSegments = srv6policy.MaxHMACSegments
 )
 
 // Defaults applied to keys that are absent from the file.
@@ -31,7 +34,7 @@ const (
 	DefaultLogFormat  = "text"
 	// DefaultPreference is the SR policy preference when none is given
 	// (RFC 9256 §2.7).
-	DefaultPreference = 100
+	DefaultPreference = srv6policy.DefaultPreference
 )
 
 // DefaultListenAddresses are the addresses listened on when
@@ -257,7 +260,7 @@ type SRv6 struct {
 // HMACKey is one [[srv6.hmac-keys]] entry.
 type HMACKey struct {
 	ID           uint32
-	Algorithm    string // sha1 | sha256
+	Algorithm    string // sha1 | sha256: srv6policy.Algorithm's names
 	Secret       Secret
 	SecretSource string
 	SecretRef    string
@@ -385,41 +388,32 @@ func (c *Config) PeerKey(p *Peer, now time.Time) (secret Secret, keyID int, ok b
 	}
 }
 
+// Schedule returns the keychain's keys, in order, as a keys.Schedule: the
+// one model of "which key is active" the peers manager and the shadow
+// checker use too.
+func (kc *Keychain) Schedule() keys.Schedule {
+	s := make(keys.Schedule, len(kc.Keys))
+	for i := range kc.Keys {
+		s[i] = keys.Entry{ID: int(kc.Keys[i].ID), SendFrom: kc.Keys[i].SendFrom}
+	}
+	return s
+}
+
 // Active returns the key to send at time now: the key with the latest
 // SendFrom not after now. Keys without SendFrom are always valid and count
 // as the earliest. ok is false when every key starts after now.
 func (kc *Keychain) Active(now time.Time) (Key, bool) {
-	best := -1
-	for i := range kc.Keys {
-		k := &kc.Keys[i]
-		if !k.SendFrom.IsZero() && k.SendFrom.After(now) {
-			continue
-		}
-		if best < 0 || !k.SendFrom.Before(kc.Keys[best].SendFrom) {
-			best = i
-		}
-	}
-	if best < 0 {
+	i := kc.Schedule().Active(now, -1)
+	if i < 0 {
 		return Key{}, false
 	}
-	return kc.Keys[best], true
+	return kc.Keys[i], true
 }
 
 // NextSwitch returns when the active key next changes after now: the
 // earliest SendFrom strictly after now. ok is false when no key starts later.
 func (kc *Keychain) NextSwitch(now time.Time) (time.Time, bool) {
-	var next time.Time
-	found := false
-	for i := range kc.Keys {
-		t := kc.Keys[i].SendFrom
-		if t.IsZero() || !t.After(now) {
-			continue
-		}
-		if !found || t.Before(next) {
-			next, found = t, true
-		}
-	}
-	return next, found
+	return kc.Schedule().NextSwitch(now)
 }
 
 // Key returns the key with the given id, or nil.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/authbgp/authbgpd/srv6policy"
 )
 
 // Validate checks c and returns every problem at once (errors.Join of
@@ -22,7 +24,8 @@ func (c *Config) Validate() error {
 var (
 	logLevels  = []string{"debug", "info", "warn", "error"}
 	logFormats = []string{"text", "json"}
-	algorithms = []string{"sha1", "sha256"}
+	// algorithms are srv6policy's names, exactly (no case folding).
+	algorithms = []string{srv6policy.SHA1.String(), srv6policy.SHA256.String()}
 )
 
 func oneOf(s string, set []string) bool {
@@ -61,13 +64,7 @@ func (c *Config) validateGlobal(p *problems) {
 	if g.m.broken {
 		return
 	}
-	if g.ASN == 0 {
-		if g.m.has("asn") && !g.m.isBad("asn") {
-			p.errorf(g.LineOf("asn"), "asn: 0 is not a valid AS number (1..4294967295)")
-		} else {
-			missing(p, &g.m, g.Line, "[global]", "asn")
-		}
-	}
+	validateASN(p, &g.m, g.Line, "[global]", g.ASN)
 	switch {
 	case g.m.isBad("router-id"):
 	case !g.RouterID.IsValid():
@@ -188,61 +185,89 @@ func validateSecret(p *problems, m *meta, line int, table, base, source string, 
 	}
 }
 
+// firstOf records that k was first seen at line in seen; when k was seen
+// before, it reports format (with args) at line, followed by
+// " (also at line N)" naming the first occurrence.
+func firstOf[K comparable](p *problems, seen map[K]int, k K, line int, format string, args ...any) {
+	if l, dup := seen[k]; dup {
+		p.errorf(line, format+" (also at line %d)", append(args, l)...)
+		return
+	}
+	seen[k] = line
+}
+
+// validateName checks the name key of one entry of a table of named
+// entries and returns the label its errors use: table, or table "name".
+func validateName(p *problems, m *meta, line int, table, name, what string, names map[string]int) string {
+	switch {
+	case m.isBad("name"):
+	case name == "":
+		missing(p, m, line, table, "name")
+	default:
+		firstOf(p, names, name, m.lineOf("name", line), "name: duplicate %s %q", what, name)
+		return fmt.Sprintf("%s %q", table, name)
+	}
+	return table
+}
+
+// validateASN checks a required AS number.
+func validateASN(p *problems, m *meta, line int, table string, asn uint32) {
+	if asn != 0 {
+		return
+	}
+	if m.has("asn") && !m.isBad("asn") {
+		p.errorf(m.lineOf("asn", line), "asn: 0 is not a valid AS number (1..4294967295)")
+		return
+	}
+	missing(p, m, line, table, "asn")
+}
+
 func (c *Config) validateKeychains(p *problems) {
 	names := map[string]int{}
 	for i := range c.Keychains {
 		kc := &c.Keychains[i]
-		table := "[[keychains]]"
-		switch {
-		case kc.m.isBad("name"):
-		case kc.Name == "":
-			missing(p, &kc.m, kc.Line, table, "name")
-		default:
-			table = fmt.Sprintf("[[keychains]] %q", kc.Name)
-			if l, dup := names[kc.Name]; dup {
-				p.errorf(kc.LineOf("name"), "name: duplicate keychain %q (also at line %d)", kc.Name, l)
-			} else {
-				names[kc.Name] = kc.LineOf("name")
-			}
-		}
+		table := validateName(p, &kc.m, kc.Line, "[[keychains]]", kc.Name, "keychain", names)
 		if len(kc.Keys) == 0 && !kc.m.isBad("keys") {
 			p.errorf(kc.LineOf("keys"), "%s: has no keys", table)
 		}
-		ids := map[uint8]int{}
-		var always *Key
-		starts := map[time.Time]*Key{}
-		for j := range kc.Keys {
-			k := &kc.Keys[j]
-			ktable := "[[keychains.keys]]"
-			if k.m.parsed && !k.m.has("id") {
-				p.errorf(k.Line, "%s: id is missing", ktable)
-			} else if !k.m.isBad("id") {
-				ktable = fmt.Sprintf("%s key %d", table, k.ID)
-				if l, dup := ids[k.ID]; dup {
-					p.errorf(k.LineOf("id"), "id: duplicate key id %d in %s (also at line %d)", k.ID, table, l)
-				} else {
-					ids[k.ID] = k.LineOf("id")
-				}
+		validateKeys(p, table, kc.Keys)
+	}
+}
+
+// validateKeys checks the [[keychains.keys]] of the keychain table: ids
+// unique, at most one key without send-from, no two keys starting at the
+// same time.
+func validateKeys(p *problems, table string, keys []Key) {
+	ids := map[uint8]int{}
+	var always *Key
+	starts := map[time.Time]*Key{}
+	for j := range keys {
+		k := &keys[j]
+		ktable := "[[keychains.keys]]"
+		if k.m.parsed && !k.m.has("id") {
+			p.errorf(k.Line, "%s: id is missing", ktable)
+		} else if !k.m.isBad("id") {
+			ktable = fmt.Sprintf("%s key %d", table, k.ID)
+			firstOf(p, ids, k.ID, k.LineOf("id"), "id: duplicate key id %d in %s", k.ID, table)
+		}
+		validateSecret(p, &k.m, k.Line, ktable, SourceSecret, k.SecretSource, k.Secret, MaxMD5SecretLen)
+		if k.m.isBad("send-from") {
+			continue
+		}
+		if k.SendFrom.IsZero() {
+			if always != nil {
+				p.errorf(k.Line, "%s: keys %d (line %d) and %d both have no send-from: only one key may be valid from the start",
+					table, always.ID, always.Line, k.ID)
 			}
-			validateSecret(p, &k.m, k.Line, ktable, SourceSecret, k.SecretSource, k.Secret, MaxMD5SecretLen)
-			if k.m.isBad("send-from") {
-				continue
-			}
-			if k.SendFrom.IsZero() {
-				if always != nil {
-					p.errorf(k.Line, "%s: keys %d (line %d) and %d both have no send-from: only one key may be valid from the start",
-						table, always.ID, always.Line, k.ID)
-				}
-				always = k
-				continue
-			}
-			key := k.SendFrom.UTC()
-			if o, dup := starts[key]; dup {
-				p.errorf(k.LineOf("send-from"), "send-from: keys %d (line %d) and %d have the same send-from %s",
-					o.ID, o.LineOf("send-from"), k.ID, k.SendFrom.Format(time.RFC3339))
-			} else {
-				starts[key] = k
-			}
+			always = k
+			continue
+		}
+		key := k.SendFrom.UTC()
+		if o, dup := starts[key]; dup {
+			p.errorf(k.LineOf("send-from"), "send-from: keys %d (line %d) and %d have the same send-from %s",
+				o.ID, o.LineOf("send-from"), k.ID, k.SendFrom.Format(time.RFC3339))
+		} else {
+			starts[key] = k
 		}
 	}
 }
@@ -251,65 +276,16 @@ func (c *Config) validatePeers(p *problems) {
 	seen := map[string]int{}
 	for i := range c.Peers {
 		pr := &c.Peers[i]
-		table := "[[peers]]"
-		addrBad, pfxBad := pr.m.isBad("address"), pr.m.isBad("prefix")
-		switch {
-		case pr.Address.IsValid() && pr.Prefix.IsValid():
-			key, other := "prefix", "address"
-			if pr.LineOf("address") > pr.LineOf("prefix") {
-				key, other = other, key
-			}
-			p.errorf(pr.LineOf(key), "%s: set address or prefix, not both (%s is at line %d)", key, other, pr.LineOf(other))
-		case !pr.Address.IsValid() && !pr.Prefix.IsValid():
-			if !addrBad && !pfxBad {
-				p.errorf(pr.Line, "%s: address or prefix is missing", table)
-			}
-		case pr.Address.IsValid():
-			table = "[[peers]] " + pr.Address.String()
-			switch {
-			case pr.Address.Zone() != "":
-				p.errorf(pr.LineOf("address"), "address: %s: zones are not supported", pr.Address)
-			case pr.Address.IsUnspecified() || pr.Address.IsMulticast():
-				p.errorf(pr.LineOf("address"), "address: %s is not a unicast address", pr.Address)
-			}
-		default:
-			table = "[[peers]] " + pr.Prefix.String()
-			if pr.Prefix.Addr().Zone() != "" {
-				p.errorf(pr.LineOf("prefix"), "prefix: %s: zones are not supported", pr.Prefix)
-			} else if m := pr.Prefix.Masked(); m != pr.Prefix {
-				p.errorf(pr.LineOf("prefix"), "prefix: %s has host bits set (did you mean %s?)", pr.Prefix, m)
-			}
-		}
+		table := validatePeerScope(p, pr)
 		if id := pr.ID(); id != "" {
 			key := "address"
 			if pr.Prefix.IsValid() {
 				key = "prefix"
 			}
-			if l, dup := seen[id]; dup {
-				p.errorf(pr.LineOf(key), "%s: duplicate peer %s (also at line %d)", key, id, l)
-			} else {
-				seen[id] = pr.LineOf(key)
-			}
+			firstOf(p, seen, id, pr.LineOf(key), "%s: duplicate peer %s", key, id)
 		}
-		if pr.ASN == 0 {
-			if pr.m.has("asn") && !pr.m.isBad("asn") {
-				p.errorf(pr.LineOf("asn"), "asn: 0 is not a valid AS number (1..4294967295)")
-			} else {
-				missing(p, &pr.m, pr.Line, table, "asn")
-			}
-		}
-		switch {
-		case pr.PasswordSource != "" && pr.Keychain != "":
-			p.errorf(pr.LineOf(SourceKeychain), "keychain: only one of password, password-file, password-env, keychain may be set")
-		case pr.PasswordSource != "":
-			validateSecret(p, &pr.m, pr.Line, table, SourcePassword, pr.PasswordSource, pr.Password, MaxMD5SecretLen)
-		case pr.Keychain != "":
-			if c.Keychain(pr.Keychain) == nil {
-				p.errorf(pr.LineOf(SourceKeychain), "keychain: unknown keychain %q", pr.Keychain)
-			}
-		case pr.m.has(SourceKeychain) && !pr.m.isBad(SourceKeychain):
-			p.errorf(pr.LineOf(SourceKeychain), "keychain: empty name")
-		}
+		validateASN(p, &pr.m, pr.Line, table, pr.ASN)
+		c.validatePeerAuth(p, pr, table)
 		if a := pr.LocalAddress; a.IsValid() {
 			peer := pr.Address
 			if pr.Prefix.IsValid() {
@@ -325,25 +301,80 @@ func (c *Config) validatePeers(p *problems) {
 		if pr.Prefix.IsValid() && !pr.Passive && !pr.m.isBad("passive") {
 			p.errorf(pr.LineOf("passive"), "passive: a prefix of dynamic neighbors is always passive")
 		}
-		if !pr.m.isBad("families") {
-			if len(pr.Families) == 0 && (pr.m.has("families") || !pr.m.parsed || pr.ID() != "") {
-				p.errorf(pr.LineOf("families"), "families: empty")
-			}
-			dup := map[Family]bool{}
-			for _, f := range pr.Families {
-				switch {
-				case !f.Valid():
-					want := make([]string, len(Families))
-					for i, f := range Families {
-						want[i] = string(f)
-					}
-					p.errorf(pr.LineOf("families"), "families: unknown family %q (want %s)", f, strings.Join(want, ", "))
-				case dup[f]:
-					p.errorf(pr.LineOf("families"), "families: %s is listed twice", f)
-				}
-				dup[f] = true
-			}
+		validateFamilies(p, pr)
+	}
+}
+
+// validatePeerScope checks a peer's address or prefix and returns the label
+// its errors use: "[[peers]]", or "[[peers]] ADDRESS-OR-PREFIX".
+func validatePeerScope(p *problems, pr *Peer) string {
+	switch {
+	case pr.Address.IsValid() && pr.Prefix.IsValid():
+		key, other := "prefix", "address"
+		if pr.LineOf("address") > pr.LineOf("prefix") {
+			key, other = other, key
 		}
+		p.errorf(pr.LineOf(key), "%s: set address or prefix, not both (%s is at line %d)", key, other, pr.LineOf(other))
+	case !pr.Address.IsValid() && !pr.Prefix.IsValid():
+		if !pr.m.isBad("address") && !pr.m.isBad("prefix") {
+			p.errorf(pr.Line, "[[peers]]: address or prefix is missing")
+		}
+	case pr.Address.IsValid():
+		switch {
+		case pr.Address.Zone() != "":
+			p.errorf(pr.LineOf("address"), "address: %s: zones are not supported", pr.Address)
+		case pr.Address.IsUnspecified() || pr.Address.IsMulticast():
+			p.errorf(pr.LineOf("address"), "address: %s is not a unicast address", pr.Address)
+		}
+		return "[[peers]] " + pr.Address.String()
+	default:
+		if pr.Prefix.Addr().Zone() != "" {
+			p.errorf(pr.LineOf("prefix"), "prefix: %s: zones are not supported", pr.Prefix)
+		} else if m := pr.Prefix.Masked(); m != pr.Prefix {
+			p.errorf(pr.LineOf("prefix"), "prefix: %s has host bits set (did you mean %s?)", pr.Prefix, m)
+		}
+		return "[[peers]] " + pr.Prefix.String()
+	}
+	return "[[peers]]"
+}
+
+// validatePeerAuth checks a peer's key source: at most one, and it exists.
+func (c *Config) validatePeerAuth(p *problems, pr *Peer, table string) {
+	switch {
+	case pr.PasswordSource != "" && pr.Keychain != "":
+		p.errorf(pr.LineOf(SourceKeychain), "keychain: only one of password, password-file, password-env, keychain may be set")
+	case pr.PasswordSource != "":
+		validateSecret(p, &pr.m, pr.Line, table, SourcePassword, pr.PasswordSource, pr.Password, MaxMD5SecretLen)
+	case pr.Keychain != "":
+		if c.Keychain(pr.Keychain) == nil {
+			p.errorf(pr.LineOf(SourceKeychain), "keychain: unknown keychain %q", pr.Keychain)
+		}
+	case pr.m.has(SourceKeychain) && !pr.m.isBad(SourceKeychain):
+		p.errorf(pr.LineOf(SourceKeychain), "keychain: empty name")
+	}
+}
+
+// validateFamilies checks a peer's families: known, each once.
+func validateFamilies(p *problems, pr *Peer) {
+	if pr.m.isBad("families") {
+		return
+	}
+	if len(pr.Families) == 0 && (pr.m.has("families") || !pr.m.parsed || pr.ID() != "") {
+		p.errorf(pr.LineOf("families"), "families: empty")
+	}
+	dup := map[Family]bool{}
+	for _, f := range pr.Families {
+		switch {
+		case !f.Valid():
+			want := make([]string, len(Families))
+			for i, f := range Families {
+				want[i] = string(f)
+			}
+			p.errorf(pr.LineOf("families"), "families: unknown family %q (want %s)", f, strings.Join(want, ", "))
+		case dup[f]:
+			p.errorf(pr.LineOf("families"), "families: %s is listed twice", f)
+		}
+		dup[f] = true
 	}
 }
 
@@ -365,10 +396,28 @@ func (c *Config) validateShadow(p *problems) {
 }
 
 func (c *Config) validateSRv6(p *problems) {
-	s := &c.SRv6
+	c.validateHMACKeys(p)
+	names := map[string]int{}
+	for i := range c.SRv6.Policies {
+		c.validatePolicy(p, &c.SRv6.Policies[i], names)
+	}
+	h := &c.SRv6.Headend
+	switch {
+	case h.m.broken || h.m.isBad("source"):
+	case h.Enabled && !h.Source.IsValid():
+		p.errorf(h.LineOf("enabled"), "[srv6.headend]: enabled without source (the outer IPv6 source address)")
+	case h.Source.IsValid() && (!h.Source.Is6() || h.Source.IsUnspecified() || h.Source.IsMulticast()):
+		p.errorf(h.LineOf("source"), "source: %s is not an IPv6 unicast address", h.Source)
+	}
+}
+
+// validateHMACKeys checks [[srv6.hmac-keys]]: ids unique and not 0, a
+// known algorithm, a secret of the length the kernel accepts.
+func (c *Config) validateHMACKeys(p *problems) {
 	ids := map[uint32]int{}
-	for i := range s.HMACKeys {
-		h := &s.HMACKeys[i]
+	want := strings.Join(algorithms, " or ")
+	for i := range c.SRv6.HMACKeys {
+		h := &c.SRv6.HMACKeys[i]
 		table := "[[srv6.hmac-keys]]"
 		if h.ID == 0 {
 			if h.m.has("id") && !h.m.isBad("id") {
@@ -378,90 +427,71 @@ func (c *Config) validateSRv6(p *problems) {
 			}
 		} else {
 			table = fmt.Sprintf("[[srv6.hmac-keys]] %d", h.ID)
-			if l, dup := ids[h.ID]; dup {
-				p.errorf(h.LineOf("id"), "id: duplicate SRv6 HMAC key id %d (also at line %d)", h.ID, l)
-			} else {
-				ids[h.ID] = h.LineOf("id")
-			}
+			firstOf(p, ids, h.ID, h.LineOf("id"), "id: duplicate SRv6 HMAC key id %d", h.ID)
 		}
 		switch {
 		case h.m.isBad("algorithm"):
 		case h.Algorithm == "" && !h.m.has("algorithm"):
-			p.errorf(h.Line, "%s: algorithm is missing (sha1 or sha256)", table)
+			p.errorf(h.Line, "%s: algorithm is missing (%s)", table, want)
 		case !oneOf(h.Algorithm, algorithms):
-			p.errorf(h.LineOf("algorithm"), "algorithm: unknown algorithm %q (want sha1 or sha256)", h.Algorithm)
+			p.errorf(h.LineOf("algorithm"), "algorithm: unknown algorithm %q (want %s)", h.Algorithm, want)
 		}
 		validateSecret(p, &h.m, h.Line, table, SourceSecret, h.SecretSource, h.Secret, MaxSRv6SecretLen)
 	}
+}
 
-	names := map[string]int{}
-	for i := range s.Policies {
-		pol := &s.Policies[i]
-		table := "[[srv6.policies]]"
-		switch {
-		case pol.m.isBad("name"):
-		case pol.Name == "":
-			missing(p, &pol.m, pol.Line, table, "name")
-		default:
-			table = fmt.Sprintf("[[srv6.policies]] %q", pol.Name)
-			if l, dup := names[pol.Name]; dup {
-				p.errorf(pol.LineOf("name"), "name: duplicate policy name %q (also at line %d)", pol.Name, l)
-			} else {
-				names[pol.Name] = pol.LineOf("name")
+// validatePolicy checks one [[srv6.policies]] entry; names holds the
+// policy names seen so far.
+func (c *Config) validatePolicy(p *problems, pol *Policy, names map[string]int) {
+	table := validateName(p, &pol.m, pol.Line, "[[srv6.policies]]", pol.Name, "policy name", names)
+	if pol.m.parsed && !pol.m.has("color") {
+		p.errorf(pol.Line, "%s: color is missing", table)
+	}
+	switch {
+	case pol.m.isBad("endpoint"):
+	case !pol.Endpoint.IsValid():
+		missing(p, &pol.m, pol.Line, table, "endpoint")
+	case pol.Endpoint.Zone() != "":
+		p.errorf(pol.LineOf("endpoint"), "endpoint: %s: zones are not supported", pol.Endpoint)
+	}
+	if b := pol.BindingSID; b.IsValid() && (!b.Is6() || b.Zone() != "" || b.IsUnspecified()) {
+		p.errorf(pol.LineOf("binding-sid"), "binding-sid: %s is not an IPv6 address", b)
+	}
+	if !pol.m.isBad("segments") {
+		validateSegments(p, pol, table)
+	}
+	if pol.HMACKeyID != 0 && !pol.m.isBad("hmac-key-id") && c.HMACKey(pol.HMACKeyID) == nil {
+		p.errorf(pol.LineOf("hmac-key-id"), "hmac-key-id: no [[srv6.hmac-keys]] with id %d", pol.HMACKeyID)
+	}
+	if !pol.m.isBad("headends") {
+		seen := map[netip.Addr]bool{}
+		for _, h := range pol.Headends {
+			switch {
+			case !h.Is4() || h.IsUnspecified():
+				p.errorf(pol.LineOf("headends"), "headends: %s is not a router ID (an IPv4 address)", h)
+			case seen[h]:
+				p.errorf(pol.LineOf("headends"), "headends: %s is listed twice", h)
 			}
-		}
-		if pol.m.parsed && !pol.m.has("color") {
-			p.errorf(pol.Line, "%s: color is missing", table)
-		}
-		switch {
-		case pol.m.isBad("endpoint"):
-		case !pol.Endpoint.IsValid():
-			missing(p, &pol.m, pol.Line, table, "endpoint")
-		case pol.Endpoint.Zone() != "":
-			p.errorf(pol.LineOf("endpoint"), "endpoint: %s: zones are not supported", pol.Endpoint)
-		}
-		if b := pol.BindingSID; b.IsValid() && (!b.Is6() || b.Zone() != "" || b.IsUnspecified()) {
-			p.errorf(pol.LineOf("binding-sid"), "binding-sid: %s is not an IPv6 address", b)
-		}
-		if !pol.m.isBad("segments") {
-			switch n := len(pol.Segments); {
-			case n == 0 && !pol.m.has("segments"):
-				p.errorf(pol.Line, "%s: segments is missing", table)
-			case n == 0:
-				p.errorf(pol.LineOf("segments"), "segments: empty")
-			case n > MaxSegments:
-				p.errorf(pol.LineOf("segments"), "segments: %d segments, at most %d fit an HMAC'd SRH", n, MaxSegments)
-			}
-			for _, seg := range pol.Segments {
-				if !seg.Is6() || seg.Zone() != "" || seg.IsUnspecified() || seg.IsMulticast() {
-					p.errorf(pol.LineOf("segments"), "segments: %s is not an IPv6 unicast address", seg)
-				}
-			}
-		}
-		if pol.HMACKeyID != 0 && !pol.m.isBad("hmac-key-id") && c.HMACKey(pol.HMACKeyID) == nil {
-			p.errorf(pol.LineOf("hmac-key-id"), "hmac-key-id: no [[srv6.hmac-keys]] with id %d", pol.HMACKeyID)
-		}
-		if !pol.m.isBad("headends") {
-			seen := map[netip.Addr]bool{}
-			for _, h := range pol.Headends {
-				switch {
-				case !h.Is4() || h.IsUnspecified():
-					p.errorf(pol.LineOf("headends"), "headends: %s is not a router ID (an IPv4 address)", h)
-				case seen[h]:
-					p.errorf(pol.LineOf("headends"), "headends: %s is listed twice", h)
-				}
-				seen[h] = true
-			}
+			seen[h] = true
 		}
 	}
+}
 
-	h := &s.Headend
-	switch {
-	case h.m.broken || h.m.isBad("source"):
-	case h.Enabled && !h.Source.IsValid():
-		p.errorf(h.LineOf("enabled"), "[srv6.headend]: enabled without source (the outer IPv6 source address)")
-	case h.Source.IsValid() && (!h.Source.Is6() || h.Source.IsUnspecified() || h.Source.IsMulticast()):
-		p.errorf(h.LineOf("source"), "source: %s is not an IPv6 unicast address", h.Source)
+// validateSegments checks a policy's segment list: present, not longer
+// than an HMAC'd SRH holds, IPv6 unicast addresses.
+func validateSegments(p *problems, pol *Policy, table string) {
+	switch n := len(pol.Segments); {
+	case n == 0 && !pol.m.has("segments"):
+		p.errorf(pol.Line, "%s: segments is missing", table)
+	case n == 0:
+		p.errorf(pol.LineOf("segments"), "segments: empty")
+	case n > MaxSegments:
+		p.errorf(pol.LineOf("segments"), "segments: %d segments, at most %d fit an HMAC'd SRH", n, MaxSegments)
+	}
+	for _, seg := range pol.Segments {
+		if !seg.Is6() || seg.Zone() != "" || seg.IsUnspecified() || seg.IsMulticast() {
+			p.errorf(pol.LineOf("segments"), "segments: %s is not an IPv6 unicast address", seg)
+		}
 	}
 }
 

@@ -4,29 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+
+	"github.com/authbgp/authbgpd/keys"
 )
 
 // MaxSecretLen is the longest TCP-MD5 key Linux accepts (TCP_MD5SIG_MAXKEYLEN).
 const MaxSecretLen = 80
 
-// Secret is TCP-MD5 key material. It never prints its contents: every fmt
-// verb, String and GoString give a redacted placeholder, so a Secret that
-// reaches a log line, an error or a test failure does not leak.
-type Secret []byte
-
-const redacted = "<redacted>"
-
-// String implements fmt.Stringer without revealing the secret.
-func (Secret) String() string { return redacted }
-
-// GoString implements fmt.GoStringer without revealing the secret.
-func (Secret) GoString() string { return "md5auth.Secret(" + redacted + ")" }
-
-// Format implements fmt.Formatter so that %x, %q, %v and friends are redacted too.
-func (Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(redacted)) }
-
-// MarshalText keeps secrets out of JSON/TOML/YAML encodings.
-func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+// Secret is TCP-MD5 key material: the one key type of authbgpd
+// (keys.Secret). It never prints its contents (every fmt verb, String,
+// GoString, MarshalText and MarshalJSON are redacted), compares in
+// constant time (Equal) and can be wiped (Wipe).
+type Secret = keys.Secret
 
 // Key is a TCP-MD5 key scoped to one peer address or to a prefix of peer
 // addresses (dynamic neighbors), optionally bound to an L3 domain (VRF) by

@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
@@ -298,14 +299,14 @@ func (m *Manager) installListeners(p *config.Peer, secret md5auth.Secret) error 
 	return nil
 }
 
-// desired resolves p's key now from cfg's schedule alone. keyed is false
+// desired resolves p's key at now from cfg's schedule alone. keyed is false
 // for unauthenticated peers; err is set when a keyed peer has no usable
 // key (keychain without a valid key).
-func (m *Manager) desired(cfg *config.Config, p *config.Peer) (secret md5auth.Secret, keyID int, keyed bool, err error) {
+func (m *Manager) desired(cfg *config.Config, p *config.Peer, now time.Time) (secret md5auth.Secret, keyID int, keyed bool, err error) {
 	if p.Auth().Mode != config.AuthMD5 {
 		return nil, -1, false, nil
 	}
-	s, id, ok := cfg.PeerKey(p, m.now())
+	s, id, ok := cfg.PeerKey(p, now)
 	if !ok {
 		return nil, -1, true, fmt.Errorf("peers: peer %s (%s:%d): keychain %q has no key valid now", p.ID(), cfg.File, p.Line, p.Keychain)
 	}
@@ -315,28 +316,24 @@ func (m *Manager) desired(cfg *config.Config, p *config.Peer) (secret md5auth.Se
 // decide is the one answer to "which key does this peer use now": the
 // schedule of cfg, unless the manager decided to move ahead of it (st.pin,
 // a newer key of the same keychain the peer was proven to use). A pin the
-// schedule has caught up with, or whose key left the keychain, is dropped.
+// schedule has caught up with, or whose key left the keychain, is dropped
+// (keys.Schedule.Ahead).
 func (m *Manager) decide(cfg *config.Config, cp *config.Peer, st *peer) (secret md5auth.Secret, keyID int, keyed bool, err error) {
-	secret, keyID, keyed, err = m.desired(cfg, cp)
+	now := m.now()
+	secret, keyID, keyed, err = m.desired(cfg, cp, now)
 	if st == nil || st.pin < 0 {
 		return secret, keyID, keyed, err
 	}
 	kc := cfg.Keychain(cp.Keychain)
-	var pk *config.Key
-	if keyed && kc != nil && st.pin <= 255 {
-		pk = kc.Key(uint8(st.pin))
+	var sched keys.Schedule
+	if keyed && kc != nil {
+		sched = kc.Schedule()
 	}
-	if pk == nil { // no keychain any more, or the pinned key left it
-		st.pin = -1
+	if !sched.Ahead(now, st.pin) {
+		st.pin = -1 // no keychain any more, the pinned key left it, or the schedule reached (or passed) it
 		return secret, keyID, keyed, err
 	}
-	if err == nil && keyID >= 0 {
-		if cur := kc.Key(uint8(keyID)); cur != nil && !pk.SendFrom.After(cur.SendFrom) {
-			st.pin = -1 // the schedule reached (or passed) the pinned key
-			return secret, keyID, keyed, err
-		}
-	}
-	return pk.Secret, st.pin, true, nil
+	return kc.Keys[sched.Active(now, st.pin)].Secret, st.pin, true, nil
 }
 
 // addPeer installs keys and adds p to GoBGP. Key failures hold the peer
@@ -794,10 +791,8 @@ func (m *Manager) SetPeerKeyID(peerID string, id int) error {
 	if st.keyID == id && st.installed {
 		return nil
 	}
-	if st.keyID >= 0 {
-		if cur := kc.Key(uint8(st.keyID)); cur != nil && !kc.Key(uint8(id)).SendFrom.After(cur.SendFrom) {
-			return fmt.Errorf("peers: %s: key %d is not newer than key %d in use: %w", peerID, id, st.keyID, ErrNotNewer)
-		}
+	if st.keyID >= 0 && !kc.Schedule().Newer(id, st.keyID) {
+		return fmt.Errorf("peers: %s: key %d is not newer than key %d in use: %w", peerID, id, st.keyID, ErrNotNewer)
 	}
 	st.pin = id
 	secret, keyID, _, err := m.decide(m.cfg, st.cfg, st)

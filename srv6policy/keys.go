@@ -3,6 +3,8 @@ package srv6policy
 import (
 	"errors"
 	"fmt"
+
+	"github.com/authbgp/authbgpd/keys"
 )
 
 // Errors of the kernel key client, for errors.Is.
@@ -19,27 +21,13 @@ var (
 	ErrKeyNotFound = errors.New("srv6policy: no such SRv6 HMAC key in the kernel")
 )
 
-// Secret is SRv6 HMAC key material. It never prints its contents: every
-// fmt verb, String, GoString, MarshalText and MarshalJSON give a redacted
-// placeholder, so a Secret (or a KernelKey) logged by mistake leaks nothing.
-type Secret []byte
+// Secret is SRv6 HMAC key material: the one key type of authbgpd
+// (keys.Secret). It never prints its contents: every fmt verb, String,
+// GoString, MarshalText and MarshalJSON give a redacted placeholder, so a
+// Secret (or a KernelKey) logged by mistake leaks nothing.
+type Secret = keys.Secret
 
-const redacted = "<redacted>"
-
-// String returns "<redacted>".
-func (Secret) String() string { return redacted }
-
-// GoString returns a redacted Go-syntax placeholder.
-func (Secret) GoString() string { return "srv6policy.Secret(" + redacted + ")" }
-
-// Format writes "<redacted>" whatever the verb (%s, %v, %x, %q, ...).
-func (Secret) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(redacted)) }
-
-// MarshalText returns "<redacted>".
-func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
-
-// MarshalJSON returns "<redacted>" as a JSON string.
-func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
+const redacted = keys.Redacted
 
 // KernelKey is one entry of the kernel's SRv6 HMAC key table (per network
 // namespace). The kernel returns secrets in clear: Secret is redacted when

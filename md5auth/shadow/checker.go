@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -65,25 +66,14 @@ type Peer struct {
 	// Pinned, if ≥ 0, is the key id in use regardless of time (a key
 	// switched to by follow-peer-rollover).
 	Pinned int
+
+	sched keys.Schedule // Keys' ids and send-from times, index for index
 }
 
-// active returns the index in p.Keys of the key active at t (-1: none).
-func (p *Peer) active(t time.Time) int {
-	best := -1
-	for i := range p.Keys {
-		k := &p.Keys[i]
-		if p.Pinned >= 0 && k.ID == p.Pinned {
-			return i
-		}
-		if !k.SendFrom.IsZero() && k.SendFrom.After(t) {
-			continue
-		}
-		if best < 0 || k.SendFrom.After(p.Keys[best].SendFrom) {
-			best = i
-		}
-	}
-	return best // a pinned id that is not in the keychain falls back to the schedule
-}
+// active returns the index in p.Keys of the key active at t (-1: none): the
+// pinned key when it is one of p's, else the schedule's. sched mirrors Keys
+// (set by SetPeers).
+func (p *Peer) active(t time.Time) int { return p.sched.Active(t, p.Pinned) }
 
 // Counts are segment verdict counters.
 type Counts struct {
@@ -218,6 +208,10 @@ func (c *Checker) SetPeers(peers []Peer) {
 	for i := range peers {
 		p := peers[i]
 		p.Keys = append([]Key(nil), p.Keys...)
+		p.sched = make(keys.Schedule, len(p.Keys))
+		for j, k := range p.Keys {
+			p.sched[j] = keys.Entry{ID: k.ID, SendFrom: k.SendFrom}
+		}
 		if p.Prefix.Bits() == p.Prefix.Addr().BitLen() {
 			exact[p.Prefix.Addr()] = &p
 		} else {
@@ -341,13 +335,13 @@ func (c *Checker) attribute(src, dst netip.Addr, srcPort, dstPort uint16) (p *Pe
 }
 
 func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
-	remote, outgoing := src, false
-	var p *Peer
+	// The one-entry cache of the last remote address answers most
+	// segments without a map lookup.
+	p, remote, outgoing := c.lastPeer, src, false
 	switch {
-	case c.lastPeer != nil && src == c.lastAddr:
-		p = c.lastPeer
-	case c.lastPeer != nil && dst == c.lastAddr && src == c.lastLocal:
-		p, remote, outgoing = c.lastPeer, dst, true
+	case p != nil && src == c.lastAddr:
+	case p != nil && dst == c.lastAddr && src == c.lastLocal:
+		remote, outgoing = dst, true
 	default:
 		if p, remote, outgoing = c.attribute(src, dst, srcPort, dstPort); p == nil {
 			return Result{}
@@ -363,29 +357,62 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 		return r
 	}
 	act := p.active(t)
-	switch {
-	case sig == nil && len(p.Keys) == 0:
-		r.Verdict = Ignored
-	case sig == nil:
-		r.Verdict = Missing
-	case len(p.Keys) == 0:
-		r.Verdict = Unexpected
-	default:
-		r.Verdict = BadDigest
-		if act >= 0 && c.verify(src, dst, segment, sig, p.Keys[act].Secret) {
-			r.Verdict, r.KeyID = Valid, p.Keys[act].ID
-			break
-		}
-		for i := range p.Keys {
-			if i != act && c.verify(src, dst, segment, sig, p.Keys[i].Secret) {
-				r.Other, r.KeyID = true, p.Keys[i].ID
-				break
-			}
-		}
-	}
+	r.Verdict, r.KeyID, r.Other = c.classify(p, src, dst, segment, sig, act)
 	if r.Verdict == Ignored {
 		return r
 	}
+	st := c.stateOf(remote, p)
+	if c.opts.OnSegment != nil {
+		c.opts.OnSegment(p.ID, r)
+	}
+	if outgoing {
+		switch r.Verdict {
+		case Valid:
+			st.rep.Sent.Valid++
+		case Missing:
+			st.rep.Sent.Unsigned++
+		case BadDigest:
+			st.rep.Sent.Invalid++
+		}
+		return r
+	}
+	st.rep.Last = t
+	if st.conn != 0 && c.offSession(p, st, remote, srcPort, segment, r) {
+		return r
+	}
+	c.count(st, r)
+	if diag, key, ok := diagnosis(r); ok {
+		c.observe(p, st, diag, key, act)
+	}
+	return r
+}
+
+// classify verifies signature sig of segment against p's keys, the active
+// one (index act) first. keyID is the key that verified (-1: none);
+// other is set for a BadDigest that another key of p verified.
+func (c *Checker) classify(p *Peer, src, dst netip.Addr, segment, sig []byte, act int) (v Verdict, keyID int, other bool) {
+	switch {
+	case sig == nil && len(p.Keys) == 0:
+		return Ignored, -1, false
+	case sig == nil:
+		return Missing, -1, false
+	case len(p.Keys) == 0:
+		return Unexpected, -1, false
+	}
+	if act >= 0 && c.verify(src, dst, segment, sig, p.Keys[act].Secret) {
+		return Valid, p.Keys[act].ID, false
+	}
+	for i := range p.Keys {
+		if i != act && c.verify(src, dst, segment, sig, p.Keys[i].Secret) {
+			return BadDigest, p.Keys[i].ID, true
+		}
+	}
+	return BadDigest, -1, false
+}
+
+// stateOf returns the state of remote (peer p), created on first sight,
+// and makes it the cached last one.
+func (c *Checker) stateOf(remote netip.Addr, p *Peer) *addrState {
 	st := c.lastSt
 	if remote != c.lastAddr || st == nil {
 		st = c.state[remote]
@@ -395,62 +422,50 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 		}
 		c.lastAddr, c.lastPeer, c.lastSt = remote, p, st
 	}
-	if c.opts.OnSegment != nil {
-		c.opts.OnSegment(p.ID, r)
-	}
-	if outgoing {
-		switch {
-		case r.Verdict == Valid:
-			st.rep.Sent.Valid++
-		case r.Verdict == Missing:
-			st.rep.Sent.Unsigned++
-		case r.Verdict == BadDigest:
-			st.rep.Sent.Invalid++
-		}
-		return r
-	}
-	st.rep.Last = t
-	if st.conn != 0 {
-		if srcPort != st.conn {
-			// Another connection from the peer while the session stands:
-			// counted, but the diagnosis stays the session's. A valid SYN
-			// after the session's own segments stopped verifying means
-			// the peer gave the session up (its NOTIFICATION and FIN,
-			// signed with a key we no longer hold, never reached BGP).
-			c.count(st, r)
-			if r.Verdict == Valid && isSYN(segment) && st.connBad > 0 && !st.stale && c.opts.OnStale != nil {
-				st.stale = true
-				id, addr, port := p.ID, remote, st.conn
-				c.events = append(c.events, func() { c.opts.OnStale(id, addr, port) })
-			}
-			return r
-		}
+	return st
+}
+
+// offSession handles a received segment while a session with the peer
+// stands (st.conn set). It reports whether the segment came on another
+// connection: then it is counted here and the diagnosis stays the
+// session's. A valid SYN after the session's own segments stopped
+// verifying means the peer gave the session up (its NOTIFICATION and FIN,
+// signed with a key we no longer hold, never reached BGP): OnStale.
+func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort uint16, segment []byte, r Result) bool {
+	if srcPort == st.conn {
 		if r.Verdict == Valid {
 			st.connBad = 0
 		} else {
 			st.connBad++
 		}
+		return false
 	}
 	c.count(st, r)
-	var diag string
-	key := -1
+	if r.Verdict == Valid && isSYN(segment) && st.connBad > 0 && !st.stale && c.opts.OnStale != nil {
+		st.stale = true
+		id, addr, port := p.ID, remote, st.conn
+		c.events = append(c.events, func() { c.opts.OnStale(id, addr, port) })
+	}
+	return true
+}
+
+// diagnosis is what a received segment's result says of the peer; ok is
+// false for verdicts that say nothing (key: the other key, for other-key).
+func diagnosis(r Result) (diag string, key int, ok bool) {
 	switch r.Verdict {
 	case Valid:
-		diag = DiagOK
+		return DiagOK, -1, true
 	case BadDigest:
-		diag = DiagBadDigest
 		if r.Other {
-			diag, key = DiagOtherKey, r.KeyID
+			return DiagOtherKey, r.KeyID, true
 		}
+		return DiagBadDigest, -1, true
 	case Missing:
-		diag = DiagMissing
+		return DiagMissing, -1, true
 	case Unexpected:
-		diag = DiagUnexpected
-	default:
-		return r
+		return DiagUnexpected, -1, true
 	}
-	c.observe(p, st, diag, key, act)
-	return r
+	return "", -1, false
 }
 
 // count adds r to the received counters of st.
@@ -497,7 +512,7 @@ func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int) {
 		}
 	}
 	// Rollover: the peer signs with a keychain key newer than ours.
-	if diag == DiagOtherKey && act >= 0 && newer(p, key, p.Keys[act].SendFrom) {
+	if diag == DiagOtherKey && act >= 0 && p.sched.StartsAfter(key, p.sched[act].SendFrom) {
 		if st.rollKey == key {
 			st.rollRun++
 		} else {
@@ -522,16 +537,6 @@ func sameKey(a *int, k int) bool {
 		return k < 0
 	}
 	return *a == k
-}
-
-// newer reports whether key id of p becomes valid after t.
-func newer(p *Peer, id int, t time.Time) bool {
-	for i := range p.Keys {
-		if p.Keys[i].ID == id {
-			return p.Keys[i].SendFrom.After(t)
-		}
-	}
-	return false
 }
 
 // Reports returns the state of every remote address seen, sorted by
