@@ -1,7 +1,6 @@
 package config
 
 import (
-	"crypto/subtle"
 	"net/netip"
 	"slices"
 	"sort"
@@ -182,7 +181,7 @@ func (ch *Changes) diffHMACKeys(old, new *Config) {
 		switch {
 		case oh == nil:
 			ch.HMACKeysAdded = append(ch.HMACKeysAdded, nh.ID)
-		case oh.Algorithm != nh.Algorithm || !secretEqual(oh.Secret, nh.Secret):
+		case oh.Algorithm != nh.Algorithm || !oh.Secret.Equal(nh.Secret):
 			ch.HMACKeysChanged = append(ch.HMACKeysChanged, nh.ID)
 		}
 	}
@@ -255,7 +254,7 @@ func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]boo
 	case oa.Source == SourceKeychain || na.Source == SourceKeychain:
 		secret = true // a password and a keychain are different key material
 	default:
-		secret = !secretEqual(op.Password, np.Password)
+		secret = !op.Password.Equal(np.Password)
 	}
 	if secret {
 		add("secret")
@@ -263,11 +262,6 @@ func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]boo
 	}
 	sort.Strings(pc.Fields)
 	return pc
-}
-
-// secretEqual compares secrets in constant time (for equal lengths).
-func secretEqual(a, b Secret) bool {
-	return subtle.ConstantTimeCompare(a, b) == 1
 }
 
 func sameKeychain(a, b *Keychain) bool {
@@ -283,7 +277,7 @@ func sameKeychain(a, b *Keychain) bool {
 			return false
 		}
 		ak := &a.Keys[i]
-		if !ak.SendFrom.Equal(bk.SendFrom) || !secretEqual(ak.Secret, bk.Secret) {
+		if !ak.SendFrom.Equal(bk.SendFrom) || !ak.Secret.Equal(bk.Secret) {
 			return false
 		}
 	}

@@ -2,7 +2,6 @@ package peers
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -291,7 +290,7 @@ func (m *Manager) convergeGoBGP(ctx context.Context, gv gobgpView) {
 			st.gobgpSecret = st.secret
 		default:
 			got := gv.passwords[cp.Address]
-			if subtle.ConstantTimeCompare(got, st.gobgpSecret) != 1 {
+			if !st.gobgpSecret.Equal(got) {
 				// GoBGP holds a password we did not give it: treat it
 				// as stale, so it is replaced before GoBGP can dial or
 				// re-key a listener with it.
@@ -448,7 +447,7 @@ func (m *Manager) convergeConns(ctx context.Context, conns []md5auth.SocketKeys,
 			if err := m.bgp.ResetPeer(ctx, a.String(), "authbgpd: session without TCP-MD5", false, api.ResetPeerRequest_BOTH); err != nil {
 				m.log.WithError(err).WithField("peer", a).Debug("reconcile: reset of the unsigned session")
 			}
-		case subtle.ConstantTimeCompare(k.Secret, st.secret) != 1:
+		case !st.secret.Equal(k.Secret):
 			st.obs.ok = false
 			m.drift(st, fmt.Sprintf("connection %s-%s carries another key: re-keying it in place", c.Local, c.Remote))
 			if err := m.socks.SetConnKey(c.Local, c.Remote, md5auth.AddrKey(a, st.secret)); err != nil {
@@ -481,7 +480,7 @@ func (m *Manager) listenerProblems(st *peer, listeners []md5auth.SocketKeys) str
 				continue
 			}
 			found = true
-			if subtle.ConstantTimeCompare(k.Secret, st.secret) != 1 {
+			if !st.secret.Equal(k.Secret) {
 				return fmt.Sprintf("listener %s carries another key for %s", l.Local, want)
 			}
 		}

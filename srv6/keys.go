@@ -1,7 +1,6 @@
 package srv6
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"slices"
@@ -90,7 +89,7 @@ func (d *kernelDump) has(id uint32, alg srv6policy.Algorithm, secret []byte) boo
 		}
 	}
 	e, ok := d.keys[id]
-	return ok && e.Algorithm == alg && subtle.ConstantTimeCompare(e.Secret, secret) == 1
+	return ok && e.Algorithm == alg && e.Secret.Equal(secret)
 }
 
 func (d *kernelDump) wipe() {
@@ -142,7 +141,7 @@ func (s *Manager) applyKeysLocked(cfg *config.Config) []error {
 func (s *Manager) applyKeyLocked(ck *config.HMACKey, kk kernelKeys, kerr error, dump *kernelDump) error {
 	alg, aerr := srv6policy.ParseAlgorithm(ck.Algorithm)
 	cur := s.keys.keys[ck.ID]
-	if cur != nil && cur.alg == alg && subtle.ConstantTimeCompare(cur.secret, ck.Secret) == 1 {
+	if cur != nil && cur.alg == alg && ck.Secret.Equal(cur.secret) {
 		if cur.err != "" && cur.installed {
 			cur.err = "" // a refused change was undone
 		}
