@@ -201,7 +201,9 @@ func TestNLRouteOIF(t *testing.T) {
 	if _, err := f.InterfaceTo(polSegsp[0]); err == nil || !strings.Contains(err.Error(), "no output interface") {
 		t.Fatalf("no OIF: %v", err)
 	}
-	f.answer = func(req netlink.Message) []netlink.Message { return []netlink.Message{kernelAck(req, unix.ENETUNREACH)} }
+	f.answer = func(req netlink.Message) []netlink.Message {
+		return []netlink.Message{kernelAck(req, unix.ENETUNREACH)}
+	}
 	if _, err := f.InterfaceTo(polSegsp[0]); !errors.Is(err, unix.ENETUNREACH) {
 		t.Fatalf("unreachable: %v", err)
 	}
