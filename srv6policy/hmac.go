@@ -331,15 +331,22 @@ func (k *Key) Sum(dst []byte, src netip.Addr, lastEntry, flags uint8, segments [
 // Verify reports, in constant time, whether mac (the 32-byte HMAC field of
 // an HMAC TLV) is the HMAC of src and the SRH fields given as for Sum.
 func (k *Key) Verify(mac []byte, src netip.Addr, lastEntry, flags uint8, segments []netip.Addr) bool {
-	if len(mac) != HMACFieldLen || !k.usable() {
+	if !k.canVerify(mac) {
 		return false
 	}
 	k.mu.Lock()
 	k.computeAddrs(src, lastEntry, flags, segments)
-	ok := subtle.ConstantTimeCompare(mac, k.sum[:]) == 1
+	ok := k.sumIs(mac)
 	k.mu.Unlock()
 	return ok
 }
+
+// canVerify reports whether mac has the HMAC field's length and the key
+// can be used (see usable).
+func (k *Key) canVerify(mac []byte) bool { return len(mac) == HMACFieldLen && k.usable() }
+
+// sumIs compares, in constant time, mac with k.sum; k.mu must be held.
+func (k *Key) sumIs(mac []byte) bool { return subtle.ConstantTimeCompare(mac, k.sum[:]) == 1 }
 
 // srhSegments checks that raw SRH bytes hold their Last Entry + 1 segments
 // and no more than the kernel can HMAC.
@@ -389,12 +396,12 @@ func (k *Key) SumSRH(dst []byte, src netip.Addr, srh []byte) ([]byte, error) {
 // verifySRH compares, in constant time, mac with the HMAC of src and srh.
 func (k *Key) verifySRH(mac []byte, src netip.Addr, srh []byte) bool {
 	lastEntry, flags, err := srhSegments(srh)
-	if err != nil || len(mac) != HMACFieldLen || !k.usable() {
+	if err != nil || !k.canVerify(mac) {
 		return false
 	}
 	k.mu.Lock()
 	k.sumSRH(src, srh, lastEntry, flags)
-	ok := subtle.ConstantTimeCompare(mac, k.sum[:]) == 1
+	ok := k.sumIs(mac)
 	k.mu.Unlock()
 	return ok
 }

@@ -3,13 +3,13 @@
 package srv6policy
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/mdlayher/genetlink"
+	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,8 +24,6 @@ const (
 	seg6AttrSecretLen = 5 // u8
 	seg6AttrAlgID     = 6 // u8
 
-	genlHdrLen  = 4
-	nlaTypeMask = 0x3fff // ^(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
 	// enotsupp is the kernel-internal ENOTSUPP (524) that seg6 returns
 	// when it is built without CONFIG_IPV6_SEG6_HMAC.
 	enotsupp = unix.Errno(524)
@@ -35,14 +33,15 @@ const (
 const recvTimeout = 5 * time.Second
 
 // KernelKeys programs the SRv6 HMAC key table of the network namespace in
-// which it was opened, through the SEG6 generic netlink family: our own
-// client on a NETLINK_GENERIC socket (no netlink library). Methods are safe
-// for concurrent use. Secrets sent or dumped are wiped from its buffers.
+// which it was opened, through the SEG6 generic netlink family
+// (mdlayher/genetlink). Methods are safe for concurrent use. Secrets sent
+// or dumped are wiped from its own buffers (not from the copies the netlink
+// library makes while sending and receiving).
 type KernelKeys struct {
 	mu sync.Mutex
-	nlSocket
+	nlConn
+	genl   *genetlink.Conn
 	family uint16
-	buf    []byte
 }
 
 // OpenKernelKeys opens a generic netlink socket and resolves the SEG6
@@ -51,61 +50,52 @@ type KernelKeys struct {
 // that joined it, e.g. netns.Do). It returns an error wrapping
 // ErrNoKernelSupport when the kernel has no SEG6 family.
 func OpenKernelKeys() (*KernelKeys, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_GENERIC)
+	// Error acks without a copy of the request, which may hold a secret.
+	c, err := dialNetlink(unix.NETLINK_GENERIC, "generic netlink", netlink.CapAcknowledge)
 	if err != nil {
-		if err == unix.EAFNOSUPPORT || err == unix.EPROTONOSUPPORT {
+		if errors.Is(err, unix.EAFNOSUPPORT) || errors.Is(err, unix.EPROTONOSUPPORT) {
 			return nil, fmt.Errorf("%w: generic netlink: %v", ErrNoKernelSupport, err)
 		}
-		return nil, fmt.Errorf("srv6policy: generic netlink socket: %w", err)
-	}
-	k := &KernelKeys{nlSocket: nlSocket{fd: fd, seq: uint32(time.Now().UnixNano()), hdr: genlHdrLen, wipe: true, what: "generic netlink"}, buf: make([]byte, 0, 4096)}
-	if err := k.setup(); err != nil {
-		unix.Close(fd)
 		return nil, err
 	}
-	return k, nil
+	return newKernelKeys(genetlink.NewConn(c))
 }
 
-func (k *KernelKeys) setup() error {
-	if err := k.init(); err != nil {
-		return err
-	}
+// newKernelKeys resolves the SEG6 family on c (closed on failure).
+func newKernelKeys(c *genetlink.Conn) (*KernelKeys, error) {
+	k := &KernelKeys{nlConn: nlConn{t: genlTransport{c}, wipe: true}, genl: c}
 	id, err := k.resolveFamily(seg6FamilyName)
 	if err != nil {
-		return err
+		c.Close()
+		return nil, err
 	}
 	k.family = id
-	return nil
+	return k, nil
 }
 
 // resolveFamily asks the generic netlink controller for a family's ID.
 func (k *KernelKeys) resolveFamily(name string) (uint16, error) {
-	msg := k.newMsg(unix.GENL_ID_CTRL, unix.NLM_F_REQUEST|unix.NLM_F_ACK, unix.CTRL_CMD_GETFAMILY, 2)
-	msg = appendAttr(msg, unix.CTRL_ATTR_FAMILY_NAME, append([]byte(name), 0))
-	var id uint16
-	err := k.roundTrip(msg, func(_ uint16, attrs []byte) error {
-		return walkAttrs(attrs, func(typ uint16, v []byte) {
-			if typ == unix.CTRL_ATTR_FAMILY_ID && len(v) >= 2 {
-				id = binary.NativeEndian.Uint16(v)
-			}
-		})
-	})
+	_ = k.genl.SetReadDeadline(time.Now().Add(recvTimeout))
+	f, err := k.genl.GetFamily(name)
+	if err != nil {
+		err = recvErr(err)
+	}
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		return 0, fmt.Errorf("%w: generic netlink family %s not found (kernel without IPv6 segment routing?)", ErrNoKernelSupport, name)
 	case err != nil:
 		return 0, fmt.Errorf("srv6policy: resolve generic netlink family %s: %w", name, err)
-	case id == 0:
+	case f.ID == 0:
 		return 0, fmt.Errorf("srv6policy: resolve generic netlink family %s: no family ID in the answer", name)
 	}
-	return id, nil
+	return f.ID, nil
 }
 
 // Close closes the socket.
 func (k *KernelKeys) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.closeFd()
+	return k.close()
 }
 
 // Set installs key id with algorithm alg and secret (1..64 bytes), replacing
@@ -134,21 +124,14 @@ func (k *KernelKeys) Delete(id uint32) error {
 }
 
 func (k *KernelKeys) setHMAC(id uint32, alg Algorithm, secret []byte) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.fd < 0 {
-		return errors.New("srv6policy: KernelKeys is closed")
-	}
-	msg := k.newMsg(k.family, unix.NLM_F_REQUEST|unix.NLM_F_ACK, seg6CmdSetHMAC, seg6Version)
-	msg = appendAttr(msg, seg6AttrHMACKeyID, binary.NativeEndian.AppendUint32(nil, id))
+	ae := netlink.NewAttributeEncoder()
+	ae.Uint32(seg6AttrHMACKeyID, id)
 	if len(secret) > 0 {
-		msg = appendAttr(msg, seg6AttrSecret, secret)
+		ae.Bytes(seg6AttrSecret, secret)
 	}
-	msg = appendAttr(msg, seg6AttrSecretLen, []byte{uint8(len(secret))})
-	msg = appendAttr(msg, seg6AttrAlgID, []byte{uint8(alg)})
-	err := k.roundTrip(msg, nil)
-	clear(msg) // it held the secret
-	if err != nil {
+	ae.Uint8(seg6AttrSecretLen, uint8(len(secret)))
+	ae.Uint8(seg6AttrAlgID, uint8(alg))
+	if err := k.request(seg6CmdSetHMAC, netlink.Request|netlink.Acknowledge, ae, nil); err != nil {
 		what := "set"
 		if len(secret) == 0 {
 			what = "delete"
@@ -158,49 +141,58 @@ func (k *KernelKeys) setHMAC(id uint32, alg Algorithm, secret []byte) error {
 	return nil
 }
 
+// request sends a SEG6 command with the attributes of ae (nil: none) and
+// hands the attributes of each answer to fn. It wipes the request after
+// sending: it may hold a secret.
+func (k *KernelKeys) request(cmd uint8, flags netlink.HeaderFlags, ae *netlink.AttributeEncoder, fn func(*netlink.AttributeDecoder) error) error {
+	var attrs []byte
+	if ae != nil {
+		var err error
+		if attrs, err = ae.Encode(); err != nil {
+			return err
+		}
+		defer clear(attrs)
+	}
+	data, err := genetlink.Message{Header: genetlink.Header{Command: cmd, Version: seg6Version}, Data: attrs}.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	defer clear(data)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.t == nil {
+		return errors.New("srv6policy: KernelKeys is closed")
+	}
+	var each func(netlink.Message) error
+	if fn != nil {
+		each = func(m netlink.Message) error {
+			var gm genetlink.Message
+			if err := gm.UnmarshalBinary(m.Data); err != nil {
+				return err
+			}
+			ad, err := netlink.NewAttributeDecoder(gm.Data)
+			if err != nil {
+				return err
+			}
+			if err := fn(ad); err != nil {
+				return err
+			}
+			return ad.Err()
+		}
+	}
+	return k.exchange(netlink.Message{Header: netlink.Header{Type: netlink.HeaderType(k.family), Flags: flags}, Data: data}, each)
+}
+
 // Dump returns the namespace's HMAC keys, secrets included (in clear inside
 // the redacting Secret type: never log them).
 func (k *KernelKeys) Dump() ([]KernelKey, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.fd < 0 {
-		return nil, errors.New("srv6policy: KernelKeys is closed")
-	}
-	msg := k.newMsg(k.family, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, seg6CmdDumpHMAC, seg6Version)
 	var keys []KernelKey
-	err := k.roundTrip(msg, func(typ uint16, attrs []byte) error {
-		if typ != k.family {
-			return nil
-		}
-		var (
-			kk   KernelKey
-			slen = -1
-			sec  []byte
-		)
-		if err := walkAttrs(attrs, func(t uint16, v []byte) {
-			switch t {
-			case seg6AttrHMACKeyID:
-				if len(v) >= 4 {
-					kk.ID = binary.NativeEndian.Uint32(v)
-				}
-			case seg6AttrSecretLen:
-				if len(v) >= 1 {
-					slen = int(v[0])
-				}
-			case seg6AttrSecret:
-				sec = v
-			case seg6AttrAlgID:
-				if len(v) >= 1 {
-					kk.Algorithm = Algorithm(v[0])
-				}
-			}
-		}); err != nil {
+	err := k.request(seg6CmdDumpHMAC, netlink.Request|netlink.Dump, nil, func(ad *netlink.AttributeDecoder) error {
+		kk := decodeKernelKey(ad)
+		if err := ad.Err(); err != nil {
+			clear(kk.Secret)
 			return err
 		}
-		if slen < 0 || slen > len(sec) {
-			slen = len(sec)
-		}
-		kk.Secret = Secret(append([]byte(nil), sec[:slen]...))
 		keys = append(keys, kk)
 		return nil
 	})
@@ -213,6 +205,42 @@ func (k *KernelKeys) Dump() ([]KernelKey, error) {
 	return keys, nil
 }
 
+// decodeKernelKey decodes the attributes of one answer to a SEG6 HMAC dump.
+// Attributes of the wrong size are ignored.
+func decodeKernelKey(ad *netlink.AttributeDecoder) KernelKey {
+	var (
+		kk   KernelKey
+		slen = -1
+		sec  []byte
+	)
+	for ad.Next() {
+		ad.Do(func(v []byte) error {
+			switch ad.Type() {
+			case seg6AttrHMACKeyID:
+				if len(v) >= 4 {
+					kk.ID = nativeEndian.Uint32(v)
+				}
+			case seg6AttrSecretLen:
+				if len(v) >= 1 {
+					slen = int(v[0])
+				}
+			case seg6AttrSecret:
+				sec = v
+			case seg6AttrAlgID:
+				if len(v) >= 1 {
+					kk.Algorithm = Algorithm(v[0])
+				}
+			}
+			return nil
+		})
+	}
+	if slen < 0 || slen > len(sec) {
+		slen = len(sec)
+	}
+	kk.Secret = Secret(append([]byte(nil), sec[:slen]...))
+	return kk
+}
+
 // wrap turns a kernel error into one of ours.
 func (k *KernelKeys) wrap(op string, err error) error {
 	switch {
@@ -222,98 +250,4 @@ func (k *KernelKeys) wrap(op string, err error) error {
 		return fmt.Errorf("%w: %s: %v", ErrNoKernelSupport, op, err)
 	}
 	return fmt.Errorf("srv6policy: kernel: %s: %w", op, err)
-}
-
-// newMsg starts a generic netlink request in k.buf (which it reuses).
-func (k *KernelKeys) newMsg(typ uint16, flags uint16, cmd, version uint8) []byte {
-	k.seq++
-	b := k.buf[:0]
-	b = binary.NativeEndian.AppendUint32(b, 0) // length, set by roundTrip
-	b = binary.NativeEndian.AppendUint16(b, typ)
-	b = binary.NativeEndian.AppendUint16(b, flags)
-	b = binary.NativeEndian.AppendUint32(b, k.seq)
-	b = binary.NativeEndian.AppendUint32(b, 0) // port ID: the kernel fills it in
-	return append(b, cmd, version, 0, 0)
-}
-
-func appendAttr(b []byte, typ uint16, v []byte) []byte {
-	b = binary.NativeEndian.AppendUint16(b, uint16(unix.SizeofNlAttr+len(v)))
-	b = binary.NativeEndian.AppendUint16(b, typ)
-	b = append(b, v...)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
-	}
-	return b
-}
-
-// walkAttrs calls fn for each netlink attribute in b.
-func walkAttrs(b []byte, fn func(typ uint16, v []byte)) error {
-	for len(b) >= unix.SizeofNlAttr {
-		l := int(binary.NativeEndian.Uint16(b[0:2]))
-		typ := binary.NativeEndian.Uint16(b[2:4]) & nlaTypeMask
-		if l < unix.SizeofNlAttr || l > len(b) {
-			return fmt.Errorf("malformed netlink attribute (length %d, %d bytes left)", l, len(b))
-		}
-		fn(typ, b[unix.SizeofNlAttr:l])
-		al := (l + 3) &^ 3
-		if al > len(b) {
-			break
-		}
-		b = b[al:]
-	}
-	return nil
-}
-
-func recvErr(err error) error {
-	if err == unix.EAGAIN || err == unix.EWOULDBLOCK {
-		return fmt.Errorf("no answer from the kernel in %v: %w", recvTimeout, os.ErrDeadlineExceeded)
-	}
-	return fmt.Errorf("receive: %w", err)
-}
-
-// netlinkError is an error ack: the errno and the kernel's message.
-type netlinkError struct {
-	errno unix.Errno
-	msg   string
-}
-
-func (e *netlinkError) Error() string {
-	if e.msg != "" {
-		return e.errno.Error() + " (" + e.msg + ")"
-	}
-	return e.errno.Error()
-}
-
-func (e *netlinkError) Unwrap() error { return e.errno }
-
-// ackErr decodes an NLMSG_ERROR message: nil for a plain ack.
-func ackErr(m []byte, flags uint16) error {
-	if len(m) < unix.NLMSG_HDRLEN+4 {
-		return errors.New("truncated netlink error message")
-	}
-	e := int32(binary.NativeEndian.Uint32(m[16:20]))
-	if e == 0 {
-		return nil
-	}
-	ne := &netlinkError{errno: unix.Errno(-e)}
-	if flags&unix.NLM_F_ACK_TLVS != 0 {
-		// After the errno: the request's header (and, unless capped, its
-		// payload), then the extended-ack attributes.
-		off := unix.NLMSG_HDRLEN + 4 + unix.NLMSG_HDRLEN
-		if flags&unix.NLM_F_CAPPED == 0 && len(m) >= unix.NLMSG_HDRLEN+4+4 {
-			ol := int(binary.NativeEndian.Uint32(m[20:24]))
-			off = unix.NLMSG_HDRLEN + 4 + (ol+3)&^3
-		}
-		if off < len(m) {
-			_ = walkAttrs(m[off:], func(typ uint16, v []byte) {
-				if typ == unix.NLMSGERR_ATTR_MSG {
-					for len(v) > 0 && v[len(v)-1] == 0 {
-						v = v[:len(v)-1]
-					}
-					ne.msg = string(v)
-				}
-			})
-		}
-	}
-	return ne
 }

@@ -3,130 +3,152 @@
 package srv6policy
 
 import (
-	"encoding/binary"
+	"errors"
 	"fmt"
+	"os"
+	"time"
 
+	"github.com/mdlayher/genetlink"
+	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
 
-// nlSocket is a netlink socket to the kernel, shared by the SEG6 generic
-// netlink client (keys, tunnel source) and the route client: requests with
-// sequence numbers, answers read until the ack or NLMSG_DONE.
-type nlSocket struct {
-	fd  int
-	seq uint32
-	// hdr is the length of the protocol's own header after the netlink
-	// header (generic netlink: 4), skipped before answers reach fn.
-	hdr int
-	// wipe clears the receive buffer after use: SEG6 dumps carry secrets.
+// transport is what nlConn needs of a netlink connection: a *netlink.Conn
+// (route netlink; nltest in tests) or a genlTransport (generic netlink;
+// genltest in tests).
+type transport interface {
+	Send(netlink.Message) (netlink.Message, error)
+	Receive() ([]netlink.Message, error)
+	SetReadDeadline(time.Time) error
+	Close() error
+}
+
+// genlTransport sends netlink messages whose data is a generic netlink
+// message through a *genetlink.Conn.
+type genlTransport struct{ c *genetlink.Conn }
+
+func (g genlTransport) Send(m netlink.Message) (netlink.Message, error) {
+	var gm genetlink.Message
+	if err := gm.UnmarshalBinary(m.Data); err != nil {
+		return netlink.Message{}, err
+	}
+	return g.c.Send(gm, uint16(m.Header.Type), m.Header.Flags)
+}
+
+func (g genlTransport) Receive() ([]netlink.Message, error) {
+	_, msgs, err := g.c.Receive()
+	return msgs, err
+}
+
+func (g genlTransport) SetReadDeadline(t time.Time) error { return g.c.SetReadDeadline(t) }
+func (g genlTransport) Close() error                      { return g.c.Close() }
+
+// nlConn is a netlink connection to the kernel, shared by the SEG6 generic
+// netlink client (keys, tunnel source) and the route client: a request,
+// then its answers until the ack, the reply or the end of the dump, each
+// exchange bounded by recvTimeout.
+type nlConn struct {
+	t transport // nil once closed
+	// wipe clears the answers after use: SEG6 dumps carry secrets.
 	wipe bool
-	what string // "generic netlink", "route netlink": for messages
 }
 
-// init binds s.fd and sets it up: error acks without a copy of the request
-// (which may hold a secret), extended error messages, a receive timeout.
-func (s *nlSocket) init() error {
-	if err := unix.Bind(s.fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return fmt.Errorf("srv6policy: bind %s socket: %w", s.what, err)
+// dialNetlink opens a netlink socket of protocol proto in the calling
+// thread's network namespace, with option set (best effort: old kernels
+// lack some).
+func dialNetlink(proto int, what string, option netlink.ConnOption) (*netlink.Conn, error) {
+	c, err := netlink.Dial(proto, nil)
+	if err != nil {
+		return nil, fmt.Errorf("srv6policy: %s socket: %w", what, err)
 	}
-	_ = unix.SetsockoptInt(s.fd, unix.SOL_NETLINK, unix.NETLINK_CAP_ACK, 1)
-	_ = unix.SetsockoptInt(s.fd, unix.SOL_NETLINK, unix.NETLINK_EXT_ACK, 1)
-	tv := unix.NsecToTimeval(recvTimeout.Nanoseconds())
-	if err := unix.SetsockoptTimeval(s.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return fmt.Errorf("srv6policy: %s socket: SO_RCVTIMEO: %w", s.what, err)
-	}
-	return nil
+	_ = c.SetOption(option, true)
+	return c, nil
 }
 
-// closeFd closes the socket once.
-func (s *nlSocket) closeFd() error {
-	if s.fd < 0 {
+// close closes the connection once.
+func (c *nlConn) close() error {
+	if c.t == nil {
 		return nil
 	}
-	err := unix.Close(s.fd)
-	s.fd = -1
+	err := c.t.Close()
+	c.t = nil
 	return err
 }
 
-// roundTrip sends msg (its length field is set here) and reads the answers
-// with its sequence number until the ack or NLMSG_DONE, handing each data
-// message's body (after the protocol header) to fn. The first error of fn
-// is returned after the exchange ends.
-func (s *nlSocket) roundTrip(msg []byte, fn func(typ uint16, body []byte) error) error {
-	binary.NativeEndian.PutUint32(msg[0:4], uint32(len(msg)))
-	seq := binary.NativeEndian.Uint32(msg[8:12])
-	if err := unix.Sendto(s.fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+// exchange sends m and hands each answer with its sequence number to fn
+// (nil: none expected), until the ack (m asks for one), the end of the
+// dump (m is a dump) or the reply. Answers to an earlier, abandoned request
+// are skipped. Error acks come back as a *netlink.OpError wrapping the
+// errno. The first error of fn is returned after the exchange ends.
+func (c *nlConn) exchange(m netlink.Message, fn func(netlink.Message) error) error {
+	// Only the real socket has deadlines; nltest's has none (and needs none).
+	_ = c.t.SetReadDeadline(time.Now().Add(recvTimeout))
+	req, err := c.t.Send(m)
+	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
-	rb := make([]byte, 32*1024)
-	if s.wipe {
-		defer func() { clear(rb) }()
-	}
+	ack := m.Header.Flags&netlink.Acknowledge != 0
+	dump := m.Header.Flags&netlink.Dump == netlink.Dump
 	var cbErr error
 	for {
-		// Peek at the datagram's size first, so no answer is ever cut.
-		n, _, err := unix.Recvfrom(s.fd, rb[:0], unix.MSG_PEEK|unix.MSG_TRUNC)
-		if err == unix.EINTR {
-			continue
-		}
+		msgs, err := c.t.Receive()
 		if err != nil {
 			return recvErr(err)
 		}
-		if n > len(rb) {
-			if s.wipe {
-				clear(rb)
-			}
-			rb = make([]byte, n)
-		}
-		n, from, err := unix.Recvfrom(s.fd, rb, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return recvErr(err)
-		}
-		if sa, ok := from.(*unix.SockaddrNetlink); !ok || sa.Pid != 0 {
-			continue // not from the kernel
-		}
-		b := rb[:n]
-		for len(b) >= unix.NLMSG_HDRLEN {
-			l := int(binary.NativeEndian.Uint32(b[0:4]))
-			typ := binary.NativeEndian.Uint16(b[4:6])
-			flags := binary.NativeEndian.Uint16(b[6:8])
-			mseq := binary.NativeEndian.Uint32(b[8:12])
-			if l < unix.NLMSG_HDRLEN || l > len(b) {
-				return fmt.Errorf("malformed netlink message (length %d, %d bytes left)", l, len(b))
-			}
-			m := b[:l]
-			if al := (l + 3) &^ 3; al < len(b) {
-				b = b[al:]
-			} else {
-				b = nil
-			}
-			if mseq != seq {
+		// Receive reads a whole dump and drops its NLMSG_DONE: an empty
+		// batch is an empty dump.
+		done := dump && len(msgs) == 0
+		for _, a := range msgs {
+			if a.Header.Sequence != req.Header.Sequence {
 				continue // a stale answer to an earlier, abandoned request
 			}
-			switch typ {
-			case unix.NLMSG_NOOP:
+			switch a.Header.Type {
+			case netlink.Noop:
 				continue
-			case unix.NLMSG_ERROR:
-				if err := ackErr(m, flags); err != nil {
-					return err
-				}
-				return cbErr
-			case unix.NLMSG_DONE:
-				if len(m) >= unix.NLMSG_HDRLEN+4 {
-					if e := int32(binary.NativeEndian.Uint32(m[16:20])); e < 0 {
-						return unix.Errno(-e)
-					}
-				}
-				return cbErr
+			case netlink.Error, netlink.Done: // an ack: error acks are errors of Receive
+				done = true
+				continue
 			}
-			if fn != nil && cbErr == nil && len(m) >= unix.NLMSG_HDRLEN+s.hdr {
-				cbErr = fn(typ, m[unix.NLMSG_HDRLEN+s.hdr:])
+			done = done || !ack
+			if fn != nil && cbErr == nil {
+				cbErr = fn(a)
 			}
-			// A request with NLM_F_ACK ends with its ack, a dump with
-			// NLMSG_DONE: keep reading.
+			if c.wipe {
+				clear(a.Data)
+			}
+		}
+		if done {
+			return cbErr
 		}
 	}
 }
+
+// recvErr turns an error of Receive into ours: an error ack into a
+// netlinkError, a timeout into one wrapping os.ErrDeadlineExceeded.
+func recvErr(err error) error {
+	var oe *netlink.OpError
+	if errors.As(err, &oe) {
+		if errno, ok := oe.Err.(unix.Errno); ok {
+			return &netlinkError{errno: errno, msg: oe.Message}
+		}
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("no answer from the kernel in %v: %w", recvTimeout, os.ErrDeadlineExceeded)
+	}
+	return fmt.Errorf("receive: %w", err)
+}
+
+// netlinkError is an error ack: the errno and the kernel's message.
+type netlinkError struct {
+	errno unix.Errno
+	msg   string
+}
+
+func (e *netlinkError) Error() string {
+	if e.msg != "" {
+		return e.errno.Error() + " (" + e.msg + ")"
+	}
+	return e.errno.Error()
+}
+
+func (e *netlinkError) Unwrap() error { return e.errno }

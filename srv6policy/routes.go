@@ -1,9 +1,10 @@
 package srv6policy
 
-// Headend routes of an SR policy, and their rtnetlink encoding (our own:
-// vishvananda/netlink can neither encode the HMAC TLV of a seg6 SRH nor
-// list routes that carry one). The codec is pure and portable; the socket
-// that sends it is in routes_linux.go.
+// Headend routes of an SR policy, and their rtnetlink encoding (ours, on
+// mdlayher/netlink's attribute codec: vishvananda/netlink can neither
+// encode the HMAC TLV of a seg6 SRH nor list routes that carry one). The
+// codec is pure and portable; the connection that sends it is in
+// routes_linux.go.
 //
 // A policy is installed as up to two routes:
 //
@@ -21,6 +22,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/mdlayher/netlink"
 )
 
 // RouteKind says which of a policy's routes a Route is.
@@ -125,26 +128,15 @@ func (r Route) Validate() error {
 	return err
 }
 
-// Netlink constants (linux/netlink.h, linux/rtnetlink.h, linux/lwtunnel.h,
+// Route netlink constants (linux/rtnetlink.h, linux/lwtunnel.h,
 // linux/seg6_iptunnel.h, linux/seg6_local.h), so the codec builds on every
 // OS.
 const (
-	nlmsgHdrLen = 16
-	rtmsgLen    = 12
-	nlaHdrLen   = 4
-	nlaFNested  = 0x8000
-	nlaTypeMsk  = 0x3fff
+	rtmsgLen = 12
 
 	rtmNewRoute = 24
 	rtmDelRoute = 25
 	rtmGetRoute = 26
-
-	nlmFRequest = 0x1
-	nlmFAck     = 0x4
-	nlmFDump    = 0x300
-	nlmFReplace = 0x100
-	nlmFExcl    = 0x200
-	nlmFCreate  = 0x400
 
 	afInet  = 2
 	afInet6 = 10
@@ -186,57 +178,37 @@ var (
 // errNotOurs: a dumped route that is not a policy route.
 var errNotOurs = errors.New("not an SR policy route")
 
-func nlAppendAttr(b []byte, typ uint16, v []byte) []byte {
-	b = binary.NativeEndian.AppendUint16(b, uint16(nlaHdrLen+len(v)))
-	b = binary.NativeEndian.AppendUint16(b, typ)
-	b = append(b, v...)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
+// rtmsg is a struct rtmsg (linux/rtnetlink.h) without its flags.
+type rtmsg struct {
+	family, dstLen uint8
+	table          uint32 // ≥ 256: RT_TABLE_UNSPEC here, the table in RTA_TABLE
+	proto, scope   uint8
+	typ            uint8
+}
+
+func (m rtmsg) marshal() []byte {
+	t := uint8(m.table)
+	if m.table >= 256 {
+		t = 0 // RT_TABLE_UNSPEC; the table goes in RTA_TABLE
 	}
-	return b
+	return []byte{m.family, m.dstLen, 0 /* src_len */, 0 /* tos */, t, m.proto, m.scope, m.typ, 0, 0, 0, 0 /* flags */}
 }
 
-// nlNest appends a nested attribute whose content fill appends.
-func nlNest(b []byte, typ uint16, fill func([]byte) []byte) []byte {
-	start := len(b)
-	b = binary.NativeEndian.AppendUint16(b, 0)
-	b = binary.NativeEndian.AppendUint16(b, typ|nlaFNested)
-	b = fill(b)
-	binary.NativeEndian.PutUint16(b[start:], uint16(len(b)-start))
-	return b
-}
-
-// nlAttrs calls fn for each attribute of b; it fails on a malformed one.
-func nlAttrs(b []byte, fn func(typ uint16, v []byte) error) error {
-	for len(b) >= nlaHdrLen {
-		l := int(binary.NativeEndian.Uint16(b[0:2]))
-		typ := binary.NativeEndian.Uint16(b[2:4]) & nlaTypeMsk
-		if l < nlaHdrLen || l > len(b) {
-			return fmt.Errorf("malformed netlink attribute (length %d, %d bytes left)", l, len(b))
-		}
-		if err := fn(typ, b[nlaHdrLen:l]); err != nil {
-			return err
-		}
-		al := (l + 3) &^ 3
-		if al >= len(b) {
-			return nil
-		}
-		b = b[al:]
+// routeMsg builds a route netlink request: the rtmsg, then RTA_TABLE (for
+// a table ≥ 256) and the attributes attrs adds (nil: none).
+func routeMsg(typ netlink.HeaderType, flags netlink.HeaderFlags, m rtmsg, attrs func(*netlink.AttributeEncoder)) (netlink.Message, error) {
+	ae := netlink.NewAttributeEncoder()
+	if m.table >= 256 {
+		ae.Uint32(rtaTable, m.table)
 	}
-	return nil
-}
-
-func nlHeader(typ, flags uint16, seq uint32) []byte {
-	b := make([]byte, nlmsgHdrLen, 256)
-	binary.NativeEndian.PutUint16(b[4:6], typ)
-	binary.NativeEndian.PutUint16(b[6:8], flags)
-	binary.NativeEndian.PutUint32(b[8:12], seq)
-	return b
-}
-
-func nlFinish(b []byte) []byte {
-	binary.NativeEndian.PutUint32(b[0:4], uint32(len(b)))
-	return b
+	if attrs != nil {
+		attrs(ae)
+	}
+	b, err := ae.Encode()
+	if err != nil {
+		return netlink.Message{}, err
+	}
+	return netlink.Message{Header: netlink.Header{Type: typ, Flags: flags}, Data: append(m.marshal(), b...)}, nil
 }
 
 func routeFamily(p netip.Prefix) uint8 {
@@ -246,99 +218,193 @@ func routeFamily(p netip.Prefix) uint8 {
 	return afInet6
 }
 
-// appendRtmsg appends a struct rtmsg.
-func appendRtmsg(b []byte, family, dstLen uint8, table uint32, proto, scope, typ uint8) []byte {
-	t := uint8(table)
-	if table >= 256 {
-		t = 0 // RT_TABLE_UNSPEC; the table goes in RTA_TABLE
-	}
-	return append(b, family, dstLen, 0 /* src_len */, 0 /* tos */, t, proto, scope, typ, 0, 0, 0, 0 /* flags */)
-}
-
 // encodeRoute builds the RTM_NEWROUTE request for r, as iproute2 does for
 // `ip route add ... proto P table T dev OIF` (no metric: the kernel's
 // default, 1024 for IPv6). replace selects NLM_F_REPLACE (update our own
 // route) over NLM_F_EXCL (never overwrite a route that is not ours).
-func encodeRoute(seq uint32, r Route, proto uint8, table uint32, replace bool) ([]byte, error) {
+func encodeRoute(r Route, proto uint8, table uint32, replace bool) (netlink.Message, error) {
 	if err := r.Validate(); err != nil {
-		return nil, err
+		return netlink.Message{}, err
 	}
 	if r.OIF <= 0 {
-		return nil, fmt.Errorf("srv6policy: route %s: no output interface", r)
+		return netlink.Message{}, fmt.Errorf("srv6policy: route %s: no output interface", r)
 	}
 	srh, err := EncapSRH(r.Segments, r.KeyID)
 	if err != nil {
-		return nil, err
+		return netlink.Message{}, err
 	}
 	srhb, err := srh.Encode()
 	if err != nil {
-		return nil, err
+		return netlink.Message{}, err
 	}
-	flags := uint16(nlmFRequest | nlmFAck | nlmFCreate)
+	flags := netlink.Request | netlink.Acknowledge | netlink.Create
 	if replace {
-		flags |= nlmFReplace
+		flags |= netlink.Replace
 	} else {
-		flags |= nlmFExcl
+		flags |= netlink.Excl
 	}
-	b := nlHeader(rtmNewRoute, flags, seq)
 	scope := uint8(rtScopeUniverse)
 	if r.Dst.Addr().Is4() {
 		scope = rtScopeLink // iproute2's scope for an IPv4 route without a gateway
 	}
-	b = appendRtmsg(b, routeFamily(r.Dst), uint8(r.Dst.Bits()), table, proto, scope, rtnUnicast)
-	if table >= 256 {
-		b = nlAppendAttr(b, rtaTable, binary.NativeEndian.AppendUint32(nil, table))
-	}
-	b = nlAppendAttr(b, rtaDst, r.Dst.Masked().Addr().AsSlice())
-	b = nlAppendAttr(b, rtaOIF, binary.NativeEndian.AppendUint32(nil, uint32(r.OIF)))
-	switch r.Kind {
-	case RouteSteer:
-		b = nlAppendAttr(b, rtaEncapType, binary.NativeEndian.AppendUint16(nil, lwtunnelEncapSeg6))
-		b = nlNest(b, rtaEncap, func(b []byte) []byte {
-			// struct seg6_iptunnel_encap { int mode; struct ipv6_sr_hdr srh[]; }
-			v := binary.NativeEndian.AppendUint32(nil, seg6IPTunModeEncap)
-			return nlAppendAttr(b, seg6IPTunnelSRH, append(v, srhb...))
-		})
-	case RouteBSID:
-		b = nlAppendAttr(b, rtaEncapType, binary.NativeEndian.AppendUint16(nil, lwtunnelEncapSeg6Local))
-		b = nlNest(b, rtaEncap, func(b []byte) []byte {
-			b = nlAppendAttr(b, seg6LocalAction, binary.NativeEndian.AppendUint32(nil, seg6LocalActionEndB6Encap))
-			return nlAppendAttr(b, seg6LocalSRH, srhb)
-		})
-	}
-	return nlFinish(b), nil
+	m := rtmsg{family: routeFamily(r.Dst), dstLen: uint8(r.Dst.Bits()), table: table, proto: proto, scope: scope, typ: rtnUnicast}
+	return routeMsg(rtmNewRoute, flags, m, func(ae *netlink.AttributeEncoder) {
+		ae.Bytes(rtaDst, r.Dst.Masked().Addr().AsSlice())
+		ae.Uint32(rtaOIF, uint32(r.OIF))
+		switch r.Kind {
+		case RouteSteer:
+			ae.Uint16(rtaEncapType, lwtunnelEncapSeg6)
+			ae.Nested(rtaEncap, func(ae *netlink.AttributeEncoder) error {
+				// struct seg6_iptunnel_encap { int mode; struct ipv6_sr_hdr srh[]; }
+				ae.Bytes(seg6IPTunnelSRH, append(nativeEndian.AppendUint32(nil, seg6IPTunModeEncap), srhb...))
+				return nil
+			})
+		case RouteBSID:
+			ae.Uint16(rtaEncapType, lwtunnelEncapSeg6Local)
+			ae.Nested(rtaEncap, func(ae *netlink.AttributeEncoder) error {
+				ae.Uint32(seg6LocalAction, seg6LocalActionEndB6Encap)
+				ae.Bytes(seg6LocalSRH, srhb)
+				return nil
+			})
+		}
+	})
 }
 
 // encodeDelRoute builds the RTM_DELROUTE request for dst in table, matching
 // only routes of protocol proto.
-func encodeDelRoute(seq uint32, dst netip.Prefix, proto uint8, table uint32) []byte {
-	b := nlHeader(rtmDelRoute, nlmFRequest|nlmFAck, seq)
-	b = appendRtmsg(b, routeFamily(dst), uint8(dst.Bits()), table, proto, rtScopeNowhere, 0)
-	if table >= 256 {
-		b = nlAppendAttr(b, rtaTable, binary.NativeEndian.AppendUint32(nil, table))
-	}
-	b = nlAppendAttr(b, rtaDst, dst.Masked().Addr().AsSlice())
-	return nlFinish(b)
+func encodeDelRoute(dst netip.Prefix, proto uint8, table uint32) (netlink.Message, error) {
+	m := rtmsg{family: routeFamily(dst), dstLen: uint8(dst.Bits()), table: table, proto: proto, scope: rtScopeNowhere}
+	return routeMsg(rtmDelRoute, netlink.Request|netlink.Acknowledge, m, func(ae *netlink.AttributeEncoder) {
+		ae.Bytes(rtaDst, dst.Masked().Addr().AsSlice())
+	})
 }
 
 // encodeDumpRoutes builds an RTM_GETROUTE dump request for a family.
-func encodeDumpRoutes(seq uint32, family uint8) []byte {
-	b := nlHeader(rtmGetRoute, nlmFRequest|nlmFDump, seq)
-	b = appendRtmsg(b, family, 0, 0, 0, 0, 0)
-	return nlFinish(b)
+func encodeDumpRoutes(family uint8) (netlink.Message, error) {
+	return routeMsg(rtmGetRoute, netlink.Request|netlink.Dump, rtmsg{family: family}, nil)
 }
 
 // encodeGetRoute builds an RTM_GETROUTE request for the route to dst
-// (`ip route get`).
-func encodeGetRoute(seq uint32, dst netip.Addr) []byte {
-	fam, bits := uint8(afInet6), uint8(128)
+// (`ip route get`). It asks for no ack: the answer is the route (or an
+// error).
+func encodeGetRoute(dst netip.Addr) (netlink.Message, error) {
+	m := rtmsg{family: afInet6, dstLen: 128}
 	if dst.Is4() {
-		fam, bits = afInet, 32
+		m.family, m.dstLen = afInet, 32
 	}
-	b := nlHeader(rtmGetRoute, nlmFRequest|nlmFAck, seq)
-	b = appendRtmsg(b, fam, bits, 0, 0, 0, 0)
-	b = nlAppendAttr(b, rtaDst, dst.AsSlice())
-	return nlFinish(b)
+	return routeMsg(rtmGetRoute, netlink.Request, m, func(ae *netlink.AttributeEncoder) {
+		ae.Bytes(rtaDst, dst.AsSlice())
+	})
+}
+
+// routeAttrs are the attributes of a dumped route that decodeRoute reads.
+type routeAttrs struct {
+	dst       []byte
+	oif       int
+	table     uint32
+	encapType uint16
+	encap     []byte
+}
+
+// decodeRouteAttrs decodes the top-level attributes after the rtmsg; those
+// of the wrong size are ignored.
+func decodeRouteAttrs(b []byte, table uint32) (routeAttrs, error) {
+	ra := routeAttrs{table: table, encapType: 0xffff}
+	err := eachAttr(b, func(typ uint16, v []byte) {
+		switch typ {
+		case rtaDst:
+			ra.dst = v
+		case rtaOIF:
+			if len(v) >= 4 {
+				ra.oif = int(nativeEndian.Uint32(v))
+			}
+		case rtaTable:
+			if len(v) >= 4 {
+				ra.table = nativeEndian.Uint32(v)
+			}
+		case rtaEncapType:
+			if len(v) >= 2 {
+				ra.encapType = nativeEndian.Uint16(v)
+			}
+		case rtaEncap:
+			ra.encap = v
+		}
+	})
+	return ra, err
+}
+
+// eachAttr calls fn with the type (without flags) and the value of each
+// netlink attribute of b; it fails on a malformed one.
+func eachAttr(b []byte, fn func(typ uint16, v []byte)) error {
+	ad, err := netlink.NewAttributeDecoder(b)
+	if err != nil {
+		return err
+	}
+	for ad.Next() {
+		ad.Do(func(v []byte) error {
+			fn(ad.Type(), v)
+			return nil
+		})
+	}
+	return ad.Err()
+}
+
+// nativeEndian is the byte order of netlink integers.
+var nativeEndian = binary.NativeEndian
+
+// routeDst is the destination prefix of a dumped route.
+func routeDst(family, dstLen uint8, dst []byte) (netip.Prefix, error) {
+	var a netip.Addr
+	switch {
+	case dst == nil && family == afInet6:
+		a = netip.IPv6Unspecified()
+	case dst == nil:
+		a = netip.IPv4Unspecified()
+	default:
+		var ok bool
+		if a, ok = netip.AddrFromSlice(dst); !ok {
+			return netip.Prefix{}, fmt.Errorf("bad RTA_DST of %d bytes", len(dst))
+		}
+	}
+	return a.Prefix(int(dstLen))
+}
+
+// decodeEncap decodes the RTA_ENCAP of a seg6 encap or seg6local
+// End.B6.Encaps route: its kind and SRH; errNotOurs for any other.
+func decodeEncap(encapType uint16, encap []byte) (RouteKind, []byte, error) {
+	var srh []byte
+	switch encapType {
+	case lwtunnelEncapSeg6:
+		mode := uint32(0xffffffff)
+		if err := eachAttr(encap, func(typ uint16, v []byte) {
+			if typ == seg6IPTunnelSRH && len(v) >= 4 {
+				mode, srh = nativeEndian.Uint32(v[:4]), v[4:]
+			}
+		}); err != nil {
+			return RouteSteer, nil, err
+		}
+		if mode != seg6IPTunModeEncap {
+			return RouteSteer, nil, errNotOurs
+		}
+		return RouteSteer, srh, nil
+	case lwtunnelEncapSeg6Local:
+		action := uint32(0)
+		if err := eachAttr(encap, func(typ uint16, v []byte) {
+			switch {
+			case typ == seg6LocalAction && len(v) >= 4:
+				action = nativeEndian.Uint32(v)
+			case typ == seg6LocalSRH:
+				srh = v
+			}
+		}); err != nil {
+			return RouteBSID, nil, err
+		}
+		if action != seg6LocalActionEndB6Encap {
+			return RouteBSID, nil, errNotOurs
+		}
+		return RouteBSID, srh, nil
+	}
+	return 0, nil, errNotOurs
 }
 
 // decodeRoute decodes an RTM_NEWROUTE message body (after the netlink
@@ -349,91 +415,22 @@ func decodeRoute(body []byte) (Route, error) {
 	if len(body) < rtmsgLen {
 		return r, fmt.Errorf("truncated rtmsg (%d bytes)", len(body))
 	}
-	family, dstLen, table := body[0], body[1], uint32(body[4])
+	family, dstLen := body[0], body[1]
 	r.Protocol = body[5]
-	var (
-		dst       []byte
-		encapType uint16 = 0xffff
-		encap     []byte
-	)
-	err := nlAttrs(body[rtmsgLen:], func(typ uint16, v []byte) error {
-		switch typ {
-		case rtaDst:
-			dst = v
-		case rtaOIF:
-			if len(v) >= 4 {
-				r.OIF = int(binary.NativeEndian.Uint32(v))
-			}
-		case rtaTable:
-			if len(v) >= 4 {
-				table = binary.NativeEndian.Uint32(v)
-			}
-		case rtaEncapType:
-			if len(v) >= 2 {
-				encapType = binary.NativeEndian.Uint16(v)
-			}
-		case rtaEncap:
-			encap = v
-		}
-		return nil
-	})
+	ra, err := decodeRouteAttrs(body[rtmsgLen:], uint32(body[4]))
 	if err != nil {
 		return r, err
 	}
-	r.Table = table
+	r.OIF, r.Table = ra.oif, ra.table
 	if family != afInet && family != afInet6 {
 		return r, errNotOurs
 	}
-	var a netip.Addr
-	switch {
-	case dst == nil && family == afInet6:
-		a = netip.IPv6Unspecified()
-	case dst == nil:
-		a = netip.IPv4Unspecified()
-	default:
-		var ok bool
-		if a, ok = netip.AddrFromSlice(dst); !ok {
-			return r, fmt.Errorf("bad RTA_DST of %d bytes", len(dst))
-		}
-	}
-	if r.Dst, err = a.Prefix(int(dstLen)); err != nil {
+	if r.Dst, err = routeDst(family, dstLen, ra.dst); err != nil {
 		return r, err
 	}
 	var srh []byte
-	switch encapType {
-	case lwtunnelEncapSeg6:
-		r.Kind = RouteSteer
-		mode := uint32(0xffffffff)
-		if err := nlAttrs(encap, func(typ uint16, v []byte) error {
-			if typ == seg6IPTunnelSRH && len(v) >= 4 {
-				mode, srh = binary.NativeEndian.Uint32(v[:4]), v[4:]
-			}
-			return nil
-		}); err != nil {
-			return r, err
-		}
-		if mode != seg6IPTunModeEncap {
-			return r, errNotOurs
-		}
-	case lwtunnelEncapSeg6Local:
-		r.Kind = RouteBSID
-		action := uint32(0)
-		if err := nlAttrs(encap, func(typ uint16, v []byte) error {
-			switch {
-			case typ == seg6LocalAction && len(v) >= 4:
-				action = binary.NativeEndian.Uint32(v)
-			case typ == seg6LocalSRH:
-				srh = v
-			}
-			return nil
-		}); err != nil {
-			return r, err
-		}
-		if action != seg6LocalActionEndB6Encap {
-			return r, errNotOurs
-		}
-	default:
-		return r, errNotOurs
+	if r.Kind, srh, err = decodeEncap(ra.encapType, ra.encap); err != nil {
+		return r, err
 	}
 	s, err := DecodeSRH(srh)
 	if err != nil {
@@ -452,11 +449,6 @@ func decodeRouteOIF(body []byte) (oif int, rtype uint8, err error) {
 	if len(body) < rtmsgLen {
 		return 0, 0, fmt.Errorf("truncated rtmsg (%d bytes)", len(body))
 	}
-	err = nlAttrs(body[rtmsgLen:], func(typ uint16, v []byte) error {
-		if typ == rtaOIF && len(v) >= 4 {
-			oif = int(binary.NativeEndian.Uint32(v))
-		}
-		return nil
-	})
-	return oif, body[7], err
+	ra, err := decodeRouteAttrs(body[rtmsgLen:], 0)
+	return ra.oif, body[7], err
 }

@@ -7,19 +7,19 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
-	"time"
 
+	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
 
 // KernelRoutes installs, lists and removes headend routes in the routing
-// table of the network namespace it was opened in, through our own
-// NETLINK_ROUTE socket and encoding (routes.go). Every route it installs
+// table of the network namespace it was opened in, through a NETLINK_ROUTE
+// connection (mdlayher/netlink) and our encoding (routes.go). Every route it installs
 // has its protocol (RouteOptions.Protocol) and is in its table; it deletes
 // and lists only such routes. Methods are safe for concurrent use.
 type KernelRoutes struct {
 	mu sync.Mutex
-	nlSocket
+	nlConn
 	proto uint8
 	table uint32
 }
@@ -39,25 +39,25 @@ func OpenKernelRoutes(o RouteOptions) (*KernelRoutes, error) {
 	if o.Table == 0 {
 		o.Table = MainTable
 	}
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
+	// The kernel's error messages (extended acks): route requests hold
+	// no secrets, so the acks may echo them.
+	c, err := dialNetlink(unix.NETLINK_ROUTE, "route netlink", netlink.ExtendedAcknowledge)
 	if err != nil {
-		return nil, fmt.Errorf("srv6policy: route netlink socket: %w", err)
-	}
-	k := &KernelRoutes{nlSocket: nlSocket{fd: fd, seq: uint32(time.Now().UnixNano()), what: "route netlink"}, proto: o.Protocol, table: o.Table}
-	if err := k.setup(); err != nil {
-		unix.Close(fd)
 		return nil, err
 	}
-	return k, nil
+	return newKernelRoutes(c, o), nil
 }
 
-func (k *KernelRoutes) setup() error { return k.init() }
+// newKernelRoutes makes a KernelRoutes on c; o has its defaults.
+func newKernelRoutes(c *netlink.Conn, o RouteOptions) *KernelRoutes {
+	return &KernelRoutes{nlConn: nlConn{t: c}, proto: o.Protocol, table: o.Table}
+}
 
 // Close closes the socket.
 func (k *KernelRoutes) Close() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.closeFd()
+	return k.close()
 }
 
 // Add installs r; it fails with ErrRouteExists when the table already has
@@ -75,7 +75,7 @@ func (k *KernelRoutes) install(r Route, replace bool) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.fd < 0 {
+	if k.t == nil {
 		return errors.New("srv6policy: KernelRoutes is closed")
 	}
 	if r.OIF == 0 {
@@ -85,12 +85,11 @@ func (k *KernelRoutes) install(r Route, replace bool) error {
 		}
 		r.OIF = oif
 	}
-	k.seq++
-	msg, err := encodeRoute(k.seq, r, k.proto, k.table, replace)
+	msg, err := encodeRoute(r, k.proto, k.table, replace)
 	if err != nil {
 		return err
 	}
-	if err := k.roundTrip(msg, nil); err != nil {
+	if err := k.exchange(msg, nil); err != nil {
 		return routeErr("install "+r.String(), err)
 	}
 	return nil
@@ -101,11 +100,14 @@ func (k *KernelRoutes) install(r Route, replace bool) error {
 func (k *KernelRoutes) Delete(dst netip.Prefix) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.fd < 0 {
+	if k.t == nil {
 		return errors.New("srv6policy: KernelRoutes is closed")
 	}
-	k.seq++
-	if err := k.roundTrip(encodeDelRoute(k.seq, dst, k.proto, k.table), nil); err != nil {
+	msg, err := encodeDelRoute(dst, k.proto, k.table)
+	if err == nil {
+		err = k.exchange(msg, nil)
+	}
+	if err != nil {
 		return routeErr("delete "+dst.String(), err)
 	}
 	return nil
@@ -128,33 +130,35 @@ func (k *KernelRoutes) ListAll() ([]Route, error) {
 }
 
 func (k *KernelRoutes) list(ours bool) ([]Route, error) {
-	if k.fd < 0 {
+	if k.t == nil {
 		return nil, errors.New("srv6policy: KernelRoutes is closed")
 	}
 	var out []Route
 	var derr error
 	for _, fam := range []uint8{afInet6, afInet} {
-		k.seq++
-		err := k.roundTrip(encodeDumpRoutes(k.seq, fam), func(typ uint16, body []byte) error {
-			if typ != unix.RTM_NEWROUTE {
-				return nil
-			}
-			r, err := decodeRoute(body)
-			if errors.Is(err, errNotOurs) {
-				return nil
-			}
-			if ours && (r.Protocol != k.proto || r.Table != k.table) {
-				return nil
-			}
-			if err != nil {
-				if derr == nil {
-					derr = err
+		msg, err := encodeDumpRoutes(fam)
+		if err == nil {
+			err = k.exchange(msg, func(m netlink.Message) error {
+				if m.Header.Type != unix.RTM_NEWROUTE {
+					return nil
 				}
+				r, err := decodeRoute(m.Data)
+				if errors.Is(err, errNotOurs) {
+					return nil
+				}
+				if ours && (r.Protocol != k.proto || r.Table != k.table) {
+					return nil
+				}
+				if err != nil {
+					if derr == nil {
+						derr = err
+					}
+					return nil
+				}
+				out = append(out, r)
 				return nil
-			}
-			out = append(out, r)
-			return nil
-		})
+			})
+		}
 		if err != nil {
 			return nil, routeErr("list routes", err)
 		}
@@ -188,22 +192,24 @@ func (k *KernelRoutes) Flush() (int, error) {
 func (k *KernelRoutes) InterfaceTo(dst netip.Addr) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.fd < 0 {
+	if k.t == nil {
 		return 0, errors.New("srv6policy: KernelRoutes is closed")
 	}
 	return k.routeOIF(dst)
 }
 
 func (k *KernelRoutes) routeOIF(dst netip.Addr) (int, error) {
-	k.seq++
 	oif, rtype := 0, uint8(0)
 	var derr error
-	err := k.roundTrip(encodeGetRoute(k.seq, dst), func(typ uint16, body []byte) error {
-		if typ == unix.RTM_NEWROUTE {
-			oif, rtype, derr = decodeRouteOIF(body)
-		}
-		return nil
-	})
+	msg, err := encodeGetRoute(dst)
+	if err == nil {
+		err = k.exchange(msg, func(m netlink.Message) error {
+			if m.Header.Type == unix.RTM_NEWROUTE {
+				oif, rtype, derr = decodeRouteOIF(m.Data)
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -244,22 +250,20 @@ const (
 // show`): the outer source address of every seg6 encapsulation (:: when
 // unset: the kernel then picks the source by route to the first segment).
 func (k *KernelKeys) TunnelSource() (netip.Addr, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.fd < 0 {
-		return netip.Addr{}, errors.New("srv6policy: KernelKeys is closed")
-	}
-	msg := k.newMsg(k.family, unix.NLM_F_REQUEST|unix.NLM_F_ACK, seg6CmdGetTunsrc, seg6Version)
 	var a netip.Addr
-	err := k.roundTrip(msg, func(typ uint16, attrs []byte) error {
-		if typ != k.family {
-			return nil
-		}
-		return walkAttrs(attrs, func(t uint16, v []byte) {
-			if t == seg6AttrDst && len(v) == 16 {
-				a = netip.AddrFrom16([16]byte(v))
+	// No ack: the answer is the address (or an error).
+	err := k.request(seg6CmdGetTunsrc, netlink.Request, nil, func(ad *netlink.AttributeDecoder) error {
+		for ad.Next() {
+			if ad.Type() == seg6AttrDst {
+				ad.Do(func(v []byte) error {
+					if len(v) == 16 {
+						a = netip.AddrFrom16([16]byte(v))
+					}
+					return nil
+				})
 			}
-		})
+		}
+		return nil
 	})
 	if err != nil {
 		return netip.Addr{}, k.wrap("get tunnel source", err)
@@ -276,15 +280,9 @@ func (k *KernelKeys) SetTunnelSource(a netip.Addr) error {
 	if !a.Is6() || a.Is4In6() || a.Zone() != "" {
 		return fmt.Errorf("srv6policy: tunnel source %v is not an IPv6 address", a)
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.fd < 0 {
-		return errors.New("srv6policy: KernelKeys is closed")
-	}
-	msg := k.newMsg(k.family, unix.NLM_F_REQUEST|unix.NLM_F_ACK, seg6CmdSetTunsrc, seg6Version)
-	b := a.As16()
-	msg = appendAttr(msg, seg6AttrDst, b[:])
-	if err := k.roundTrip(msg, nil); err != nil {
+	ae := netlink.NewAttributeEncoder()
+	ae.Bytes(seg6AttrDst, a.AsSlice())
+	if err := k.request(seg6CmdSetTunsrc, netlink.Request|netlink.Acknowledge, ae, nil); err != nil {
 		return k.wrap("set tunnel source "+a.String(), err)
 	}
 	return nil

@@ -1,11 +1,12 @@
 package srv6policy
 
 import (
-	"encoding/binary"
 	"errors"
 	"net/netip"
 	"reflect"
 	"testing"
+
+	"github.com/mdlayher/netlink"
 )
 
 // TestRouteCodec: our RTM_NEWROUTE requests decode back to the route (the
@@ -20,17 +21,17 @@ func TestRouteCodec(t *testing.T) {
 		{Kind: RouteSteer, Dst: netip.MustParsePrefix("2001:db8:3::4/128"), Segments: polSegsp, OIF: 2},
 	} {
 		for _, table := range []uint32{MainTable, 1000} {
-			msg, err := encodeRoute(9, r, RouteProtocol, table, false)
+			msg, err := encodeRoute(r, RouteProtocol, table, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l := binary.NativeEndian.Uint32(msg[0:4]); int(l) != len(msg) || binary.NativeEndian.Uint16(msg[4:6]) != rtmNewRoute {
-				t.Fatalf("%s: header %x", r, msg[:16])
+			if msg.Header.Type != rtmNewRoute {
+				t.Fatalf("%s: header %+v", r, msg.Header)
 			}
-			if f := binary.NativeEndian.Uint16(msg[6:8]); f != nlmFRequest|nlmFAck|nlmFCreate|nlmFExcl {
+			if f := msg.Header.Flags; f != netlink.Request|netlink.Acknowledge|netlink.Create|netlink.Excl {
 				t.Fatalf("%s: flags %#x", r, f)
 			}
-			got, err := decodeRoute(msg[nlmsgHdrLen:])
+			got, err := decodeRoute(msg.Data)
 			if err != nil {
 				t.Fatalf("%s: %v", r, err)
 			}
@@ -39,8 +40,8 @@ func TestRouteCodec(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("decoded %+v, want %+v", got, want)
 			}
-			msg, _ = encodeRoute(9, r, RouteProtocol, table, true)
-			if f := binary.NativeEndian.Uint16(msg[6:8]); f != nlmFRequest|nlmFAck|nlmFCreate|nlmFReplace {
+			msg, _ = encodeRoute(r, RouteProtocol, table, true)
+			if f := msg.Header.Flags; f != netlink.Request|netlink.Acknowledge|netlink.Create|netlink.Replace {
 				t.Fatalf("%s: replace flags %#x", r, f)
 			}
 		}
@@ -54,18 +55,18 @@ func TestRouteCodec(t *testing.T) {
 		{Kind: RouteSteer, Dst: netip.MustParsePrefix("2001:db8::1/128"), Segments: polSegsp},
 		{Kind: RouteSteer, Dst: netip.MustParsePrefix("2001:db8::1/128"), Segments: make([]netip.Addr, 15), KeyID: 1, OIF: 1},
 	} {
-		if _, err := encodeRoute(1, r, RouteProtocol, MainTable, false); err == nil {
+		if _, err := encodeRoute(r, RouteProtocol, MainTable, false); err == nil {
 			t.Errorf("invalid route encoded: %+v", r)
 		}
 	}
 	// A delete names the destination, table and our protocol only.
-	d := encodeDelRoute(5, netip.MustParsePrefix("2001:db8:3::3/128"), RouteProtocol, MainTable)
-	if body := d[nlmsgHdrLen:]; body[0] != afInet6 || body[1] != 128 || body[4] != MainTable || body[5] != RouteProtocol || body[6] != rtScopeNowhere || body[7] != 0 {
+	d, _ := encodeDelRoute(netip.MustParsePrefix("2001:db8:3::3/128"), RouteProtocol, MainTable)
+	if body := d.Data; body[0] != afInet6 || body[1] != 128 || body[4] != MainTable || body[5] != RouteProtocol || body[6] != rtScopeNowhere || body[7] != 0 {
 		t.Fatalf("delete rtmsg %x", body[:rtmsgLen])
 	}
 	// Other routes are not ours.
-	other := nlFinish(appendRtmsg(nlHeader(rtmNewRoute, 0, 1), afInet6, 64, MainTable, 3, 0, rtnUnicast))
-	if _, err := decodeRoute(other[nlmsgHdrLen:]); !errors.Is(err, errNotOurs) {
+	other := rtmsg{family: afInet6, dstLen: 64, table: MainTable, proto: 3, typ: rtnUnicast}.marshal()
+	if _, err := decodeRoute(other); !errors.Is(err, errNotOurs) {
 		t.Fatalf("plain route: %v", err)
 	}
 }
@@ -79,11 +80,11 @@ var (
 // panics.
 func FuzzDecodeRoute(f *testing.F) {
 	r := Route{Kind: RouteBSID, Dst: polBSIDp, Segments: polSegsp, KeyID: 42, OIF: 3}
-	msg, _ := encodeRoute(1, r, RouteProtocol, MainTable, false)
-	f.Add(msg[nlmsgHdrLen:])
+	msg, _ := encodeRoute(r, RouteProtocol, MainTable, false)
+	f.Add(msg.Data)
 	r.Kind, r.Dst = RouteSteer, netip.MustParsePrefix("198.51.100.0/24")
-	msg, _ = encodeRoute(1, r, RouteProtocol, 1000, false)
-	f.Add(msg[nlmsgHdrLen:])
+	msg, _ = encodeRoute(r, RouteProtocol, 1000, false)
+	f.Add(msg.Data)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = decodeRoute(b)
 		_, _, _ = decodeRouteOIF(b)
