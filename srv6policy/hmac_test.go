@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-// The known answer of the issue (and of DESIGN.md): segments given first hop
+// The known answer of the issue (docs/ARCHITECTURE.md, facts): segments given first hop
 // first, so the SRH stores them reversed and Last Entry is 2; flags 0x08.
 var (
 	kaSecret = []byte("0123456789abcdef0123456789abcdef")

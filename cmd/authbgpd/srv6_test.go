@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The known answers of DESIGN.md / issue 5.
+// The known answers of issue 5 (the HMAC layout: docs/ARCHITECTURE.md, facts).
 const (
 	srv6Secret   = "0123456789abcdef0123456789abcdef"
 	srv6SHA256KA = "eeb5d2e260d837a8e5f591fd96a05d92209b20ef28e8c22d6b59dd65b2fe1d1e"
