@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
-	"time"
 
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/md5auth/shadow"
@@ -53,19 +51,28 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	if cfg == nil {
 		return 1
 	}
-	// Offline: no hysteresis delay matters, but keep the live rules so the
-	// diagnosis means the same; no idle timeout (captures are history).
-	c := shadow.New(shadow.PeersOf(cfg), shadow.Options{Port: uint16(*port), IdleAfter: -1})
 	rep := pcapReport{Files: []pcapFile{}, Peers: []pcapPeer{}}
 	keys, kerrs := srv6.SRHKeys(cfg)
 	for _, err := range kerrs {
 		fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
 	}
-	srh := func(pkt *frame.TCP, _ []byte) { rep.SRH.Add(srv6policy.VerifySRH(keys, pkt.Src, pkt.SRH)) }
-	if !readCaptures(fs.Args(), c, srh, &rep, stderr) {
+	// Offline: no hysteresis delay matters, but keep the live rules so the
+	// diagnosis means the same; no idle timeout (captures are history).
+	// The digests are verified on every core.
+	off := shadow.Offline{
+		Peers:   shadow.PeersOf(cfg),
+		Options: shadow.Options{Port: uint16(*port), IdleAfter: -1},
+		SRH:     func(pkt *frame.TCP, _ []byte) { rep.SRH.Add(srv6policy.VerifySRH(keys, pkt.Src, pkt.SRH)) },
+	}
+	stats, reports, err := off.Run(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
 		return 1
 	}
-	for _, r := range c.Reports(time.Time{}) {
+	for i, st := range stats {
+		rep.Files = append(rep.Files, pcapFile{Name: fs.Arg(i), Stats: st})
+	}
+	for _, r := range reports {
 		rep.Peers = append(rep.Peers, pcapPeer{Address: r.Address.String(), Peer: r.PeerID, Shadow: shadow.StatusOf(r)})
 	}
 	if *asJSON {
@@ -73,26 +80,6 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	}
 	printPcapReport(rep, stdout)
 	return 0
-}
-
-// readCaptures feeds every capture file to c (and SRHs to srh), adding
-// each file's stats to rep; false when one cannot be read (said on stderr).
-func readCaptures(names []string, c *shadow.Checker, srh func(*frame.TCP, []byte), rep *pcapReport, stderr io.Writer) bool {
-	for _, name := range names {
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
-			return false
-		}
-		st, err := shadow.ReadCapture(f, c, srh)
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "authbgpd verify-pcap: %s: %v\n", name, err)
-			return false
-		}
-		rep.Files = append(rep.Files, pcapFile{Name: name, Stats: st})
-	}
-	return true
 }
 
 func printPcapJSON(rep pcapReport, stdout, stderr io.Writer) int {

@@ -563,3 +563,16 @@ func (c *Checker) Reports(now time.Time) []PeerReport {
 	sort.Slice(out, func(i, j int) bool { return out[i].Address.Less(out[j].Address) })
 	return out
 }
+
+// Remote returns the address a segment from src to dst belongs to, as
+// Check would attribute it (the peer's end), and false when it is not a
+// BGP segment of a configured peer. It changes no state.
+func (c *Checker) Remote(src, dst netip.Addr, srcPort, dstPort uint16) (netip.Addr, bool) {
+	if srcPort != c.opts.Port && dstPort != c.opts.Port {
+		return netip.Addr{}, false
+	}
+	c.mu.Lock()
+	p, remote, _ := c.attribute(src.Unmap(), dst.Unmap(), srcPort, dstPort)
+	c.mu.Unlock()
+	return remote, p != nil
+}

@@ -1,0 +1,198 @@
+package shadow
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"net/netip"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/authbgp/authbgpd/capture/capfile"
+	"github.com/authbgp/authbgpd/frame"
+)
+
+// Offline verifies capture files on several goroutines with the same
+// result, count for count, as one Checker reading them in order: one
+// goroutine reads and decodes the files once, and hands each segment to
+// the worker that owns its remote address (a Checker's state is per
+// remote address, and each worker sees that address's segments in file
+// order), so only the digests run in parallel.
+type Offline struct {
+	Peers   []Peer
+	Options Options
+	// Workers is the number of verifying goroutines; ≤ 0: GOMAXPROCS.
+	Workers int
+	// SRH, when set, is shown every packet with a Segment Routing Header,
+	// on the reading goroutine.
+	SRH SRHFunc
+}
+
+// FileError is a capture file that could not be opened or read to its end.
+type FileError struct {
+	Name string
+	Open bool // the file could not be opened (Err names it)
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Open {
+		return e.Err.Error()
+	}
+	return e.Name + ": " + e.Err.Error()
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// batchLen is how many segments go to a worker at a time (and batchBytes
+// how many bytes at most): enough to make handing over cheap.
+const (
+	batchLen   = 512
+	batchBytes = 512 << 10
+)
+
+type segRef struct {
+	off, n int
+	link   uint32
+	t      time.Time
+}
+
+type batch struct {
+	buf  []byte
+	segs []segRef
+}
+
+// Run verifies the files in order and returns each file's stats and the
+// per-address reports (sorted by address, as Checker.Reports). A file
+// that cannot be read stops the run with a *FileError.
+func (o Offline) Run(names []string) ([]FileStats, []PeerReport, error) {
+	n := o.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	router := New(o.Peers, o.Options)
+	free := make(chan *batch, 4*n)
+	work := make([]chan *batch, n)
+	checkers := make([]*Checker, n)
+	var wg sync.WaitGroup
+	for i := range work {
+		work[i] = make(chan *batch, 2)
+		checkers[i] = New(o.Peers, o.Options)
+		wg.Go(func() { verifyBatches(checkers[i], work[i], free) })
+	}
+	for range cap(free) {
+		free <- &batch{buf: make([]byte, 0, batchBytes), segs: make([]segRef, 0, batchLen)}
+	}
+	r := reader{o: &o, router: router, work: work, free: free, cur: make([]*batch, n), seed: maphash.MakeSeed()}
+	stats, err := r.files(names)
+	for i, b := range r.cur {
+		if b != nil && len(b.segs) > 0 {
+			work[i] <- b
+		}
+	}
+	for _, w := range work {
+		close(w)
+	}
+	wg.Wait()
+	if err != nil {
+		return stats, nil, err
+	}
+	var reps []PeerReport
+	for _, c := range checkers {
+		reps = append(reps, c.Reports(time.Time{})...)
+	}
+	sort.Slice(reps, func(i, j int) bool { return reps[i].Address.Less(reps[j].Address) })
+	return stats, reps, nil
+}
+
+// verifyBatches checks every segment of the batches it is given.
+func verifyBatches(c *Checker, in <-chan *batch, free chan<- *batch) {
+	var tcp frame.TCP
+	for b := range in {
+		for _, s := range b.segs {
+			if frame.DecodeTCP(s.link, b.buf[s.off:s.off+s.n], &tcp) == nil {
+				c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, s.t)
+			}
+		}
+		b.buf, b.segs = b.buf[:0], b.segs[:0]
+		free <- b
+	}
+}
+
+// reader is the reading goroutine's state.
+type reader struct {
+	o      *Offline
+	router *Checker // attribution only
+	work   []chan *batch
+	free   chan *batch
+	cur    []*batch // the batch being filled, per worker
+	seed   maphash.Seed
+	tcp    frame.TCP
+}
+
+func (r *reader) files(names []string) ([]FileStats, error) {
+	stats := make([]FileStats, 0, len(names))
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return stats, &FileError{Name: name, Open: true, Err: err}
+		}
+		var st FileStats
+		err = capfile.Each(f, func(p capfile.Packet) error { r.packet(p, &st); return nil })
+		f.Close()
+		if err != nil {
+			if st.Packets > 0 {
+				err = fmt.Errorf("shadow: after %d packets: %w", st.Packets, err)
+			}
+			return stats, &FileError{Name: name, Err: err}
+		}
+		stats = append(stats, st)
+	}
+	return stats, nil
+}
+
+// packet counts p as ReadCapture does and hands a BGP segment of a
+// configured peer to the worker of its remote address.
+func (r *reader) packet(p capfile.Packet, st *FileStats) {
+	st.Packets++
+	tcp := &r.tcp
+	derr := frame.DecodeTCP(p.LinkType, p.Data, tcp)
+	if r.o.SRH != nil && tcp.SRH != nil && (derr == nil || errors.Is(derr, frame.ErrNotTCP)) {
+		r.o.SRH(tcp, p.Data)
+	}
+	if derr != nil {
+		st.Undecoded++
+		return
+	}
+	st.TCP++
+	remote, ok := r.router.Remote(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort)
+	if !ok {
+		return
+	}
+	st.Checked++
+	w := r.shard(remote)
+	b := r.cur[w]
+	if b == nil {
+		b = <-r.free
+		r.cur[w] = b
+	}
+	off := len(b.buf)
+	b.buf = append(b.buf, p.Data...)
+	b.segs = append(b.segs, segRef{off: off, n: len(p.Data), link: p.LinkType, t: p.Time})
+	if len(b.segs) == batchLen || len(b.buf) > batchBytes-capfile.MaxPacketLen {
+		r.work[w] <- b
+		r.cur[w] = nil
+	}
+}
+
+// shard is the worker that owns remote address a.
+func (r *reader) shard(a netip.Addr) int {
+	if len(r.work) == 1 {
+		return 0
+	}
+	b := a.As16()
+	return int(maphash.Bytes(r.seed, b[:]) % uint64(len(r.work)))
+}
