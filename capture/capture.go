@@ -137,3 +137,10 @@ type Stats struct {
 	// interface comes back up (with the same index).
 	LinkErrors uint64
 }
+
+// Batcher brackets the frames of one ring block (see Capture.NextBatch).
+// A shadow.Checker is one: its lock is taken once per block.
+type Batcher interface {
+	Begin()
+	End()
+}

@@ -270,7 +270,12 @@ func (r *ring) close() {
 // is full or Options.Timeout after its first frame.
 //
 // pkt.Data is valid only until fn returns. Next does not allocate.
-func (c *Capture) Next(fn func(pkt Packet)) error {
+func (c *Capture) Next(fn func(pkt Packet)) error { return c.NextBatch(fn, nil) }
+
+// NextBatch is Next with b.Begin called before the first frame of each
+// ring block and b.End after its last (b nil: none), so that what fn
+// needs locked is locked once per block rather than once per frame.
+func (c *Capture) NextBatch(fn func(pkt Packet), b Batcher) error {
 	if err := c.enter(); err != nil {
 		return err
 	}
@@ -281,7 +286,7 @@ func (c *Capture) Next(fn func(pkt Packet)) error {
 		}
 		blocks := 0
 		for i := range c.rings {
-			blocks += c.rings[i].drain(fn)
+			blocks += c.rings[i].drain(fn, b)
 		}
 		if blocks > 0 {
 			return nil
@@ -332,7 +337,7 @@ func (c *Capture) leave() {
 
 // drain hands the frames of every ready block to fn and returns the number
 // of blocks it released.
-func (r *ring) drain(fn func(Packet)) int {
+func (r *ring) drain(fn func(Packet), b Batcher) int {
 	n := 0
 	for n < r.numBlocks {
 		block := r.mem[r.cur*r.blockSize : (r.cur+1)*r.blockSize : (r.cur+1)*r.blockSize]
@@ -340,7 +345,7 @@ func (r *ring) drain(fn func(Packet)) int {
 		if atomic.LoadUint32(status)&unix.TP_STATUS_USER == 0 {
 			break
 		}
-		r.block(block, status, fn)
+		r.block(block, status, fn, b)
 		r.cur++
 		if r.cur == r.numBlocks {
 			r.cur = 0
@@ -352,8 +357,12 @@ func (r *ring) drain(fn func(Packet)) int {
 
 // block hands the frames of one block to fn, then gives the block back to
 // the kernel (even if fn panics, so that the ring does not stall).
-func (r *ring) block(block []byte, status *uint32, fn func(Packet)) {
+func (r *ring) block(block []byte, status *uint32, fn func(Packet), b Batcher) {
 	defer atomic.StoreUint32(status, unix.TP_STATUS_KERNEL)
+	if b != nil {
+		b.Begin()
+		defer b.End()
+	}
 	num := ne.Uint32(block[bdNumPkts:])
 	off := int(ne.Uint32(block[bdFirstPkt:]))
 	for range num {

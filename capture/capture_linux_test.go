@@ -1533,3 +1533,61 @@ func TestTruncated(t *testing.T) {
 		}
 	}
 }
+
+// blockTracer records NextBatch's brackets around the frames.
+type blockTracer struct {
+	open          bool
+	begins, ends  int
+	frames, outer int // frames seen, and of those outside Begin/End
+	maxPerBlock   int
+	inBlock       int
+	nested        bool
+}
+
+func (b *blockTracer) Begin() {
+	if b.open {
+		b.nested = true
+	}
+	b.open, b.inBlock = true, 0
+	b.begins++
+}
+
+func (b *blockTracer) End() {
+	b.open = false
+	b.ends++
+	b.maxPerBlock = max(b.maxPerBlock, b.inBlock)
+}
+
+// TestNextBatchBracketsBlocks: with NextBatch every frame is handed over
+// between a Begin and an End, which come in pairs, once per ring block
+// (blocks hold many frames: fewer brackets than frames).
+func TestNextBatchBracketsBlocks(t *testing.T) {
+	_, a, b := pair(t)
+	c := openIn(t, a, Options{Interfaces: []string{"eth0"}, Timeout: 20 * time.Millisecond})
+	var bt blockTracer
+	done := make(chan error, 1)
+	go func() {
+		for {
+			if err := c.NextBatch(func(Packet) {
+				bt.frames++
+				bt.inBlock++
+				if !bt.open {
+					bt.outer++
+				}
+			}, &bt); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	exchange(t, a, b, "tcp", "192.0.2.2:179", 40, 12, nil)
+	time.Sleep(100 * time.Millisecond)
+	c.Close()
+	if err := <-done; !errors.Is(err, ErrClosed) {
+		t.Fatalf("NextBatch after Close: %v", err)
+	}
+	if bt.frames < 40 || bt.outer != 0 || bt.nested || bt.begins != bt.ends || bt.begins >= bt.frames || bt.maxPerBlock < 2 {
+		t.Fatalf("%+v: want every frame inside one Begin/End pair per block", bt)
+	}
+	t.Logf("%d frames in %d blocks (at most %d in one)", bt.frames, bt.begins, bt.maxPerBlock)
+}

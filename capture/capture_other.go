@@ -19,6 +19,9 @@ func Open(opts Options) (*Capture, error) {
 // Next returns ErrNotSupported.
 func (c *Capture) Next(fn func(pkt Packet)) error { return ErrNotSupported }
 
+// NextBatch reports ErrNotSupported outside Linux.
+func (c *Capture) NextBatch(fn func(pkt Packet), b Batcher) error { return ErrNotSupported }
+
 // Stats returns ErrNotSupported.
 func (c *Capture) Stats() (Stats, error) { return Stats{}, ErrNotSupported }
 

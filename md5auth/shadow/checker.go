@@ -295,20 +295,36 @@ func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 	if srcPort != c.opts.Port && dstPort != c.opts.Port {
 		return Result{}
 	}
-	src, dst = src.Unmap(), dst.Unmap()
-	c.mu.Lock()
-	r := c.check(src, dst, srcPort, dstPort, segment, t)
+	c.Begin()
+	r := c.check(src.Unmap(), dst.Unmap(), srcPort, dstPort, segment, t)
+	c.End()
+	return r
+}
+
+// Begin takes the checker's lock for a batch of CheckHeld calls (the
+// frames of one capture ring block), so the per-segment path pays for no
+// lock; End releases it. Callbacks due to the batch run in End, outside
+// the lock.
+func (c *Checker) Begin() { c.mu.Lock() }
+
+// CheckHeld is Check between Begin and End.
+func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
+	if srcPort != c.opts.Port && dstPort != c.opts.Port {
+		return Result{}
+	}
+	return c.check(src.Unmap(), dst.Unmap(), srcPort, dstPort, segment, t)
+}
+
+// End ends a batch begun with Begin.
+func (c *Checker) End() {
 	ev := c.events
 	if len(ev) > 0 {
-		// Not c.events[:0]: a concurrent Check would append into the
-		// array ev still runs from.
 		c.events = nil
 	}
 	c.mu.Unlock()
 	for _, f := range ev {
 		f()
 	}
-	return r
 }
 
 // attribute decides which end of a segment is the peer. A configured

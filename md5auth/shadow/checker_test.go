@@ -222,12 +222,22 @@ func TestCheckZeroAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Fatalf("%v allocations per capture pass, want 0", n)
 	}
+	if n := testing.AllocsPerRun(50, func() {
+		c.Begin()
+		for _, s := range segs {
+			c.CheckHeld(s.Src, s.Dst, s.SrcPort, s.DstPort, s.Segment, now)
+		}
+		c.End()
+	}); n != 0 {
+		t.Fatalf("%v allocations per batched capture pass, want 0", n)
+	}
 }
 
 var sink [16]byte
 
 // BenchmarkVerifyPath measures the per-segment live path (frame decode +
-// peer lookup + option scan + digest + counters) on a real signed UPDATE
+// peer lookup + option scan + digest + counters, the checker's lock taken
+// once per ring block as the Runner does) on a real signed UPDATE
 // segment padded to each size, against md5.Sum over the bytes the digest
 // covers, timed in interleaved chunks of the same run ("x-md5floor";
 // target ≤ 1.15).
@@ -244,14 +254,16 @@ func BenchmarkVerifyPath(b *testing.B) {
 			for done := 0; done < b.N; {
 				k := min(4096, b.N-done)
 				t0 := time.Now()
+				c.Begin()
 				for i := 0; i < k; i++ {
 					if err := frame.DecodeTCP(frame.LinkEthernet, frm, &tcp); err != nil {
 						b.Fatal(err)
 					}
-					if r := c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, now); r.Verdict != Valid {
+					if r := c.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, now); r.Verdict != Valid {
 						b.Fatalf("verdict %v", r.Verdict)
 					}
 				}
+				c.End()
 				t1 := time.Now()
 				b.StopTimer()
 				for i := 0; i < k; i++ {

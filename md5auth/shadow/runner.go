@@ -175,11 +175,12 @@ func (s *Runner) loop() {
 		if err != nil {
 			return
 		}
-		s.chk.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
+		s.chk.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
 	}
 	lastStats := time.Now()
 	for {
-		err := s.cap.Next(handle)
+		// The checker's lock is taken once per ring block.
+		err := s.cap.NextBatch(handle, s.chk)
 		if errors.Is(err, capture.ErrClosed) {
 			return
 		}
