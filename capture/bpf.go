@@ -211,11 +211,7 @@ func (a *assembler) ethernet() {
 
 // ipv4 emits the code for an IPv4 header at offset l.
 func (a *assembler) ipv4(l uint32) {
-	rej := fmt.Sprintf("rej4@%d", l)
-	a.label(fmt.Sprintf("ip4@%d", l))
-	a.stmt(bpfLD|bpfB|bpfABS, l)
-	a.stmt(bpfALU|bpfAND|bpfK, 0xf0)
-	a.jeq(0x40, "", rej)
+	rej := a.ipVersion(4, l)
 	a.stmt(bpfLD|bpfH|bpfABS, l+6) // flags and fragment offset
 	a.jump(bpfJSET, 0x3fff, rej, "")
 	a.stmt(bpfLD|bpfB|bpfABS, l+9) // protocol
@@ -230,14 +226,22 @@ func (a *assembler) ipv4(l uint32) {
 	a.ret(0)
 }
 
+// ipVersion emits the code at label ip<v>@l that rejects a packet unless
+// the IP header at offset l has version v, and returns the label of the
+// rejection (the caller places it).
+func (a *assembler) ipVersion(v, l uint32) string {
+	rej := fmt.Sprintf("rej%d@%d", v, l)
+	a.label(fmt.Sprintf("ip%d@%d", v, l))
+	a.stmt(bpfLD|bpfB|bpfABS, l)
+	a.stmt(bpfALU|bpfAND|bpfK, 0xf0)
+	a.jeq(v<<4, "", rej)
+	return rej
+}
+
 // ipv6 emits the code for an IPv6 header at offset l: it hands the walk the
 // next header in A and the offset after the fixed header in X.
 func (a *assembler) ipv6(l uint32) {
-	rej := fmt.Sprintf("rej6@%d", l)
-	a.label(fmt.Sprintf("ip6@%d", l))
-	a.stmt(bpfLD|bpfB|bpfABS, l)
-	a.stmt(bpfALU|bpfAND|bpfK, 0xf0)
-	a.jeq(0x60, "", rej)
+	rej := a.ipVersion(6, l)
 	a.stmt(bpfLD|bpfB|bpfABS, l+6) // next header
 	a.stmt(bpfLDX|bpfW|bpfIMM, l+40)
 	a.ja("walk0")

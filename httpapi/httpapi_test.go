@@ -311,6 +311,9 @@ func TestMetricsExposed(t *testing.T) {
 	m.AddSRHHMAC(42, metrics.HMACValid, 1)
 	m.SetPolicyInstalled("gold-to-pe3", false)
 	m.ConfigReloaded(nil)
+	if err := m.ReadKernelDrops(func() (metrics.KernelMD5Drops, error) { return metrics.KernelMD5Drops{BadDigest: 3}, nil }); err != nil {
+		t.Fatal(err)
+	}
 
 	_, base := start(t, designSource(), m)
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)

@@ -67,11 +67,7 @@ func protoVisit(m protoreflect.Message, fn func(old string) (string, bool), dept
 	if m.Descriptor().FullName() == anyName {
 		return anyVisit(m, fn, depth)
 	}
-	type set struct {
-		fd protoreflect.FieldDescriptor
-		v  protoreflect.Value
-	}
-	var sets []set
+	var later []func() // fields are set after Range, which forbids it
 	changed := false
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		secret := IsSecretName(string(fd.Name()))
@@ -84,16 +80,20 @@ func protoVisit(m protoreflect.Message, fn func(old string) (string, bool), dept
 			changed = protoVisit(v.Message(), fn, depth+1) || changed
 		case secret:
 			if nv, ok := visitLeaf(fd.Kind(), v, fn); ok {
-				sets = append(sets, set{fd, nv})
+				later = append(later, func() { m.Set(fd, nv) })
 			}
 		}
 		return true
 	})
-	for _, s := range sets {
-		m.Set(s.fd, s.v)
-		changed = true
+	return runLater(later) || changed
+}
+
+// runLater runs the deferred changes and reports whether there were any.
+func runLater(later []func()) bool {
+	for _, f := range later {
+		f()
 	}
-	return changed
+	return len(later) > 0
 }
 
 // visitLeaf asks fn for the replacement of a string or bytes value.
@@ -133,11 +133,7 @@ func visitList(l protoreflect.List, k protoreflect.Kind, secret bool, fn func(st
 func visitMap(mp protoreflect.Map, fd protoreflect.FieldDescriptor, secret bool, fn func(string) (string, bool), depth int) bool {
 	vk := fd.MapValue().Kind()
 	keySecret := fd.MapKey().Kind() == protoreflect.StringKind
-	type mset struct {
-		k protoreflect.MapKey
-		v protoreflect.Value
-	}
-	var msets []mset
+	var later []func()
 	changed := false
 	mp.Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
 		switch {
@@ -145,16 +141,12 @@ func visitMap(mp protoreflect.Map, fd protoreflect.FieldDescriptor, secret bool,
 			changed = protoVisit(mv.Message(), fn, depth+1) || changed
 		case secret || (keySecret && IsSecretName(k.String())):
 			if nv, ok := visitLeaf(vk, mv, fn); ok {
-				msets = append(msets, mset{k, nv})
+				later = append(later, func() { mp.Set(k, nv) })
 			}
 		}
 		return true
 	})
-	for _, s := range msets {
-		mp.Set(s.k, s.v)
-		changed = true
-	}
-	return changed
+	return runLater(later) || changed
 }
 
 func anyVisit(m protoreflect.Message, fn func(string) (string, bool), depth int) bool {

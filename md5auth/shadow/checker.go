@@ -382,14 +382,7 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 		c.opts.OnSegment(p.ID, r)
 	}
 	if outgoing {
-		switch r.Verdict {
-		case Valid:
-			st.rep.Sent.Valid++
-		case Missing:
-			st.rep.Sent.Unsigned++
-		case BadDigest:
-			st.rep.Sent.Invalid++
-		}
+		c.count(st, r)
 		return r
 	}
 	st.rep.Last = t
@@ -484,8 +477,20 @@ func diagnosis(r Result) (diag string, key int, ok bool) {
 	return "", -1, false
 }
 
-// count adds r to the received counters of st.
+// count adds r to the received or, for our own segments, sent counters
+// of st.
 func (c *Checker) count(st *addrState, r Result) {
+	if r.Outgoing {
+		switch r.Verdict {
+		case Valid:
+			st.rep.Sent.Valid++
+		case Missing:
+			st.rep.Sent.Unsigned++
+		case BadDigest:
+			st.rep.Sent.Invalid++
+		}
+		return
+	}
 	switch r.Verdict {
 	case Valid:
 		st.rep.Received.Valid++
