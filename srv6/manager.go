@@ -203,12 +203,20 @@ func (s *Manager) logChanges(old, next *config.Config) {
 	}).Info("srv6: reload")
 }
 
-// updateVerifierLocked gives the SRH verifier the keys the kernel holds.
-// It verifies SRHs when cfg has keys it can prepare (as the shadow checker
+// updateVerifierLocked gives the SRH verifier the keys the kernel holds;
+// a configured key ID the kernel holds nothing for (its table cannot be
+// written without CAP_NET_ADMIN, or the add failed) is verified with the
+// configured secret, as the packets of other routers still carry it. It
+// verifies SRHs when cfg has keys it can prepare (as the shadow checker
 // captures SRv6 packets only then).
 func (s *Manager) updateVerifierLocked(cfg *config.Config) {
 	configured, _ := SRHKeys(cfg)
 	keys, errs := s.keys.verifierKeys()
+	for id, k := range configured {
+		if s.keys.keys[id].inKernel() == nil {
+			keys[id] = k
+		}
+	}
 	if cfg.Shadow.Enabled {
 		for _, err := range errs {
 			s.log.WithError(err).Error("shadow: cannot verify SRH HMACs with this key")

@@ -667,6 +667,13 @@ func TestSRv6NoKernel(t *testing.T) {
 	if len(f.routes.snapshot()) != 0 {
 		t.Fatal("routes installed without keys")
 	}
+	// The kernel holds no key 42: the shadow still verifies other routers'
+	// SRHs with the configured secret.
+	src := netip.MustParseAddr("2001:db8::1")
+	f.s.Verifier().Check(src, srhWith(t, src, "secret-42"), false)
+	if got := srhCount(t, f.m, "42", "valid"); got != 1 {
+		t.Errorf("valid{42} = %v without CAP_NET_ADMIN: the configured key is not used", got)
+	}
 }
 
 // TestSRHVerifier: captured SRHs are counted per key ID and verdict, our
