@@ -209,8 +209,11 @@ func TestGrafanaMetrics(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireBinary(t, "gobgp")
 	names := dashLoad(t).metricNames()
-	// The operator docs name metrics too: they must exist as well.
+	// The operator docs and the alert rules (deploy/prometheus) name
+	// metrics too: they must exist as well (TestMetricsTellTheTruth checks
+	// the rules' labels and values, except these SRv6 ones).
 	docs, _ := filepath.Glob("../docs/*.md")
+	docs = append(docs, rulesFile)
 	for _, doc := range docs {
 		b, err := os.ReadFile(doc)
 		if err != nil {

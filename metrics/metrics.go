@@ -4,7 +4,7 @@
 // The metric names are a contract (docs/CONTRACTS.md); extend, never rename:
 //
 //	authbgpd_md5_segments_total{peer,verdict}    counter  verdict: valid, bad_digest, missing, unexpected
-//	authbgpd_peer_up{peer}                       gauge    1 while the session is Established
+//	authbgpd_peer_up{peer}                       gauge    1 while the session is Established, 0 otherwise (every configured peer, from start)
 //	authbgpd_md5_key_installed{peer}             gauge    1 while the peer's TCP-MD5 key is on its sockets
 //	authbgpd_shadow_drops_total                  counter  packets the capture dropped before the check
 //	authbgpd_srh_hmac_total{key_id,verdict}      counter  verdict: valid, invalid, no_hmac, unknown_key
@@ -14,7 +14,9 @@
 //
 //	authbgpd_md5_key_changes_total{peer}         counter
 //	authbgpd_config_reloads_total{result}        counter  result: ok, error
-//	authbgpd_build_info{version}                 gauge    always 1
+//	authbgpd_build_info{version,gobgp,go}        gauge    always 1
+//	authbgpd_peer_prefixes{peer,family,direction} gauge   direction: received, accepted, sent (ReadPeers)
+//	authbgpd_shadow_capture_running              gauge    1 while the shadow's capture runs (ReadCaptureRunning)
 //	authbgpd_kernel_tcp_md5_drops_total{reason}  counter  the kernel's TcpExt TCPMD5* (ReadKernelDrops)
 //
 // Every method is safe for concurrent use, and a nil *Metrics is valid: its
@@ -86,9 +88,11 @@ type Metrics struct {
 	reloads         *prometheus.CounterVec
 	buildInfo       *prometheus.GaugeVec
 
-	mu    sync.Mutex
-	peers map[string]*PeerCounters
-	srh   map[string]*HMACCounters // by key_id label value
+	mu        sync.Mutex
+	peers     map[string]*PeerCounters
+	srh       map[string]*HMACCounters // by key_id label value
+	readPeers func() ([]PeerState, error)
+	upPeers   map[string]bool // peer_up series set by the last ReadPeers scrape
 }
 
 // PeerCounters are the children of authbgpd_md5_segments_total for one
@@ -160,8 +164,9 @@ func (c *HMACCounters) Add(verdict string, n uint64) bool {
 }
 
 // New returns the metrics on a new private registry, with the Go runtime
-// and process collectors registered, and authbgpd_build_info{version} set
-// to 1.
+// and process collectors registered, and authbgpd_build_info set to 1.
+// version is authbgpd's version, or its banner "authbgpd V (gobgp G, GO)"
+// (`authbgpd version`), which is split into the three labels.
 func New(version string) *Metrics {
 	m := &Metrics{
 		reg:   prometheus.NewRegistry(),
@@ -201,16 +206,16 @@ func New(version string) *Metrics {
 		}, []string{"result"}),
 		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "authbgpd_build_info",
-			Help: "Always 1; the version label names the running authbgpd build.",
-		}, []string{"version"}),
+			Help: "Always 1; the labels name the running build: version (authbgpd's), gobgp (the embedded GoBGP's module version), go (the Go toolchain).",
+		}, []string{"version", "gobgp", "go"}),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.segments, m.peerUp, m.keyInstalled, m.keyChanges, m.shadowDrops,
+		m.segments, peerCollector{m}, m.keyInstalled, m.keyChanges, m.shadowDrops,
 		m.srhHMAC, m.policyInstalled, m.reloads, m.buildInfo,
 	)
-	m.buildInfo.WithLabelValues(version).Set(1)
+	m.buildInfo.WithLabelValues(splitBanner(version)).Set(1)
 	// Both results exist from the start, so rate() and alerts on errors
 	// work before the first reload.
 	m.reloads.WithLabelValues(ReloadOK)
@@ -248,12 +253,15 @@ func (m *Metrics) SetPeerUp(peer string, up bool) {
 	m.peerUp.WithLabelValues(peer).Set(b2f(up))
 }
 
-// SetKeyInstalled sets authbgpd_md5_key_installed{peer}.
+// SetKeyInstalled sets authbgpd_md5_key_installed{peer}. The peer's
+// authbgpd_md5_key_changes_total starts at 0 then, so increase() sees its
+// first change.
 func (m *Metrics) SetKeyInstalled(peer string, installed bool) {
 	if m == nil {
 		return
 	}
 	m.keyInstalled.WithLabelValues(peer).Set(b2f(installed))
+	m.keyChanges.WithLabelValues(peer)
 }
 
 // KeyChanged counts one TCP-MD5 key change of peer in

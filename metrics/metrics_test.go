@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -83,17 +84,27 @@ func TestContractNamesAndTypes(t *testing.T) {
 	m.AddSRHHMAC(42, HMACValid, 1)
 	m.SetPolicyInstalled("gold-to-pe3", true)
 	m.ConfigReloaded(nil)
+	if err := m.ReadPeers(func() ([]PeerState, error) {
+		return []PeerState{{Peer: "192.0.2.2", Up: true, Prefixes: []FamilyPrefixes{{Family: "ipv4-unicast", Received: 1}}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.ReadCaptureRunning(func() bool { return true }); err != nil {
+		t.Fatal(err)
+	}
 
 	want := map[string]dto.MetricType{
-		"authbgpd_md5_segments_total":    dto.MetricType_COUNTER,
-		"authbgpd_peer_up":               dto.MetricType_GAUGE,
-		"authbgpd_md5_key_installed":     dto.MetricType_GAUGE,
-		"authbgpd_shadow_drops_total":    dto.MetricType_COUNTER,
-		"authbgpd_srh_hmac_total":        dto.MetricType_COUNTER,
-		"authbgpd_srv6_policy_installed": dto.MetricType_GAUGE,
-		"authbgpd_md5_key_changes_total": dto.MetricType_COUNTER,
-		"authbgpd_config_reloads_total":  dto.MetricType_COUNTER,
-		"authbgpd_build_info":            dto.MetricType_GAUGE,
+		"authbgpd_md5_segments_total":     dto.MetricType_COUNTER,
+		"authbgpd_peer_up":                dto.MetricType_GAUGE,
+		"authbgpd_md5_key_installed":      dto.MetricType_GAUGE,
+		"authbgpd_shadow_drops_total":     dto.MetricType_COUNTER,
+		"authbgpd_srh_hmac_total":         dto.MetricType_COUNTER,
+		"authbgpd_srv6_policy_installed":  dto.MetricType_GAUGE,
+		"authbgpd_md5_key_changes_total":  dto.MetricType_COUNTER,
+		"authbgpd_config_reloads_total":   dto.MetricType_COUNTER,
+		"authbgpd_build_info":             dto.MetricType_GAUGE,
+		"authbgpd_peer_prefixes":          dto.MetricType_GAUGE,
+		"authbgpd_shadow_capture_running": dto.MetricType_GAUGE,
 		// The Go runtime and process collectors.
 		"go_goroutines":              dto.MetricType_GAUGE,
 		"process_cpu_seconds_total":  dto.MetricType_COUNTER,
@@ -123,7 +134,7 @@ func TestContractNamesAndTypes(t *testing.T) {
 			}
 		}
 	}
-	mustValue(t, m, "authbgpd_build_info", map[string]string{"version": "1.2.3"}, 1)
+	mustValue(t, m, "authbgpd_build_info", map[string]string{"version": "1.2.3", "gobgp": linkedGoBGP(), "go": runtime.Version()}, 1)
 
 	// Lint the exposition the way promtool does.
 	problems, err := testutil.GatherAndLint(m.Registry())

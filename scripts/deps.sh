@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need, when missing: Debian's FRR, BIRD 2, gobgpd,
 # ExaBGP, tcpdump, tshark, iproute2, setcap (libcap2-bin), and podman, runc and
-# debootstrap (scripts/images.sh, e2e/container_test.go). Needs root (it says so otherwise).
+# debootstrap (scripts/images.sh, e2e/container_test.go), and prometheus for its promtool
+# (deploy/prometheus rule checks and tests). Needs root (it says so otherwise).
 set -euo pipefail
 
 need=()
@@ -17,9 +18,10 @@ have setcap /usr/sbin/setcap || need+=(libcap2-bin) # e2e/caps_test.go: the imag
 have podman /usr/bin/podman || need+=(podman)      # scripts/images.sh, e2e/container_test.go
 have runc /usr/sbin/runc || need+=(runc)
 have debootstrap /usr/sbin/debootstrap || need+=(debootstrap) # base images without a registry
+have promtool /usr/bin/promtool || need+=(prometheus)         # scripts/test.sh: promtool check/test rules
 
 if [ ${#need[@]} -eq 0 ]; then
-	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin podman runc debootstrap present"
+	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin podman runc debootstrap prometheus present"
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then

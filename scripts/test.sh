@@ -17,6 +17,16 @@ if [ -n "$bad" ]; then
 	echo "gofmt needed on:"; echo "$bad"; exit 1
 fi
 
+echo "== promtool check rules, promtool test rules (deploy/prometheus)"
+if command -v promtool >/dev/null 2>&1; then
+	promtool check rules deploy/prometheus/authbgpd-rules.yml
+	(cd deploy/prometheus && promtool test rules authbgpd-rules_test.yml)
+elif [ "${E2E_REQUIRED:-}" = 1 ]; then
+	echo "promtool missing (Debian package prometheus) and E2E_REQUIRED=1"; exit 1
+else
+	echo "SKIP: promtool missing (Debian package prometheus): alert rules not checked"
+fi
+
 echo "== go vet ./..."
 go vet ./...
 

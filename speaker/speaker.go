@@ -134,6 +134,10 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		_ = s.host.Stop(context.Background())
 		return nil, err
 	}
+	if err := s.setupMetrics(); err != nil {
+		_ = s.host.Stop(context.Background())
+		return nil, err
+	}
 	if cfg.API.HTTP != "" {
 		s.http = httpapi.New(cfg.API.HTTP, s, s.metrics, log)
 		if err := s.http.Start(); err != nil {
