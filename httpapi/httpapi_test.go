@@ -314,6 +314,15 @@ func TestMetricsExposed(t *testing.T) {
 	if err := m.ReadKernelDrops(func() (metrics.KernelMD5Drops, error) { return metrics.KernelMD5Drops{BadDigest: 3}, nil }); err != nil {
 		t.Fatal(err)
 	}
+	// The readers the daemon attaches at start.
+	if err := m.ReadPeers(func() ([]metrics.PeerState, error) {
+		return []metrics.PeerState{{Peer: "192.0.2.2", Up: true, Prefixes: []metrics.FamilyPrefixes{{Family: "ipv4-unicast", Received: 2}}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.ReadCaptureRunning(func() bool { return true }); err != nil {
+		t.Fatal(err)
+	}
 
 	_, base := start(t, designSource(), m)
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)

@@ -3,6 +3,7 @@ package speaker
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
@@ -15,6 +16,20 @@ import (
 
 // scrapeTimeout bounds what one scrape asks of GoBGP.
 const scrapeTimeout = 5 * time.Second
+
+// segmentSeries makes every keyed peer's authbgpd_md5_segments_total
+// series exist at 0 when the shadow is on (at start and after a reload:
+// not during a scrape, whose collectors run concurrently).
+func (s *Speaker) segmentSeries(cfg *config.Config) {
+	if s.shadow == nil {
+		return
+	}
+	for _, p := range cfg.Peers {
+		if p.Auth().Mode == config.AuthMD5 {
+			s.metrics.SegmentCounters(p.ID())
+		}
+	}
+}
 
 // setupMetrics makes the metrics that are read at each scrape read the
 // running parts: every configured peer's state and prefixes, and whether
@@ -33,28 +48,59 @@ func (s *Speaker) setupMetrics() error {
 
 // peerMetrics is the reader of authbgpd_peer_up and authbgpd_peer_prefixes:
 // one entry per configured peer (a dynamic range sums its sessions), up
-// from /status's state, prefixes from GoBGP. With the shadow on, it also
-// makes every keyed peer's authbgpd_md5_segments_total series exist at 0.
+// from /status's state, prefixes from GoBGP.
 func (s *Speaker) peerMetrics() ([]metrics.PeerState, error) {
-	s.mu.Lock()
-	cfg := s.cfg
-	s.mu.Unlock()
-	if s.shadow != nil {
-		for _, p := range cfg.Peers {
-			if p.Auth().Mode == config.AuthMD5 {
-				s.metrics.SegmentCounters(p.ID())
-			}
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
 	nbrs, err := s.host.ListPeer(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("peer metrics: %w", err)
 	}
+	sent := s.sent.counts(ctx, s.host)
 	return peerStates(s.peers.Status(), nbrs, func(addr string, f *api.Family) uint64 {
-		return s.sentPrefixes(ctx, addr, f)
+		return sent[sentKey{addr, f.GetAfi(), f.GetSafi()}]
 	}), nil
+}
+
+// sentEvery is how old the sent-prefix counts may be: GoBGP computes them
+// from the whole table for every neighbor, far too much for each scrape
+// of a full table.
+const sentEvery = 30 * time.Second
+
+type sentKey struct {
+	addr string
+	afi  api.Family_Afi
+	safi api.Family_Safi
+}
+
+// sentCounts caches the prefixes advertised per neighbor and family.
+type sentCounts struct {
+	mu sync.Mutex
+	at time.Time
+	n  map[sentKey]uint64
+}
+
+// counts returns the cached counts, asking GoBGP again when they are older
+// than sentEvery (an error keeps the old ones).
+func (c *sentCounts) counts(ctx context.Context, h *plugin.Host) map[sentKey]uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n != nil && time.Since(c.at) < sentEvery {
+		return c.n
+	}
+	nbrs, err := h.ListPeerAdvertised(ctx)
+	if err != nil {
+		return c.n
+	}
+	n := map[sentKey]uint64{}
+	for _, p := range nbrs {
+		for _, af := range p.GetAfiSafis() {
+			f := af.GetState().GetFamily()
+			n[sentKey{p.GetConf().GetNeighborAddress(), f.GetAfi(), f.GetSafi()}] = af.GetState().GetAdvertised()
+		}
+	}
+	c.n, c.at = n, time.Now()
+	return n
 }
 
 // peerStates folds the status of the configured peers (and of the sessions
@@ -131,14 +177,4 @@ func familyName(f *api.Family) config.Family {
 		return config.IPv6SRPolicy
 	}
 	return ""
-}
-
-// sentPrefixes counts the destinations in addr's Adj-RIB-Out of family f
-// (0 when GoBGP cannot say).
-func (s *Speaker) sentPrefixes(ctx context.Context, addr string, f *api.Family) uint64 {
-	dests, err := s.host.ListPath(ctx, f, plugin.FromTable(api.TableType_ADJ_OUT, addr))
-	if err != nil {
-		return 0
-	}
-	return uint64(len(dests))
 }

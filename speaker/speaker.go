@@ -49,6 +49,7 @@ type Speaker struct {
 	shadow  *shadow.Runner // nil when [shadow] is off
 	srv6    *srv6.Manager
 	kernel  *kernelDrops
+	sent    sentCounts // prefixes advertised, for metrics
 
 	mu  sync.Mutex
 	cfg *config.Config
@@ -134,6 +135,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		_ = s.host.Stop(context.Background())
 		return nil, err
 	}
+	s.segmentSeries(cfg)
 	if err := s.setupMetrics(); err != nil {
 		_ = s.host.Stop(context.Background())
 		return nil, err
@@ -201,6 +203,7 @@ func (s *Speaker) Reload(ctx context.Context) error {
 	}
 	if s.shadow != nil {
 		s.shadow.Reload(next)
+		s.segmentSeries(next)
 		for peer, id := range s.peers.KeyIDs() {
 			s.shadow.Pin(peer, id)
 		}
