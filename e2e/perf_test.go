@@ -612,6 +612,24 @@ func benchPeersWith(b *testing.B, total, rekey, rounds int) {
 			b.ReportMetric(median(x.startup), name+"-startup-s")
 			b.ReportMetric(median(x.rssIdle), name+"-rss-idle-MB")
 		}
+		info(b, fmt.Sprintf("%d peers %s: FRR start -> all Established", total, name), median(x.allUp), "s")
+		info(b, fmt.Sprintf("%d peers %s: receiver CPU until all Established", total, name), median(x.cpu), "s")
+		info(b, fmt.Sprintf("%d peers %s: RSS all up", total, name), median(x.rssUp), "MB")
+		info(b, fmt.Sprintf("%d peers %s: VmHWM", total, name), median(x.hwm), "MB")
+		if rekey > 0 {
+			info(b, fmt.Sprintf("%d peers %s: %d keys changed -> all verified + Established (-1: not in 3 min)", total, name, rekey), median(x.rekey), "s")
+			info(b, fmt.Sprintf("%d peers %s: receiver CPU during the key change", total, name), median(x.rekeyCPU), "s")
+		}
+	}
+	if a, g := res["authbgpd"], res["gobgpd337"]; a != nil && g != nil && len(a.allUp) > 0 && len(g.allUp) > 0 {
+		t := median(a.allUp) / median(g.allUp)
+		goal(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: time to all Established", total), t, "x", "<= 1.0", t <= 1.0)
+		m := median(a.hwm) / median(g.hwm)
+		goal(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: VmHWM", total), m, "x", "<= 1.1", m <= 1.1)
+		info(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: CPU", total), median(a.cpu)/median(g.cpu), "x")
+		if rekey > 0 {
+			info(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: key change time", total), median(a.rekey)/median(g.rekey), "x")
+		}
 	}
 }
 
@@ -626,9 +644,13 @@ type peersTrial struct {
 func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey int, v6 bool) peersTrial {
 	b.Helper()
 	total := static + dynamic
+	var linkA, linkF []string
+	if v6 {
+		linkA, linkF = []string{pairA6.String() + "/64"}, []string{pairB6.String() + "/64"}
+	}
 	pair := netns.NewPair(b, "perfpe",
-		netns.End{NS: "a", If: "eth0", Addrs: nil},
-		netns.End{NS: "f", If: "eth0", Addrs: nil})
+		netns.End{NS: "a", If: "eth0", Addrs: linkA},
+		netns.End{NS: "f", If: "eth0", Addrs: linkF})
 	tp, nsA, nsF := pair.Topology, pair.A, pair.B
 	defer tp.Close()
 	// recvAddr(i) is the receiver's address for peer i (0..total-1).
@@ -650,8 +672,12 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		staticAddr = func(i int) netip.Addr { return v6addr(1, i) }
 		dynAddr = func(j int) netip.Addr { return v6addr(2, j) }
 		dynRange, fam, hostBits = "2001:db8:2::/112", "ipv6", 128
-		routesA = []string{"2001:db8:1::/64", "2001:db8:2::/64"}
-		routesF = []string{"2001:db8:3::/64"}
+		// Through the other end's link address, not on-link: one
+		// neighbor entry instead of one per peer address (the kernel's
+		// neighbor table is global, gc_thresh2 = 512 by default, and
+		// evicting entries stalls the sessions).
+		routesA = []string{"2001:db8:1::/64 via " + pairB6.String(), "2001:db8:2::/64 via " + pairB6.String()}
+		routesF = []string{"2001:db8:3::/64 via " + pairA6.String()}
 	}
 
 	// Addresses and routes, in one `ip -batch` per namespace.
@@ -905,6 +931,9 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		if err != nil {
 			b.Fatal(err)
 		}
+		const rekeyLimit = 3 * time.Minute
+		ctx, cancel := context.WithTimeout(context.Background(), rekeyLimit)
+		defer cancel()
 		tr0 := time.Now()
 		reload()
 		cmds := []string{"configure terminal", "router bgp 65002"}
@@ -957,9 +986,12 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 			}
 			return left == 0
 		}) {
-			b.Fatalf("%s: %d of %d re-keyed peers not verified after %v (e.g. %s)\nFRR log:\n%s", receiver, left, rekey, time.Since(tr0), why, tail(f.Log(), 3000))
+			// A measurement, not a failure: recorded as -1 s.
+			b.Logf("%s: %d of %d re-keyed peers not verified within %v (e.g. %s): recorded as -1 s", receiver, left, rekey, rekeyLimit, why)
+			trial.rekey = -time.Second
+		} else {
+			trial.rekey = time.Since(tr0)
 		}
-		trial.rekey = time.Since(tr0)
 		c1, err := sampleProc(pid)
 		if err != nil {
 			b.Fatal(err)

@@ -72,22 +72,18 @@ func BenchmarkBGPScale(b *testing.B) {
 	run("syn-keys", benchSYNKeys)
 }
 
-// goal prints (and logs) one figure next to its goal: "met" when ok.
+// goal prints one figure next to its goal: "met" when ok.
 func goal(b testing.TB, what string, value float64, unit, target string, ok bool) {
 	v := "met"
 	if !ok {
 		v = "missed"
 	}
-	line := fmt.Sprintf("GOAL %-58s %12.3f %-4s goal %-8s %s", what, value, unit, target, v)
-	b.Log(line)
-	fmt.Println(line)
+	fmt.Printf("GOAL %-62s %12.3f %-4s goal %-8s %s\n", what, value, unit, target, v)
 }
 
 // info prints a figure that has no goal, in the same format.
 func info(b testing.TB, what string, value float64, unit string) {
-	line := fmt.Sprintf("GOAL %-58s %12.3f %-4s goal %-8s %s", what, value, unit, "-", "(no goal)")
-	b.Log(line)
-	fmt.Println(line)
+	fmt.Printf("GOAL %-62s %12.3f %-4s goal %-8s %s\n", what, value, unit, "-", "(no goal)")
 }
 
 // ---------------------------------------------------------------- full table
