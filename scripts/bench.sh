@@ -5,6 +5,14 @@
 #
 #   bash scripts/bench.sh              everything
 #   BENCH_BGP=0 bash scripts/bench.sh  only the md5auth micro-benchmarks
+#   BENCH_SCALE=1 bash scripts/bench.sh  also the scale benchmarks of
+#                                      e2e/scale_test.go (issue 12: 1M IPv4 and
+#                                      200k IPv6 prefixes with the shadow on,
+#                                      gobgp global rib, 1,000 keyed peers and a
+#                                      key change on 100, connect latency with
+#                                      10/100/1,000 listener keys); 20-40 minutes.
+#                                      Every figure is printed next to its goal.
+#                                      SCALE_* knobs pass through (see the file).
 #
 # The BGP benchmarks repeat their trials themselves and report medians;
 # PERF_ROUNDS, PERF_PREFIXES, PERF_PEERS, PERF_RECEIVERS,
@@ -41,7 +49,12 @@ if [ "$bgp" = 1 ] && [ "$(id -u)" -ne 0 ]; then
 	echo "NOTE: not root: skipping the BGP benchmarks (they need network namespaces)"
 	bgp=0
 fi
-if [ "$bgp" = 1 ]; then
+scale=${BENCH_SCALE:-0}
+if [ "$scale" = 1 ] && [ "$(id -u)" -ne 0 ]; then
+	echo "NOTE: not root: skipping the scale benchmarks (they need network namespaces)"
+	scale=0
+fi
+if [ "$bgp" = 1 ] || [ "$scale" = 1 ]; then
 	if [ -z "${PERF_GOBGPD337:-}" ] && [ "${BENCH_GOBGPD:-1}" = 1 ]; then
 		ver=$(go list -m -f '{{.Version}}' github.com/osrg/gobgp/v3)
 		echo "== building stock gobgpd $ver (baseline: the GoBGP authbgpd embeds)"
@@ -55,6 +68,8 @@ if [ "$bgp" = 1 ]; then
 			echo "NOTE: could not build gobgpd $ver (module proxy unreachable?): comparing with Debian's gobgpd only"
 		fi
 	fi
+fi
+if [ "$bgp" = 1 ]; then
 	echo "== BGP benchmarks (go test -bench BGPPerf ./e2e/; several minutes)"
 	go test -v -run '^$' -bench BGPPerf -benchtime 1x -timeout 60m ./e2e/ >"$out/bgp.txt" 2>&1 || {
 		tail -50 "$out/bgp.txt"
@@ -62,6 +77,15 @@ if [ "$bgp" = 1 ]; then
 		exit 1
 	}
 	grep -E 'perf_test.go:[0-9]+: (round|[a-z0-9-]+ +(established|all Established))|^Benchmark.*-[0-9]+ ' "$out/bgp.txt" || true
+fi
+if [ "$scale" = 1 ]; then
+	echo "== scale benchmarks (BENCH_SCALE=1 go test -bench BGPScale ./e2e/; 20-40 minutes)"
+	BENCH_SCALE=1 go test -v -run '^$' -bench BGPScale -benchtime 1x -timeout 120m ./e2e/ >"$out/scale.txt" 2>&1 || {
+		tail -50 "$out/scale.txt"
+		echo "scale benchmarks failed: see $out/scale.txt"
+		exit 1
+	}
+	grep -E '(perf|scale)_test.go:[0-9]+: round' "$out/scale.txt" || true
 fi
 
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
@@ -89,4 +113,10 @@ if [ "$bgp" = 1 ]; then
 			}
 		}
 	}' "$out/bgp.txt"
+fi
+if [ "$scale" = 1 ]; then
+	echo
+	echo "scale (BENCH_SCALE=1; one trial per receiver unless SCALE_ROUNDS; each figure next to its goal)"
+	grep '^GOAL ' "$out/scale.txt" | sed 's/^GOAL /  /'
+	echo "  goals met: $(grep -c '^GOAL .* met$' "$out/scale.txt" || true), missed: $(grep -c '^GOAL .* missed$' "$out/scale.txt" || true)"
 fi
