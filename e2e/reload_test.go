@@ -3,13 +3,9 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,20 +19,8 @@ import (
 // exit code and output.
 func abCLI(t testing.TB, ns string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, authbgpdBinary(t, "")}, args...)...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("authbgpd %s: %v", strings.Join(args, " "), err)
-	}
-	return code, o.String(), e.String()
+	code, stderr, stdout, _ = runBinary(t, "ip", "", 90*time.Second, append([]string{"netns", "exec", ns, authbgpdBinary(t, "")}, args...)...)
+	return code, stdout, stderr
 }
 
 // TestReloadAimed: two authbgpd in two namespaces, both with [api] http on

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -190,5 +192,39 @@ func TestCompletionAndMan(t *testing.T) {
 	}
 	if strings.Contains(man, "\n.B -") {
 		t.Error("man page has an unescaped dash")
+	}
+}
+
+// TestFlagsFromHelp: the flags of a command whose parser is elsewhere are
+// read back from its -h output, booleans told from flags with a value.
+func TestFlagsFromHelp(t *testing.T) {
+	fake := func(args []string, stderr io.Writer) int {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		fs.Bool("j", false, "one-letter boolean")
+		fs.String("api", "127.0.0.1:1", "an address")
+		fs.Int("count", 3, "a number")
+		fs.Bool("verbose", false, "a boolean\non two lines")
+		fs.Parse(args)
+		return 0
+	}
+	fs := flag.NewFlagSet("y", flag.ContinueOnError)
+	flagsFromHelp(fake)(fs)
+	want := map[string]bool{"j": true, "api": false, "count": false, "verbose": true}
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		isBool, known := want[f.Name]
+		if _, b := f.Value.(interface{ IsBoolFlag() bool }); !known || b != isBool {
+			t.Errorf("flag %s: known %v, boolean %v", f.Name, known, b)
+		}
+	})
+	if n != len(want) || !strings.Contains(fs.Lookup("verbose").Usage, "two lines") || fs.Lookup("j").Usage != "one-letter boolean" {
+		t.Errorf("%d flags; usages %q, %q", n, fs.Lookup("verbose").Usage, fs.Lookup("j").Usage)
+	}
+	for _, name := range []string{"api", "f", "json", "health"} {
+		if statusCommand.flagSet(io.Discard).Lookup(name) == nil {
+			t.Errorf("status: flag %s not learnt from cmdStatus", name)
+		}
 	}
 }

@@ -11,7 +11,10 @@ import (
 // command is one subcommand. The same table drives dispatch, --help,
 // `help COMMAND`, shell completion and the man page, so they cannot
 // disagree. flags declares the command's flags on a flag set; the
-// command's own parser declares them with the same function.
+// command's own parser declares them with the same function. (A table
+// and the standard flag package rather than spf13/cobra: ten commands
+// with a few flags each need no framework, and the commands keep
+// their own io.Writer-based entry points, which the tests call.)
 type command struct {
 	name     string // "check", "srv6 hmac"; "" is the daemon itself
 	args     string // the positional arguments' synopsis ("CAPTURE...")
@@ -180,4 +183,43 @@ func dropDashes(args []string) []string {
 		return args[1:]
 	}
 	return args
+}
+
+// flagsFromHelp declares on a flag set the flags that run (a command
+// whose parser lives elsewhere) prints for -h in flag.PrintDefaults form
+// ("  -name type" or "  -name" for a boolean, then "\tusage" lines).
+func flagsFromHelp(run func(args []string, stderr io.Writer) int) func(*flag.FlagSet) {
+	return func(fs *flag.FlagSet) {
+		var b strings.Builder
+		run([]string{"-h"}, &b)
+		var name, typ string
+		var usage []string
+		flush := func() {
+			if name == "" || fs.Lookup(name) != nil {
+				return
+			}
+			text := strings.Join(usage, " ")
+			if typ == "" {
+				fs.Bool(name, false, text)
+			} else {
+				fs.String(name, "", text)
+			}
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			t := strings.TrimSpace(line)
+			switch {
+			case strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "    "):
+				flush()
+				head, same, _ := strings.Cut(strings.TrimPrefix(t, "-"), "\t") // "-x\tusage" for one-letter booleans
+				f := strings.Fields(head)
+				name, typ, usage = f[0], strings.Join(f[1:], " "), nil
+				if same != "" {
+					usage = append(usage, strings.TrimSpace(same))
+				}
+			case name != "" && strings.HasPrefix(line, "    "):
+				usage = append(usage, t)
+			}
+		}
+		flush()
+	}
 }

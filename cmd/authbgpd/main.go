@@ -20,8 +20,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	"github.com/authbgp/authbgpd/config"
 )
 
 func main() {
@@ -79,14 +77,9 @@ var statusCommand = &command{
 	summary: "what GET /status of the running daemon says",
 	detail: `Prints the daemon's status as tables, or (--json) as served. --health GETs
 /healthz instead (2 s timeout): exit 0 healthy, 1 with the reason.`,
-	// cmdStatus (status.go) parses these flags itself: keep them the same
-	// (TestStatusFlagsMatch checks).
-	flags: func(fs *flag.FlagSet) {
-		fs.String("api", "", "address of the daemon's HTTP API (default "+config.DefaultHTTP+")")
-		fs.String("f", "", "take the API address from [api] http of this config file")
-		fs.Bool("json", false, "print the JSON document as served")
-		fs.Bool("health", false, "GET /healthz (2 s timeout): exit 0 if healthy, 1 with the reason on stderr")
-	},
+	// cmdStatus (status.go) declares and parses its flags itself: the
+	// table learns them from its -h output, so the two cannot drift.
+	flags: flagsFromHelp(func(args []string, stderr io.Writer) int { return cmdStatus(args, io.Discard, stderr) }),
 }
 
 var srv6HMACCommand = &command{
