@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,7 +49,8 @@ func (h reloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.s.log.WithFields(logrus.Fields{"remote": r.RemoteAddr, "dry_run": req.DryRun}).Info("http api: reload requested")
-	p := h.r.Reload(r.Context(), req)
+	// A client that goes away must not cut a reload in half.
+	p := h.r.Reload(context.WithoutCancel(r.Context()), req)
 	out, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		http.Error(w, "cannot encode reload result", http.StatusInternalServerError)
