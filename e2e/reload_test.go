@@ -104,6 +104,10 @@ func TestReloadAimed(t *testing.T) {
 	if st := a.Status(); st.RouterID != "192.0.2.1" {
 		t.Fatalf("router-id %s after a refused reload", st.RouterID)
 	}
+	// The log names the key and its line too (the SIGHUP path says the same).
+	if want := a.Config + ":3: global.router-id: 192.0.2.1 -> 192.0.2.100"; !strings.Contains(a.Log(), want) {
+		t.Errorf("the log of the refused reload lacks %q", want)
+	}
 	for _, s := range []string{key, newKey} {
 		if strings.Contains(out+errs+a.Log(), s) {
 			t.Fatal("a secret is in the CLI output or the log")
