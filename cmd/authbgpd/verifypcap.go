@@ -82,8 +82,8 @@ func parseFailOn(s string) (map[string]bool, error) {
 	return set, nil
 }
 
-// failing lists the peers whose diagnosis is in set.
-func failing(rep pcapReport, set map[string]bool) []string {
+// failingPeers lists the peers whose diagnosis is in set.
+func failingPeers(rep pcapReport, set map[string]bool) []string {
 	var out []string
 	for _, p := range rep.Peers {
 		if d := p.Shadow.Diagnosis; set[d] || (set["any"] && d != shadow.DiagOK) {
@@ -146,7 +146,7 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printPcapReport(rep, stdout)
 	}
-	if bad := failing(rep, failOn); len(bad) > 0 {
+	if bad := failingPeers(rep, failOn); len(bad) > 0 {
 		fmt.Fprintf(stderr, "authbgpd verify-pcap: --fail-on %s: %s\n", *fl.failOn, strings.Join(bad, ", "))
 		return 1
 	}
