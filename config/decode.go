@@ -420,6 +420,9 @@ func (d *decoder) api(rt *table, a *API) {
 	if t.has("grpc-allow-remote") {
 		a.GRPCAllowRemote, _ = t.boolean("grpc-allow-remote")
 	}
+	if t.has("reload-allow-remote") {
+		a.ReloadAllowRemote, _ = t.boolean("reload-allow-remote")
+	}
 	t.finish()
 }
 
@@ -501,6 +504,12 @@ func (d *decoder) peer(t *table, p *Peer) {
 	}
 	if n, ok := t.integer("multihop-ttl", 0, 255); ok {
 		p.MultihopTTL = uint8(n)
+	}
+	if n, ok := t.integer("hold-time", 0, math.MaxUint16); ok {
+		p.HoldTime = uint16(n)
+	}
+	if n, ok := t.integer("keepalive-interval", 0, math.MaxUint16); ok {
+		p.KeepaliveInterval = uint16(n)
 	}
 	if t.has("families") {
 		fs, _, _ := t.strings("families")

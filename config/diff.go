@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Changes is what differs between two configurations, for a reload.
@@ -48,7 +50,8 @@ type PeerChange struct {
 	ID       string
 	Old, New *Peer
 	// Fields names what changed, as config keys, sorted: "asn",
-	// "families", "local-address", "multihop-ttl", "passive", "auth" (the
+	// "families", "hold-time", "keepalive-interval", "local-address",
+	// "multihop-ttl", "passive", "auth" (the
 	// source of the key: password / password-file / password-env /
 	// keychain, or its keychain's name) and "secret" (the key material:
 	// the password, or the keys of the keychain).
@@ -77,6 +80,33 @@ func (pc *PeerChange) KeyOnly() bool {
 // restarted (asn, router-id, listen-port, listen-addresses).
 func (ch *Changes) NeedsRestart() bool {
 	return ch.ASN || ch.RouterID || ch.ListenPort || ch.ListenAddresses
+}
+
+// Refusals names each global change that needs a restart, as an error at
+// the key's line in new ("FILE:LINE: global.asn: 65001 -> 65002: needs a
+// restart"). It is empty when NeedsRestart is false.
+func (ch *Changes) Refusals(old, new *Config) []*Error {
+	var out []*Error
+	refuse := func(changed bool, key, from, to string) {
+		if changed {
+			out = append(out, &Error{File: new.File, Line: new.Global.LineOf(key),
+				Msg: "global." + key + ": " + from + " -> " + to + ": needs a restart (a reload cannot change it)"})
+		}
+	}
+	og, ng := &old.Global, &new.Global
+	refuse(ch.ASN, "asn", strconv.FormatUint(uint64(og.ASN), 10), strconv.FormatUint(uint64(ng.ASN), 10))
+	refuse(ch.RouterID, "router-id", og.RouterID.String(), ng.RouterID.String())
+	refuse(ch.ListenPort, "listen-port", strconv.Itoa(int(og.ListenPort)), strconv.Itoa(int(ng.ListenPort)))
+	refuse(ch.ListenAddresses, "listen-addresses", addrList(og.ListenAddresses), addrList(ng.ListenAddresses))
+	return out
+}
+
+func addrList(as []netip.Addr) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = a.String()
+	}
+	return "[" + strings.Join(s, ", ") + "]"
 }
 
 // Empty reports whether nothing changed.
@@ -114,7 +144,8 @@ func (ch *Changes) diffGlobal(old, new *Config) {
 	ch.RouterID = old.Global.RouterID != new.Global.RouterID
 	ch.ListenPort = old.Global.ListenPort != new.Global.ListenPort
 	ch.ListenAddresses = !sameAddrSet(old.Global.ListenAddresses, new.Global.ListenAddresses)
-	ch.API = old.API.GRPC != new.API.GRPC || old.API.HTTP != new.API.HTTP
+	ch.API = old.API.GRPC != new.API.GRPC || old.API.HTTP != new.API.HTTP ||
+		old.API.ReloadAllowRemote != new.API.ReloadAllowRemote
 	ch.Log = old.Log.Level != new.Log.Level || old.Log.Format != new.Log.Format
 	ch.Shadow = old.Shadow.Enabled != new.Shadow.Enabled ||
 		old.Shadow.FollowPeerRollover != new.Shadow.FollowPeerRollover ||
@@ -234,6 +265,14 @@ func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]boo
 	}
 	if op.Passive != np.Passive {
 		add("passive")
+	}
+	ohold, okeep := op.Timers()
+	nhold, nkeep := np.Timers()
+	if ohold != nhold {
+		add("hold-time")
+	}
+	if okeep != nkeep {
+		add("keepalive-interval")
 	}
 	oa, na := op.Auth(), np.Auth()
 	if oa != na {

@@ -30,8 +30,14 @@ const (
 	DefaultListenPort = 179
 	DefaultGRPC       = "127.0.0.1:50051"
 	DefaultHTTP       = "127.0.0.1:9179"
-	DefaultLogLevel   = "info"
-	DefaultLogFormat  = "text"
+
+	// DefaultHoldTime and DefaultKeepaliveInterval are a peer's BGP timers
+	// (seconds) when hold-time and keepalive-interval are unset. With only
+	// hold-time set, the keepalive interval is a third of it.
+	DefaultHoldTime          = 90
+	DefaultKeepaliveInterval = 30
+	DefaultLogLevel          = "info"
+	DefaultLogFormat         = "text"
 	// DefaultPreference is the SR policy preference when none is given
 	// (RFC 9256 §2.7).
 	DefaultPreference = srv6policy.DefaultPreference
@@ -129,8 +135,11 @@ type API struct {
 	// GRPCAllowRemote opts in to a gRPC listener outside loopback (the API
 	// has no authentication of its own).
 	GRPCAllowRemote bool
-	Line            int
-	m               meta
+	// ReloadAllowRemote lets POST /-/reload of the HTTP API come from
+	// outside loopback (by default only loopback clients may reload).
+	ReloadAllowRemote bool
+	Line              int
+	m                 meta
 }
 
 // LineOf returns the line of key in [api], or the table's line.
@@ -197,6 +206,13 @@ type Peer struct {
 	MultihopTTL  uint8
 	Families     []Family
 
+	// HoldTime and KeepaliveInterval are the hold-time and
+	// keepalive-interval keys, in seconds; 0 when unset (Timers applies
+	// the defaults). The session uses the smaller of our hold time and the
+	// neighbor's.
+	HoldTime          uint16
+	KeepaliveInterval uint16
+
 	// Line is the line of this peer's [[peers]] header.
 	Line int
 	m    meta
@@ -204,6 +220,23 @@ type Peer struct {
 
 // LineOf returns the line of key in this [[peers]] entry, or the peer's line.
 func (p *Peer) LineOf(key string) int { return p.m.lineOf(key, p.Line) }
+
+// Timers returns the hold time and keepalive interval the peer offers:
+// the configured ones, or DefaultHoldTime and DefaultKeepaliveInterval
+// (a third of hold-time when only hold-time is set).
+func (p *Peer) Timers() (hold, keepalive uint16) {
+	hold, keepalive = p.HoldTime, p.KeepaliveInterval
+	if hold == 0 {
+		hold = DefaultHoldTime
+	}
+	if keepalive == 0 {
+		keepalive = DefaultKeepaliveInterval
+		if p.HoldTime != 0 {
+			keepalive = hold / 3
+		}
+	}
+	return hold, keepalive
+}
 
 // ID is the peer's identity: its address or its prefix, as text.
 func (p *Peer) ID() string {

@@ -302,6 +302,28 @@ func (c *Config) validatePeers(p *problems) {
 			p.errorf(pr.LineOf("passive"), "passive: a prefix of dynamic neighbors is always passive")
 		}
 		validateFamilies(p, pr)
+		validateTimers(p, pr)
+	}
+}
+
+// validateTimers checks hold-time and keepalive-interval. RFC 4271 4.2
+// allows a hold time of 0 (no hold timer) or at least 3 s, but the
+// embedded GoBGP replaces 0 with 90 (pkg/config/oc/default.go), so 0 is
+// refused rather than silently not meant; keepalives come within it.
+func validateTimers(p *problems, pr *Peer) {
+	if pr.m.isBad("hold-time") || pr.m.isBad("keepalive-interval") {
+		return
+	}
+	h, k := pr.Timers()
+	switch {
+	case pr.m.has("hold-time") && pr.HoldTime == 0:
+		p.errorf(pr.LineOf("hold-time"), "hold-time: 0 (no hold timer) is not supported: GoBGP would use 90; want 3 or more seconds")
+	case pr.m.has("keepalive-interval") && pr.KeepaliveInterval == 0:
+		p.errorf(pr.LineOf("keepalive-interval"), "keepalive-interval: 0: GoBGP would use a third of hold-time; want 1 or more seconds")
+	case h < 3:
+		p.errorf(pr.LineOf("hold-time"), "hold-time: %d: want at least 3 seconds (RFC 4271)", h)
+	case k >= h:
+		p.errorf(pr.LineOf("keepalive-interval"), "keepalive-interval: %d must be less than hold-time %d (a third of it is usual)", k, h)
 	}
 }
 

@@ -3,9 +3,11 @@
 //	GET /status    the status document (status.Status) as indented JSON
 //	GET /metrics   Prometheus metrics (the private registry of package metrics)
 //	GET /healthz   200 "ok", or 503 with the reason
+//	POST /-/reload reload the config (or preview a reload): a config.Preview
 //
-// Other paths are 404; other methods than GET (and HEAD) are 405. Nothing
-// served here ever holds a secret: the status document has no field for one.
+// Other paths are 404; other methods than GET (and HEAD), or POST for
+// /-/reload, are 405. Nothing served here ever holds a secret: the status
+// document has no field for one, a reload preview names changed keys only.
 package httpapi
 
 import (
@@ -23,6 +25,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -35,6 +38,26 @@ type Source interface {
 	// Healthy returns nil when the speaker works, or why it does not.
 	Healthy() error
 }
+
+// Reloader is implemented by a Source that can reload its config (the
+// speaker); without it POST /-/reload is 404.
+type Reloader interface {
+	// Reload applies the config file (or, with DryRun, only previews
+	// what applying File would do) and says what it did.
+	Reload(ctx context.Context, req ReloadRequest) config.Preview
+}
+
+// ReloadRequest is the JSON body of POST /-/reload.
+type ReloadRequest struct {
+	// DryRun previews the reload without applying it.
+	DryRun bool `json:"dry_run"`
+	// File, with DryRun, previews this file (a path the daemon reads)
+	// instead of the daemon's own config file.
+	File string `json:"file,omitempty"`
+}
+
+// ReloadPath is where the API takes reloads (like Prometheus' /-/reload).
+const ReloadPath = "/-/reload"
 
 // Timeouts of the server. The API is local and its answers are small; a
 // client that dawdles is cut off rather than holding a connection.
@@ -52,6 +75,9 @@ type Server struct {
 	src     Source
 	log     *logrus.Logger
 	handler http.Handler
+
+	// remoteReload lets POST /-/reload come from outside loopback.
+	remoteReload bool
 
 	mu   sync.Mutex
 	srv  *http.Server
@@ -75,9 +101,16 @@ func New(addr string, src Source, m *metrics.Metrics, log *logrus.Logger) *Serve
 	if m != nil {
 		mux.Handle("GET /metrics", m.Handler())
 	}
+	if r, ok := src.(Reloader); ok {
+		mux.Handle("POST "+ReloadPath, reloadHandler{r: r, s: s})
+	}
 	s.handler = mux
 	return s
 }
+
+// AllowRemoteReload lets clients outside loopback POST /-/reload ([api]
+// reload-allow-remote); call it before Start.
+func (s *Server) AllowRemoteReload(allow bool) { s.remoteReload = allow }
 
 // Handler returns the server's routes, for tests and for embedding.
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -112,7 +145,7 @@ func (s *Server) Start() error {
 			s.log.WithError(err).Error("http api: server stopped")
 		}
 	}()
-	s.log.WithField("addr", ln.Addr().String()).Info("http api: serving /status, /metrics, /healthz")
+	s.log.WithField("addr", ln.Addr().String()).Info("http api: serving /status, /metrics, /healthz, " + ReloadPath)
 	return nil
 }
 

@@ -49,6 +49,7 @@ func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error)
 	if err != nil {
 		return nil, err
 	}
+	hold, keepalive := p.Timers()
 	ap := &api.Peer{
 		Conf: &api.PeerConf{
 			NeighborAddress: p.Address.String(),
@@ -58,8 +59,8 @@ func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error)
 		},
 		Timers: &api.Timers{Config: &api.TimersConfig{
 			ConnectRetry:      DefaultConnectRetry,
-			HoldTime:          90,
-			KeepaliveInterval: 30,
+			HoldTime:          uint64(hold),
+			KeepaliveInterval: uint64(keepalive),
 		}},
 		Transport: &api.Transport{PassiveMode: p.Passive},
 		AfiSafis:  fams,
@@ -87,10 +88,11 @@ func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
 	if err != nil {
 		return nil, err
 	}
+	hold, keepalive := p.Timers()
 	g := &api.PeerGroup{
 		Conf: &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
 		Timers: &api.Timers{Config: &api.TimersConfig{
-			ConnectRetry: DefaultConnectRetry, HoldTime: 90, KeepaliveInterval: 30,
+			ConnectRetry: DefaultConnectRetry, HoldTime: uint64(hold), KeepaliveInterval: uint64(keepalive),
 		}},
 		Transport: &api.Transport{PassiveMode: true},
 		AfiSafis:  fams,

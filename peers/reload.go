@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sirupsen/logrus"
 
@@ -24,8 +25,12 @@ func (m *Manager) Reload(ctx context.Context, next *config.Config) (config.Chang
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ch := config.Diff(m.cfg, next)
-	if ch.ASN || ch.RouterID || ch.ListenPort || ch.ListenAddresses {
-		return ch, fmt.Errorf("peers: reload of %s: global asn, router-id, listen-port or listen-addresses changed: %w", next.File, ErrNeedsRestart)
+	if refused := ch.Refusals(m.cfg, next); len(refused) > 0 {
+		msgs := make([]string, len(refused))
+		for i, e := range refused {
+			msgs[i] = e.Error()
+		}
+		return ch, fmt.Errorf("peers: reload rejected: %s: %w", strings.Join(msgs, "; "), ErrNeedsRestart)
 	}
 	if m.needsMD5(next) && !m.needsMD5(m.cfg) && m.preErr == nil {
 		if err := m.socks.Preflight(); err != nil {

@@ -12,7 +12,10 @@ import (
 //   - It never exits or panics: GoBGP's "Fatal" and "Panic" (config errors,
 //     a gRPC port already in use, "code logic bug") are logged at Error
 //     level with gobgp_level=fatal|panic, counted, and passed to onFatal.
-//   - GoBGP's Fields become logrus fields. Every field is redacted first:
+//   - GoBGP's Fields become logrus fields named as ours (fieldName: "Key",
+//     the neighbor, is "peer"; "Topic" is "topic"; ...), with
+//     component=gobgp, so one schema describes every line. Every field is
+//     redacted first (by its GoBGP name):
 //     a key that names a secret ("AuthPassword", "password", ...) loses its
 //     value; struct values (GoBGP logs whole oc.Neighbor / oc.PeerGroup
 //     configs, AuthPassword included, in pkg/config/oc UpdateNeighborConfig
@@ -41,15 +44,12 @@ func (a *logAdapter) emit(level logrus.Level, gobgpLevel string, msg string, fie
 	}
 	lf := make(logrus.Fields, len(fields)+2)
 	for k, v := range fields {
-		if k == gobgplog.FieldFacility {
-			k = "facility"
-		}
-		lf[k] = a.secrets.scrubField(k, v)
+		lf[fieldName(k)] = a.secrets.scrubField(k, v)
 	}
 	if out, ok := a.secrets.scrub(msg); ok {
 		msg = out
 	}
-	lf["subsystem"] = "gobgp"
+	lf["component"] = "gobgp"
 	if gobgpLevel != "" {
 		lf["gobgp_level"] = gobgpLevel
 	}
@@ -98,3 +98,42 @@ func (a *logAdapter) SetLevel(level gobgplog.LogLevel) {
 }
 
 func (a *logAdapter) GetLevel() gobgplog.LogLevel { return gobgplog.LogLevel(a.l.GetLevel()) }
+
+// gobgpFields maps GoBGP's log field names to ours. Others are turned from
+// CamelCase into snake_case by fieldName.
+var gobgpFields = map[string]string{
+	"Key":                  "peer", // the neighbor's address (GoBGP's "Key" of a peer)
+	"Topic":                "topic",
+	"State":                "state",
+	"Error":                "error", // as logrus' WithError
+	"Err":                  "error",
+	"Data":                 "data",
+	"Family":               "family",
+	"Duration":             "duration",
+	"Code":                 "code",
+	"Subcode":              "subcode",
+	gobgplog.FieldFacility: "facility",
+}
+
+// fieldName is our name of a GoBGP log field: from gobgpFields, else the
+// CamelCase name in snake_case ("AdminState" -> "admin_state",
+// "ReceivedRf" -> "received_rf", "VRF" -> "vrf").
+func fieldName(k string) string {
+	if n, ok := gobgpFields[k]; ok {
+		return n
+	}
+	b := make([]byte, 0, len(k)+4)
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if 'A' <= c && c <= 'Z' {
+			prevLower := i > 0 && k[i-1] >= 'a' && k[i-1] <= 'z'
+			nextLower := i > 0 && i+1 < len(k) && k[i+1] >= 'a' && k[i+1] <= 'z' && k[i-1] >= 'A' && k[i-1] <= 'Z'
+			if prevLower || nextLower {
+				b = append(b, '_')
+			}
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}

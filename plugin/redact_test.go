@@ -235,7 +235,7 @@ func TestLogAdapterFatalDoesNotExit(t *testing.T) {
 	a.Fatal("failed to listen grpc port", gobgplog.Fields{"Topic": "grpc", "Err": "address in use"})
 	a.Panic("code logic bug", gobgplog.Fields{"Topic": "Peer", "Key": "192.0.2.2"})
 	out := buf.String()
-	for _, want := range []string{"level=error", "gobgp_level=fatal", "gobgp_level=panic", "failed to listen grpc port", "Key=192.0.2.2", "subsystem=gobgp"} {
+	for _, want := range []string{"level=error", "gobgp_level=fatal", "gobgp_level=panic", "failed to listen grpc port", "peer=192.0.2.2", "component=gobgp"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}

@@ -1,6 +1,6 @@
 // Package speaker assembles the authbgpd daemon from its parts: the
 // embedded GoBGP (plugin), the peers manager, the HTTP API with metrics,
-// and reload on SIGHUP / clean stop on SIGTERM. cmd/authbgpd only parses
+// and reload on SIGHUP or POST /-/reload / clean stop on SIGTERM. cmd/authbgpd only parses
 // flags and calls Run.
 package speaker
 
@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,6 +54,8 @@ type Speaker struct {
 
 	mu  sync.Mutex
 	cfg *config.Config
+
+	reloadMu sync.Mutex // one reload at a time
 }
 
 // NewLogger builds the logger of a config and the command-line overrides.
@@ -142,6 +145,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	if cfg.API.HTTP != "" {
 		s.http = httpapi.New(cfg.API.HTTP, s, s.metrics, log)
+		s.http.AllowRemoteReload(cfg.API.ReloadAllowRemote)
 		if err := s.http.Start(); err != nil {
 			_ = s.host.Stop(context.Background())
 			return nil, fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
@@ -171,17 +175,70 @@ func secretsOf(c *config.Config) []string {
 	return out
 }
 
-// Reload re-reads the config file. A config with errors, or with changes
-// that need a restart, is rejected whole: the running config stays.
-func (s *Speaker) Reload(ctx context.Context) error {
-	next, err := config.Load(s.opts.ConfigFile)
-	if err != nil {
-		for _, e := range config.Errors(err) {
-			s.log.Error("reload rejected: " + e.Error())
+// Reload re-reads the config file and says what it did. A config with
+// errors, or with changes that need a restart, is rejected whole: the
+// running config stays. With req.DryRun nothing is applied: the preview
+// says what a reload of req.File (default: the config file) would do.
+// Reloads (SIGHUP, POST /-/reload) run one at a time.
+func (s *Speaker) Reload(ctx context.Context, req httpapi.ReloadRequest) config.Preview {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	file := s.opts.ConfigFile
+	if req.DryRun && req.File != "" {
+		if err := s.previewable(req.File); err != nil {
+			return config.RejectedPreview(req.File, err)
 		}
-		s.metrics.ConfigReloaded(err)
-		return err
+		file = req.File
 	}
+	next, err := config.Load(file)
+	if err != nil {
+		if !req.DryRun {
+			for _, e := range config.Errors(err) {
+				s.log.Error("reload rejected: " + e.Error())
+			}
+			s.metrics.ConfigReloaded(err)
+		}
+		return config.RejectedPreview(file, err)
+	}
+	s.mu.Lock()
+	cur := s.cfg
+	s.mu.Unlock()
+	p := config.NewPreview(cur, next)
+	p.DryRun = req.DryRun
+	if req.DryRun {
+		return p
+	}
+	if err := s.apply(ctx, next); err != nil {
+		if errors.Is(err, peers.ErrNeedsRestart) {
+			return p // refused: p.Refused says why
+		}
+		p.Errors = append(p.Errors, err.Error())
+	}
+	p.Applied = true
+	return p
+}
+
+// previewable checks that file may be previewed: it must be in the
+// directory of the daemon's config file, so the API cannot be used to
+// make the daemon read (and quote in errors) any file on the host.
+func (s *Speaker) previewable(file string) error {
+	dir, err := filepath.Abs(filepath.Dir(s.opts.ConfigFile))
+	if err != nil {
+		return fmt.Errorf("preview of %s: %w", file, err)
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return fmt.Errorf("preview of %s: %w", file, err)
+	}
+	if filepath.Dir(abs) != dir {
+		return fmt.Errorf("preview of %s: refused: the daemon previews only files in the directory of its config file (%s)", file, dir)
+	}
+	return nil
+}
+
+// apply applies a loaded config: peers first (which refuse changes that
+// need a restart), then SRv6 and the shadow checker.
+func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 	for _, w := range next.Warnings {
 		s.log.Warn(w.String())
 	}
@@ -265,7 +322,7 @@ func Run(o Options) error {
 	for sig := range sigs {
 		if sig == syscall.SIGHUP {
 			s.log.Info("SIGHUP: reloading " + o.ConfigFile)
-			_ = s.Reload(ctx)
+			_ = s.Reload(ctx, httpapi.ReloadRequest{})
 			continue
 		}
 		s.log.Info(strings.ToUpper(sig.String()) + ": stopping")

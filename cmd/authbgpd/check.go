@@ -1,22 +1,42 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+
+	"github.com/authbgp/authbgpd/httpapi"
 )
 
+type checkFlagValues struct {
+	file, api *string
+	diff      *bool
+}
+
+// checkFlags declares the flags of `check` on fs.
+func checkFlags(fs *flag.FlagSet) checkFlagValues {
+	return checkFlagValues{
+		file: fs.String("f", "", "config file (TOML)"),
+		diff: fs.Bool("diff", false, "ask the running daemon what a reload of FILE would change (exit 1 if it would be refused)"),
+		api:  fs.String("api", "", "with --diff: the daemon's HTTP API address (default: [api] http of FILE)"),
+	}
+}
+
 // cmdCheck validates a config file: exit 0 (warnings go to stderr), or exit
-// 1 with every error as "FILE:LINE: message", one per line.
+// 1 with every error as "FILE:LINE: message", one per line. With --diff it
+// then asks the daemon to preview a reload of the file.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs, file := configFlags("check", "config file (TOML)", stderr)
+	fs := newFlagSet("check", stderr)
+	fl := checkFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *file == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: authbgpd check -f FILE")
+	if *fl.file == "" || fs.NArg() != 0 || (*fl.api != "" && !*fl.diff) {
+		fmt.Fprintln(stderr, "usage: "+checkCommand.usageLine())
 		return 2
 	}
-	cfg := loadConfig(*file, stderr)
+	cfg := loadConfig(*fl.file, stderr)
 	if cfg == nil {
 		return 1
 	}
@@ -24,6 +44,18 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warning: "+w.String())
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d peers, %d keychains, %d SRv6 HMAC keys, %d SR policies)\n",
-		*file, len(cfg.Peers), len(cfg.Keychains), len(cfg.SRv6.HMACKeys), len(cfg.SRv6.Policies))
-	return 0
+		*fl.file, len(cfg.Peers), len(cfg.Keychains), len(cfg.SRv6.HMACKeys), len(cfg.SRv6.Policies))
+	if !*fl.diff {
+		return 0
+	}
+	addr, code := apiAddr("check", *fl.api, cfg, *fl.file, stderr)
+	if code >= 0 {
+		return code
+	}
+	abs, err := filepath.Abs(*fl.file)
+	if err != nil {
+		fmt.Fprintf(stderr, "authbgpd check: %v\n", err)
+		return 1
+	}
+	return postReload("check", addr, httpapi.ReloadRequest{DryRun: true, File: abs}, false, stdout, stderr)
 }

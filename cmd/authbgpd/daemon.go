@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -9,16 +10,26 @@ import (
 	"github.com/authbgp/authbgpd/speaker"
 )
 
+type daemonFlagValues struct{ file, level, format *string }
+
+// daemonFlags declares the daemon's flags on fs.
+func daemonFlags(fs *flag.FlagSet) daemonFlagValues {
+	return daemonFlagValues{
+		file:   fs.String("f", "", "config file (TOML)"),
+		level:  fs.String("log-level", "", "debug | info | warn | error (overrides [log] level)"),
+		format: fs.String("log-format", "", "text | json (overrides [log] format)"),
+	}
+}
+
 // cmdRun runs the speaker until SIGTERM/SIGINT; SIGHUP reloads the config.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs, file := configFlags("authbgpd", "config file (TOML)", stderr)
-	level := fs.String("log-level", "", "debug | info | warn | error (overrides [log] level)")
-	format := fs.String("log-format", "", "text | json (overrides [log] format)")
+	fs := newFlagSet("authbgpd", stderr)
+	fl := daemonFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *file == "" || fs.NArg() != 0 {
-		usage(stderr)
+	if *fl.file == "" || fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: "+daemonCommand.usageLine())
 		return 2
 	}
 	if os.Geteuid() != 0 {
@@ -27,7 +38,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "authbgpd: warning: cannot raise capabilities (%s): %v\n", capsSummary(have), err)
 		}
 	}
-	err := speaker.Run(speaker.Options{ConfigFile: *file, LogLevel: *level, LogFormat: *format, Version: versionString(), Sockets: testSockets()})
+	err := speaker.Run(speaker.Options{ConfigFile: *fl.file, LogLevel: *fl.level, LogFormat: *fl.format, Version: versionString(), Sockets: testSockets()})
 	if err != nil {
 		if errs := config.Errors(err); len(errs) > 0 && errs[0].File != "" {
 			for _, e := range errs {

@@ -8,12 +8,13 @@ import (
 	"github.com/authbgp/authbgpd/config"
 )
 
-// configFlags is the flag set of a subcommand that reads a config file
-// (-f), its errors going to stderr.
-func configFlags(name, usage string, stderr io.Writer) (*flag.FlagSet, *string) {
+// newFlagSet is the flag set of a subcommand, its errors going to stderr.
+// Its usage is the caller's to print (dispatch prints --help on stdout).
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	return fs, fs.String("f", "", usage)
+	fs.Usage = func() {}
+	return fs
 }
 
 // loadConfig loads file; on error it prints every error as

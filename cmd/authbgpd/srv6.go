@@ -15,15 +15,15 @@ import (
 	"github.com/authbgp/authbgpd/srv6policy"
 )
 
-const srv6Usage = `usage:
-  authbgpd srv6 hmac --algorithm sha1|sha256 --key-file FILE --key-id N --source ADDR --segments A,B,C
-      print the SRH HMAC (64 hex digits: the 32-byte HMAC field, HMAC-SHA1
-      zero-padded) exactly as Linux puts it in the HMAC TLV of an encap SRH:
-      flags 0x08, Last Entry = number of segments - 1, segments given first
-      hop first (as in "ip route ... encap seg6 mode encap segs A,B,C hmac N").
-      The key file holds the secret (1..64 bytes; one trailing newline is
-      removed). Exit 2: bad usage; exit 1: an invalid key, address or file.
-`
+const srv6Detail = `Prints the SRH HMAC (64 hex digits: the 32-byte HMAC field, HMAC-SHA1
+zero-padded) exactly as Linux puts it in the HMAC TLV of an encap SRH:
+flags 0x08, Last Entry = number of segments - 1, segments given first
+hop first (as in "ip route ... encap seg6 mode encap segs A,B,C hmac N").
+The key file holds the secret (1..64 bytes; one trailing newline is
+removed). Exit 2: bad usage; exit 1: an invalid key, address or file.`
+
+// srv6Usage is the usage of `authbgpd srv6`.
+const srv6Usage = "usage:\n  authbgpd srv6 hmac --algorithm sha1|sha256 --key-file FILE --key-id N --source ADDR --segments A,B,C\n"
 
 // cmdSRv6 runs `authbgpd srv6 SUBCOMMAND`.
 func cmdSRv6(args []string, stdout, stderr io.Writer) int {
@@ -95,17 +95,28 @@ func cmdSRv6HMAC(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// hmacFlagValues are the flags of `srv6 hmac`, as given.
+type hmacFlagValues struct{ algorithm, keyFile, keyID, source, segments *string }
+
+// hmacFlags declares the flags of `srv6 hmac` on fs.
+func hmacFlags(fs *flag.FlagSet) hmacFlagValues {
+	return hmacFlagValues{
+		algorithm: fs.String("algorithm", "", "sha1 or sha256"),
+		keyFile:   fs.String("key-file", "", "file holding the secret"),
+		keyID:     fs.String("key-id", "", "HMAC key ID (1..4294967295)"),
+		source:    fs.String("source", "", "outer IPv6 source address"),
+		segments:  fs.String("segments", "", "comma-separated segments, first hop first"),
+	}
+}
+
 // parseHMACArgs parses the flags of `srv6 hmac`; code is the exit code
 // when it is done (bad usage: 2, help: 0), else -1.
 func parseHMACArgs(args []string, stderr io.Writer) (a hmacArgs, code int) {
 	fs := flag.NewFlagSet("srv6 hmac", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, srv6Usage) }
-	algName := fs.String("algorithm", "", "sha1 or sha256")
-	keyFile := fs.String("key-file", "", "file holding the secret")
-	keyID := fs.String("key-id", "", "HMAC key ID (1..4294967295)")
-	source := fs.String("source", "", "outer IPv6 source address")
-	segments := fs.String("segments", "", "comma-separated segments, first hop first")
+	v := hmacFlags(fs)
+	algName, keyFile, keyID, source, segments := v.algorithm, v.keyFile, v.keyID, v.source, v.segments
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return a, 0

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/authbgp/authbgpd/frame"
@@ -33,18 +36,80 @@ type pcapFile struct {
 	Stats shadow.FileStats `json:"stats"`
 }
 
+var verifyPcapCommand = &command{
+	name: "verify-pcap", synopsis: "-f FILE [--json] [--port N] [--fail-on DIAG[,DIAG]]", args: "CAPTURE...",
+	summary: "check TCP-MD5 signatures in pcap/pcapng files",
+	detail: `Verifies every TCP-MD5 signature of the configured peers' BGP segments in the
+captures with the keys of FILE, and prints a line per file and a table of
+peers with their diagnosis (ok, bad-digest, missing, unexpected, other-key).
+Exit 0 (the report is the answer), 1 when a capture is unreadable or, with
+--fail-on, when a peer has one of the listed diagnoses ("any": anything but
+ok): a CI gate. 2: bad usage.`,
+	flags: func(fs *flag.FlagSet) { verifyPcapFlags(fs) },
+}
+
+type verifyPcapFlagValues struct {
+	file, failOn *string
+	asJSON       *bool
+	port         *uint
+}
+
+func verifyPcapFlags(fs *flag.FlagSet) verifyPcapFlagValues {
+	return verifyPcapFlagValues{
+		file:   fs.String("f", "", "config file (TOML) whose peers and keys to check with"),
+		asJSON: fs.Bool("json", false, "print the report as JSON"),
+		port:   fs.Uint("port", 179, "the BGP port of the captured sessions (segments to or from it are checked)"),
+		failOn: fs.String("fail-on", "", "exit 1 if a peer's diagnosis is one of these (comma-separated; \"any\": not ok)"),
+	}
+}
+
+// failDiagnoses are the names --fail-on takes.
+var failDiagnoses = []string{shadow.DiagBadDigest, shadow.DiagMissing, shadow.DiagUnexpected, shadow.DiagOtherKey, "any"}
+
+// parseFailOn parses --fail-on into a set of diagnoses.
+func parseFailOn(s string) (map[string]bool, error) {
+	set := map[string]bool{}
+	if s == "" {
+		return set, nil
+	}
+	for _, d := range strings.Split(s, ",") {
+		d = strings.TrimSpace(d)
+		if !slices.Contains(failDiagnoses, d) {
+			return nil, fmt.Errorf("--fail-on: unknown diagnosis %q (want %s)", d, strings.Join(failDiagnoses, ", "))
+		}
+		set[d] = true
+	}
+	return set, nil
+}
+
+// failingPeers lists the peers whose diagnosis is in set.
+func failingPeers(rep pcapReport, set map[string]bool) []string {
+	var out []string
+	for _, p := range rep.Peers {
+		if d := p.Shadow.Diagnosis; set[d] || (set["any"] && d != shadow.DiagOK) {
+			out = append(out, p.Address+" "+d)
+		}
+	}
+	return out
+}
+
 // cmdVerifyPcap checks every TCP-MD5 signature in capture files with the
-// keys of a config. Failing segments are the report (exit 0); an unreadable
-// or truncated capture is an error (exit 1).
+// keys of a config. Failing segments are the report (exit 0, or 1 with
+// --fail-on); an unreadable or truncated capture is an error (exit 1).
 func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
-	fs, file := configFlags("verify-pcap", "config file (TOML) whose peers and keys to check with", stderr)
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	port := fs.Uint("port", 179, "BGP port")
+	fs := newFlagSet("verify-pcap", stderr)
+	fl := verifyPcapFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	file, asJSON, port := fl.file, fl.asJSON, fl.port
+	failOn, err := parseFailOn(*fl.failOn)
+	if err != nil {
+		fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
+		return 2
+	}
 	if *file == "" || fs.NArg() == 0 || *port == 0 || *port > 65535 {
-		fmt.Fprintln(stderr, "usage: authbgpd verify-pcap -f FILE [--json] CAPTURE...")
+		fmt.Fprintln(stderr, "usage: "+verifyPcapCommand.usageLine())
 		return 2
 	}
 	cfg := loadConfig(*file, stderr)
@@ -75,11 +140,17 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	for _, r := range reports {
 		rep.Peers = append(rep.Peers, pcapPeer{Address: r.Address.String(), Peer: r.PeerID, Shadow: shadow.StatusOf(r)})
 	}
+	code := 0
 	if *asJSON {
-		return printPcapJSON(rep, stdout, stderr)
+		code = printPcapJSON(rep, stdout, stderr)
+	} else {
+		printPcapReport(rep, stdout)
 	}
-	printPcapReport(rep, stdout)
-	return 0
+	if bad := failingPeers(rep, failOn); len(bad) > 0 {
+		fmt.Fprintf(stderr, "authbgpd verify-pcap: --fail-on %s: %s\n", *fl.failOn, strings.Join(bad, ", "))
+		return 1
+	}
+	return code
 }
 
 func printPcapJSON(rep pcapReport, stdout, stderr io.Writer) int {

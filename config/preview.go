@@ -1,0 +1,133 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Preview is what a reload from one config to another does, as served by
+// POST /-/reload and printed by `authbgpd reload` and `check --diff`. It
+// never holds a secret: a changed key shows as the field "secret" and
+// Rekey, never as its value.
+type Preview struct {
+	File    string `json:"file"`
+	DryRun  bool   `json:"dry_run"`
+	Applied bool   `json:"applied"` // the running config is now File's
+	// Added and Removed are peers (address or prefix).
+	Added   []string        `json:"added"`
+	Removed []string        `json:"removed"`
+	Changed []PreviewChange `json:"changed"`
+	// Other lists the other changes ("[api]", "keychain NAME added", ...).
+	Other []string `json:"other"`
+	// Refused are the reasons the reload is (or would be) rejected whole:
+	// errors in the file, or global keys that need a restart.
+	Refused  []Refusal `json:"refused"`
+	Warnings []string  `json:"warnings"`
+	// Errors are problems met while applying an accepted reload (a peer
+	// that could not be added, ...): the new config is running anyway.
+	Errors []string `json:"errors"`
+}
+
+// PreviewChange is one peer present in both configs with differences.
+type PreviewChange struct {
+	Peer   string   `json:"peer"`
+	Fields []string `json:"fields"` // config keys, as in PeerChange.Fields
+	Rekey  bool     `json:"rekey"`  // the TCP-MD5 key changes
+	Reset  bool     `json:"reset"`  // the session is reset (anything but a key change)
+}
+
+// Refusal is why a reload is rejected: FILE:LINE and the key at fault.
+type Refusal struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Key     string `json:"key,omitempty"`
+	Message string `json:"message"` // "FILE:LINE: message"
+}
+
+// OK reports whether the reload is (or would be) accepted.
+func (p *Preview) OK() bool { return len(p.Refused) == 0 }
+
+// NewPreview describes a reload from old to new.
+func NewPreview(old, new *Config) Preview {
+	ch := Diff(old, new)
+	p := emptyPreview(new.File)
+	for _, w := range new.Warnings {
+		p.Warnings = append(p.Warnings, w.String())
+	}
+	for _, e := range ch.Refusals(old, new) {
+		p.Refused = append(p.Refused, refusalOf(e, restartKey(e)))
+	}
+	for _, np := range ch.Added {
+		p.Added = append(p.Added, np.ID())
+	}
+	for _, op := range ch.Removed {
+		p.Removed = append(p.Removed, op.ID())
+	}
+	for _, pc := range ch.Changed {
+		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.KeyOnly()})
+	}
+	p.Other = ch.others()
+	return p
+}
+
+// RejectedPreview is the preview of a file that does not load: each error
+// is a refusal.
+func RejectedPreview(file string, err error) Preview {
+	p := emptyPreview(file)
+	for _, e := range Errors(err) {
+		p.Refused = append(p.Refused, refusalOf(e, ""))
+	}
+	return p
+}
+
+func emptyPreview(file string) Preview {
+	return Preview{File: file, Added: []string{}, Removed: []string{}, Changed: []PreviewChange{},
+		Other: []string{}, Refused: []Refusal{}, Warnings: []string{}, Errors: []string{}}
+}
+
+func refusalOf(e *Error, key string) Refusal {
+	return Refusal{File: e.File, Line: e.Line, Key: key, Message: e.Error()}
+}
+
+// restartKey is the "global.KEY" a Refusals error names.
+func restartKey(e *Error) string {
+	key, _, _ := strings.Cut(e.Msg, ":")
+	return key
+}
+
+// others lists the changes that are not peers, in a fixed order.
+func (ch *Changes) others() []string {
+	out := []string{}
+	flag := func(b bool, s string) {
+		if b {
+			out = append(out, s)
+		}
+	}
+	flag(ch.API, "[api] changed (the API servers restart)")
+	flag(ch.Log, "[log] changed")
+	flag(ch.Shadow, "[shadow] changed")
+	flag(ch.Headend, "[srv6.headend] changed")
+	list := func(what, verb string, names []string) {
+		for _, n := range names {
+			out = append(out, fmt.Sprintf("%s %s %s", what, n, verb))
+		}
+	}
+	list("keychain", "added", ch.KeychainsAdded)
+	list("keychain", "removed", ch.KeychainsRemoved)
+	list("keychain", "changed", ch.KeychainsChanged)
+	ids := func(v []uint32) []string {
+		s := make([]string, len(v))
+		for i, id := range v {
+			s[i] = strconv.FormatUint(uint64(id), 10)
+		}
+		return s
+	}
+	list("srv6 hmac-key", "added", ids(ch.HMACKeysAdded))
+	list("srv6 hmac-key", "removed", ids(ch.HMACKeysRemoved))
+	list("srv6 hmac-key", "changed", ids(ch.HMACKeysChanged))
+	list("srv6 policy", "added", ch.PoliciesAdded)
+	list("srv6 policy", "removed", ch.PoliciesRemoved)
+	list("srv6 policy", "changed", ch.PoliciesChanged)
+	return out
+}

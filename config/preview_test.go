@@ -1,0 +1,53 @@
+package config
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPreview: each refusal names FILE:LINE and the key; a re-key never
+// shows the secret; other changes are listed.
+func TestPreview(t *testing.T) {
+	old := mustParse(t, peerDoc(pA, pB))
+	newDoc := strings.Replace(peerDoc(strings.Replace(pA, "pw-a", "pw-new-secret", 1), pC),
+		"asn = 65001\nrouter-id = \"192.0.2.1\"\n", "asn = 65001\nrouter-id = \"192.0.2.9\"\nlisten-port = 1179\n", 1)
+	next := mustParse(t, newDoc)
+	p := NewPreview(old, next)
+	if p.OK() {
+		t.Fatal("preview of a router-id change is OK")
+	}
+	want := []Refusal{
+		{File: "r1.toml", Line: 3, Key: "global.router-id", Message: "r1.toml:3: global.router-id: 192.0.2.1 -> 192.0.2.9: needs a restart (a reload cannot change it)"},
+		{File: "r1.toml", Line: 4, Key: "global.listen-port", Message: "r1.toml:4: global.listen-port: 179 -> 1179: needs a restart (a reload cannot change it)"},
+	}
+	if len(p.Refused) != len(want) {
+		t.Fatalf("refused = %+v", p.Refused)
+	}
+	for i := range want {
+		if p.Refused[i] != want[i] {
+			t.Errorf("refused[%d] = %+v, want %+v", i, p.Refused[i], want[i])
+		}
+	}
+	if strings.Join(p.Added, ",") != "198.51.100.0/24" || strings.Join(p.Removed, ",") != "192.0.2.3" {
+		t.Errorf("added %q removed %q", p.Added, p.Removed)
+	}
+	if len(p.Changed) != 1 || !p.Changed[0].Rekey || p.Changed[0].Reset {
+		t.Errorf("changed = %+v", p.Changed)
+	}
+	b, _ := json.Marshal(p)
+	for _, sec := range []string{"pw-a", "pw-new-secret", "core-1"} {
+		if strings.Contains(string(b), sec) {
+			t.Errorf("preview JSON holds secret %q: %s", sec, b)
+		}
+	}
+}
+
+// TestRejectedPreview: a file that does not load is refused with its errors.
+func TestRejectedPreview(t *testing.T) {
+	_, err := parseTest(t, "r1.toml", G+"[[peers]]\naddress = \"192.0.2.2\"\n")
+	p := RejectedPreview("r1.toml", err)
+	if p.OK() || len(p.Refused) != 1 || p.Refused[0].Line != 4 || !strings.HasPrefix(p.Refused[0].Message, "r1.toml:4: ") {
+		t.Fatalf("refused = %+v", p.Refused)
+	}
+}
