@@ -59,6 +59,7 @@ func (m *Manager) statusLocked() []status.Peer {
 				id := st.keyID
 				a.KeyID = &id
 			}
+			m.nextKey(&a, now)
 			switch {
 			case st.err != nil:
 				a.Error = st.err.Error()
@@ -211,4 +212,20 @@ func fromGoBGP(p *status.Peer, gp *api.Peer, now time.Time) {
 func counts(m *api.Message) status.MessageCounts {
 	return status.MessageCounts{Open: m.GetOpen(), Update: m.GetUpdate(), Notification: m.GetNotification(),
 		Keepalive: m.GetKeepalive(), Refresh: m.GetRefresh(), Total: m.GetTotal()}
+}
+
+// nextKey sets the keychain's next scheduled key and its start.
+func (m *Manager) nextKey(a *status.Auth, now time.Time) {
+	kc := m.cfg.Keychain(a.Keychain)
+	if a.Keychain == "" || kc == nil {
+		return
+	}
+	at, ok := kc.NextSwitch(now)
+	if !ok {
+		return
+	}
+	if k, ok := kc.Active(at); ok {
+		id := int(k.ID)
+		a.NextKeyID, a.NextKeyAt = &id, at.UTC().Format(time.RFC3339)
+	}
 }

@@ -150,6 +150,10 @@ type Auth struct {
 	// no CAP_NET_ADMIN — so only the install calls' success is known).
 	// Empty before the first check and for peers without a key.
 	Verified string `json:"verified,omitempty"`
+	// NextKeyID and NextKeyAt are the keychain's next scheduled key and
+	// when (RFC 3339) it becomes active; absent when no key starts later.
+	NextKeyID *int   `json:"next_key_id,omitempty"`
+	NextKeyAt string `json:"next_key_at,omitempty"`
 }
 
 // Shadow is the shadow checker's view of a peer.
