@@ -23,7 +23,7 @@ type fakeSessions struct {
 	down  map[netip.Addr]plugin.Down
 }
 
-func (f fakeSessions) PeerStates(context.Context) ([]*api.Peer, time.Time, error) {
+func (f fakeSessions) PeerStates(context.Context, time.Time) ([]*api.Peer, time.Time, error) {
 	return f.peers, time.Now(), nil
 }
 func (f fakeSessions) LastNotification(a netip.Addr) (plugin.Notification, bool) {
@@ -72,7 +72,7 @@ func TestAddSessions(t *testing.T) {
 		{Address: "192.0.2.3", State: "active"},
 		{Address: "198.51.100.0/24", Prefix: "198.51.100.0/24", State: "listening"},
 	}
-	addSessions(context.Background(), out, src, now)
+	addSessions(context.Background(), out, src, now, now)
 
 	p := out[0]
 	if p.Timers == nil || *p.Timers != (status.Timers{HoldTime: 90, Keepalive: 30, ConnectRetry: 120, NegotiatedHoldTime: 9, NegotiatedKeepalive: 3}) {

@@ -32,10 +32,16 @@ func (m *Manager) Status() []status.Peer {
 	}
 	out := m.statusLocked()
 	b, now := m.bgp, m.now()
+	var changed time.Time // the last session change: GoBGP's answer must be newer
+	for _, s := range m.sess {
+		if s.since.After(changed) {
+			changed = s.since
+		}
+	}
 	m.mu.Unlock()
 	if g, ok := b.(sessionSource); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), gobgpWait)
-		addSessions(ctx, out, g, now)
+		addSessions(ctx, out, g, now, changed)
 		cancel()
 	}
 	m.lastStatus.Store(&out)
@@ -129,7 +135,7 @@ const gobgpWait = 200 * time.Millisecond
 
 // sessionSource is what /status reads of GoBGP's sessions (*plugin.Host).
 type sessionSource interface {
-	PeerStates(ctx context.Context) ([]*api.Peer, time.Time, error)
+	PeerStates(ctx context.Context, after time.Time) ([]*api.Peer, time.Time, error)
 	LastNotification(addr netip.Addr) (plugin.Notification, bool)
 	LastDown(addr netip.Addr) (plugin.Down, bool)
 }
@@ -147,8 +153,8 @@ func setEnds(p *status.Peer, s *session) {
 // addSessions fills what GoBGP knows of each peer's session: timers,
 // families and prefix counts, message counts, time down, and the last
 // NOTIFICATION and down reason.
-func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now time.Time) {
-	list, _, _ := g.PeerStates(ctx)
+func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now, changed time.Time) {
+	list, _, _ := g.PeerStates(ctx, changed)
 	byAddr := make(map[netip.Addr]*api.Peer, len(list))
 	for _, p := range list {
 		if a, ok := plugin.NeighborAddr(p); ok {

@@ -127,13 +127,15 @@ const snapshotMaxAge = time.Second
 // between management operations (a reload may hold it for seconds), so
 // when the refresh is slow the previous snapshot is returned with its time;
 // the refresh goes on in the background. A zero time means none yet.
-func (h *Host) PeerStates(ctx context.Context) ([]*api.Peer, time.Time, error) {
+// A snapshot taken before after (the last session change the caller
+// knows of) is refreshed whatever its age.
+func (h *Host) PeerStates(ctx context.Context, after time.Time) ([]*api.Peer, time.Time, error) {
 	if err := h.checkRunning(); err != nil {
 		return nil, time.Time{}, err
 	}
 	s := &h.snap
 	s.mu.Lock()
-	if !s.at.IsZero() && timeNow().Sub(s.at) < snapshotMaxAge {
+	if !s.at.IsZero() && !s.at.Before(after) && timeNow().Sub(s.at) < snapshotMaxAge {
 		defer s.mu.Unlock()
 		return s.peers, s.at, nil
 	}

@@ -520,11 +520,11 @@ func printPeer(w io.Writer, p *status.Peer, c *status.Capture, sessions []string
 		fmt.Fprintf(w, "  local %s  remote port %d\n", net.JoinHostPort(p.LocalAddress, strconv.Itoa(int(p.LocalPort))), p.RemotePort)
 	}
 	if t := p.Timers; t != nil {
-		neg := "not negotiated"
+		neg := "not negotiated (no session)"
 		if t.NegotiatedHoldTime > 0 || p.State == "established" {
-			neg = fmt.Sprintf("hold %ds keepalive %ds", t.NegotiatedHoldTime, t.NegotiatedKeepalive)
+			neg = fmt.Sprintf("negotiated hold %ds keepalive %ds", t.NegotiatedHoldTime, t.NegotiatedKeepalive)
 		}
-		fmt.Fprintf(w, "  timers: configured hold %ds keepalive %ds connect-retry %ds; negotiated %s\n",
+		fmt.Fprintf(w, "  timers: configured hold %ds keepalive %ds connect-retry %ds; %s\n",
 			t.HoldTime, t.Keepalive, t.ConnectRetry, neg)
 	}
 	if s := lastErrorLines(p); s != "" {

@@ -478,6 +478,11 @@ func TestStatusPeerRangeAndJSON(t *testing.T) {
 	if rc != 0 || out != want {
 		t.Errorf("range: exit %d %s\n%s\nwant:\n%s", rc, errs, out, want)
 	}
+	rc, out, _ = runStatus("--api", hostPort(ts), "192.0.2.3")
+	if rc != 0 || !strings.HasPrefix(out, "peer 192.0.2.3  asn 65003  state active  down 5m12s\n") ||
+		!strings.Contains(out, "connect-retry 120s; not negotiated (no session)\n") {
+		t.Errorf("a peer that is down:\n%s", out)
+	}
 	rc, out, errs = runStatus("192.0.2.3", "--json", "--api", hostPort(ts))
 	var p status.Peer
 	if rc != 0 || json.Unmarshal([]byte(out), &p) != nil || p.Address != "192.0.2.3" || p.LastError == nil ||
