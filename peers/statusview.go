@@ -206,7 +206,10 @@ func fromGoBGP(p *status.Peer, gp *api.Peer, now time.Time) {
 		}
 		f := status.Family{Name: plugin.FamilyName(af.GetConfig().GetFamily()), Negotiated: p.State == "established" && neg[plugin.FamilyName(af.GetConfig().GetFamily())]}
 		if st := af.GetState(); st != nil {
-			f.Received, f.Accepted, f.Sent = st.GetReceived(), st.GetAccepted(), st.GetAdvertised()
+			f.Received, f.Accepted = st.GetReceived(), st.GetAccepted()
+			if p.State == "established" { // GoBGP counts what it would send even without a session
+				f.Sent = st.GetAdvertised()
+			}
 		}
 		p.Families = append(p.Families, f)
 	}
