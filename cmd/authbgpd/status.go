@@ -66,24 +66,9 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	addr := *api
-	if *file != "" {
-		cfg, err := config.Load(*file)
-		if err != nil {
-			for _, e := range config.Errors(err) {
-				fmt.Fprintln(stderr, e.Error())
-			}
-			return 1
-		}
-		if cfg.API.HTTP == "" {
-			fmt.Fprintf(stderr, "authbgpd status: %s:%d: [api] http is off (\"\"); the daemon serves no status\n",
-				*file, cfg.API.LineOf("http"))
-			return 1
-		}
-		addr = cfg.API.HTTP
-	}
-	if addr == "" {
-		addr = config.DefaultHTTP
+	addr, rc := apiAddr(*api, *file, stderr)
+	if rc != 0 {
+		return rc
 	}
 	u, err := statusURL(addr)
 	if err != nil {
@@ -115,6 +100,31 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	printStatus(stdout, &st)
 	return 0
+}
+
+// apiAddr is the API address: api, or [api] http of the config file,
+// or the default. rc is 1 (reason on stderr) when file does not give one.
+func apiAddr(api, file string, stderr io.Writer) (addr string, rc int) {
+	addr = api
+	if file != "" {
+		cfg, err := config.Load(file)
+		if err != nil {
+			for _, e := range config.Errors(err) {
+				fmt.Fprintln(stderr, e.Error())
+			}
+			return "", 1
+		}
+		if cfg.API.HTTP == "" {
+			fmt.Fprintf(stderr, "authbgpd status: %s:%d: [api] http is off (\"\"); the daemon serves no status\n",
+				file, cfg.API.LineOf("http"))
+			return "", 1
+		}
+		addr = cfg.API.HTTP
+	}
+	if addr == "" {
+		addr = config.DefaultHTTP
+	}
+	return addr, 0
 }
 
 // errUsage: more than one positional argument.
