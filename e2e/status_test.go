@@ -129,3 +129,28 @@ func TestStatusAgainstFRR(t *testing.T) {
 		t.Error("the log shows the secret")
 	}
 }
+
+// TestStatusNoCapture: when the shadow checker cannot capture (here: an
+// interface that does not exist; in production, no CAP_NET_RAW), the
+// table says why and a keyed peer reads no-capture, not no-traffic.
+func TestStatusNoCapture(t *testing.T) {
+	testenv.RequireRoot(t)
+	t.Parallel()
+	pair := newPair(t, "sts2", false)
+	a := StartAuthbgpd(t, pair.Topology, pair.A, abConfig("\n[shadow]\nenabled = true\ninterfaces = [\"nosuch0\"]\n",
+		abPeer{addr: pairB4.String(), asn: 65002, src: "password", ref: newSecret("sts2")}), AuthbgpdOptions{})
+	waitFor(t, 10*time.Second, "the capture error in /status", func() error {
+		if c := a.Status().Capture; c == nil || c.Running || c.Error == "" {
+			return fmt.Errorf("capture %+v", c)
+		}
+		return nil
+	})
+	out, err := a.run(context.Background(), authbgpdBinary(t, ""), "status", "--api", AuthbgpdHTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^capture: not running: \S.*nosuch0`).MatchString(string(out)) ||
+		!regexp.MustCompile(`(?m)^192\.0\.2\.2\s.*\sno-capture\s`).MatchString(string(out)) {
+		t.Errorf("authbgpd status:\n%s", out)
+	}
+}
