@@ -7,8 +7,12 @@ import (
 	"github.com/authbgp/authbgpd/status"
 )
 
-// historyLen bounds the diagnosis changes kept per peer address.
-const historyLen = 10
+// historyLen bounds the diagnosis changes kept per peer address, and
+// historyPeers the addresses (dynamic ranges accept any number over time).
+const (
+	historyLen   = 10
+	historyPeers = 4096
+)
 
 // Change is one change of a peer's diagnosis.
 type Change struct {
@@ -32,9 +36,15 @@ func (h *history) add(key, d string, t time.Time) {
 	if h.m == nil {
 		h.m = map[string][]Change{}
 	}
-	l := h.m[key]
+	l, ok := h.m[key]
 	if n := len(l); n > 0 && l[n-1].Diagnosis == d {
 		return
+	}
+	if !ok && len(h.m) >= historyPeers {
+		for k := range h.m { // forget one other address
+			delete(h.m, k)
+			break
+		}
 	}
 	if len(l) == historyLen {
 		l = append(l[:0], l[1:]...)

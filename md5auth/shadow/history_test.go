@@ -43,6 +43,12 @@ func TestHistoryBounded(t *testing.T) {
 	if h.get("192.0.2.3") != nil || historyOf(nil) != nil {
 		t.Error("a peer without changes has a history")
 	}
+	for i := range 2 * historyPeers {
+		h.add(fmt.Sprintf("10.%d.%d.1", i>>8, i&255), DiagOK, t0)
+	}
+	if len(h.m) != historyPeers {
+		t.Errorf("%d addresses kept, want at most %d", len(h.m), historyPeers)
+	}
 }
 
 // TestReportsCarryHistory: every diagnosis change the checker announces
