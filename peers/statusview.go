@@ -1,11 +1,15 @@
 package peers
 
 import (
+	"context"
 	"net/netip"
 	"sort"
 	"time"
 
+	api "github.com/osrg/gobgp/v3/api"
+
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -26,8 +30,20 @@ func (m *Manager) Status() []status.Peer {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	defer m.mu.Unlock()
 	out := m.statusLocked()
+	b, now := m.bgp, m.now()
+	var changed time.Time // the last session change: GoBGP's answer must be newer
+	for _, s := range m.sess {
+		if s.since.After(changed) {
+			changed = s.since
+		}
+	}
+	m.mu.Unlock()
+	if g, ok := b.(sessionSource); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), gobgpWait)
+		addSessions(ctx, out, g, now, changed)
+		cancel()
+	}
 	m.lastStatus.Store(&out)
 	return append([]status.Peer(nil), out...)
 }
@@ -49,6 +65,7 @@ func (m *Manager) statusLocked() []status.Peer {
 				id := st.keyID
 				a.KeyID = &id
 			}
+			m.nextKey(&a, now)
 			switch {
 			case st.err != nil:
 				a.Error = st.err.Error()
@@ -63,6 +80,7 @@ func (m *Manager) statusLocked() []status.Peer {
 				if s.state == "established" && !s.since.IsZero() {
 					p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 				}
+				setEnds(&p, s)
 			}
 			if st.heldDown || (m.sess[cp.Address] != nil && m.sess[cp.Address].adminDown) {
 				p.State = "admin-down"
@@ -83,6 +101,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			if s.state == "established" && !s.since.IsZero() {
 				p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 			}
+			setEnds(&p, s)
 			out = append(out, p)
 		}
 	}
@@ -108,4 +127,114 @@ func (m *Manager) Healthy() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.preErr
+}
+
+// gobgpWait bounds how long /status waits for GoBGP's peer state; past it
+// the last answer is used (GoBGP serves management calls one at a time).
+const gobgpWait = 200 * time.Millisecond
+
+// sessionSource is what /status reads of GoBGP's sessions (*plugin.Host).
+type sessionSource interface {
+	PeerStates(ctx context.Context, after time.Time) ([]*api.Peer, time.Time, error)
+	LastNotification(addr netip.Addr) (plugin.Notification, bool)
+	LastDown(addr netip.Addr) (plugin.Down, bool)
+}
+
+// setEnds copies the TCP session's ends of an Established session.
+func setEnds(p *status.Peer, s *session) {
+	if s.state != "established" || !s.local.IsValid() {
+		return
+	}
+	p.LocalAddress = s.local.Addr().Unmap().String()
+	p.LocalPort = s.local.Port()
+	p.RemotePort = s.remote.Port()
+}
+
+// addSessions fills what GoBGP knows of each peer's session: timers,
+// families and prefix counts, message counts, time down, and the last
+// NOTIFICATION and down reason.
+func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now, changed time.Time) {
+	list, _, _ := g.PeerStates(ctx, changed)
+	byAddr := make(map[netip.Addr]*api.Peer, len(list))
+	for _, p := range list {
+		if a, ok := plugin.NeighborAddr(p); ok {
+			byAddr[a] = p
+		}
+	}
+	for i := range out {
+		p := &out[i]
+		if p.Prefix != "" && p.Prefix == p.Address {
+			continue // a dynamic range: no session of its own
+		}
+		a, err := netip.ParseAddr(p.Address)
+		if err != nil {
+			continue
+		}
+		if gp := byAddr[a]; gp != nil {
+			fromGoBGP(p, gp, now)
+		}
+		if n, ok := g.LastNotification(a); ok {
+			p.LastNotification = &status.Notification{Code: n.Code, Subcode: n.Subcode, Text: n.Text,
+				Direction: n.Direction, At: n.At.UTC().Format(time.RFC3339)}
+		}
+		if d, ok := g.LastDown(a); ok {
+			p.LastError = &status.LastError{Reason: d.Reason, At: d.At.UTC().Format(time.RFC3339)}
+		}
+	}
+}
+
+// fromGoBGP copies one GoBGP neighbor's state into p.
+func fromGoBGP(p *status.Peer, gp *api.Peer, now time.Time) {
+	if t := gp.GetTimers(); t != nil {
+		c, s := t.GetConfig(), t.GetState()
+		p.Timers = &status.Timers{HoldTime: c.GetHoldTime(), Keepalive: c.GetKeepaliveInterval(),
+			ConnectRetry: c.GetConnectRetry()}
+		if p.State == "established" {
+			p.Timers.NegotiatedHoldTime, p.Timers.NegotiatedKeepalive = s.GetNegotiatedHoldTime(), s.GetKeepaliveInterval()
+		} else if d := s.GetDowntime(); d != nil && d.GetSeconds() > 0 {
+			secs := max(int64(now.Sub(d.AsTime()).Seconds()), 0)
+			p.DowntimeSeconds = &secs
+		}
+	}
+	neg := map[string]bool{}
+	for _, f := range plugin.NegotiatedFamilies(gp.GetState()) {
+		neg[f] = true
+	}
+	for _, af := range gp.GetAfiSafis() {
+		if !af.GetConfig().GetEnabled() {
+			continue
+		}
+		f := status.Family{Name: plugin.FamilyName(af.GetConfig().GetFamily()), Negotiated: p.State == "established" && neg[plugin.FamilyName(af.GetConfig().GetFamily())]}
+		if st := af.GetState(); st != nil {
+			f.Received, f.Accepted = st.GetReceived(), st.GetAccepted()
+			if p.State == "established" { // GoBGP counts what it would send even without a session
+				f.Sent = st.GetAdvertised()
+			}
+		}
+		p.Families = append(p.Families, f)
+	}
+	if m := gp.GetState().GetMessages(); m != nil {
+		p.Messages = &status.Messages{Sent: counts(m.GetSent()), Received: counts(m.GetReceived())}
+	}
+}
+
+func counts(m *api.Message) status.MessageCounts {
+	return status.MessageCounts{Open: m.GetOpen(), Update: m.GetUpdate(), Notification: m.GetNotification(),
+		Keepalive: m.GetKeepalive(), Refresh: m.GetRefresh(), Total: m.GetTotal()}
+}
+
+// nextKey sets the keychain's next scheduled key and its start.
+func (m *Manager) nextKey(a *status.Auth, now time.Time) {
+	kc := m.cfg.Keychain(a.Keychain)
+	if a.Keychain == "" || kc == nil {
+		return
+	}
+	at, ok := kc.NextSwitch(now)
+	if !ok {
+		return
+	}
+	if k, ok := kc.Active(at); ok {
+		id := int(k.ID)
+		a.NextKeyID, a.NextKeyAt = &id, at.UTC().Format(time.RFC3339)
+	}
 }

@@ -73,6 +73,9 @@ type Host struct {
 
 	ev events
 
+	notes peerNotes    // last NOTIFICATION and down reason per neighbor (peerstate.go)
+	snap  peerSnapshot // last ListPeer answer for /status (peerstate.go)
+
 	guard atomic.Pointer[APIGuard]
 }
 
@@ -115,6 +118,7 @@ func New(opts Options) (*Host, error) {
 	}
 	h.ev.init()
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
+	h.logger.observe = h.notes.observe
 	h.logger.onFatal = func(msg string, f logrus.Fields) {
 		if strings.Contains(msg, "grpc") {
 			s := msg

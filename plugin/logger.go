@@ -27,6 +27,8 @@ type logAdapter struct {
 	secrets *secretSet
 	fatals  atomic.Uint64
 	onFatal func(msg string, fields logrus.Fields)
+	// observe sees every line, whatever the level, before redaction.
+	observe func(msg string, fields gobgplog.Fields)
 }
 
 var _ gobgplog.Logger = (*logAdapter)(nil)
@@ -39,6 +41,9 @@ func newLogAdapter(l *logrus.Logger, secrets *secretSet) *logAdapter {
 }
 
 func (a *logAdapter) emit(level logrus.Level, gobgpLevel string, msg string, fields gobgplog.Fields) logrus.Fields {
+	if a.observe != nil {
+		a.observe(msg, fields)
+	}
 	if !a.l.IsLevelEnabled(level) && gobgpLevel == "" {
 		return nil
 	}

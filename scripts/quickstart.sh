@@ -115,10 +115,10 @@ vtysh_r2() {
 	in_r2 vtysh --vty_socket "$WORK/r2" -d bgpd "${args[@]}"
 }
 
-# peer_col N: column N of the 192.0.2.2 row of `authbgpd status`.
-peer_col() { abstatus 2>/dev/null | awk -v n="$1" '$1 == "192.0.2.2" { print $n; exit }'; }
-peer_state_is() { [ "$(peer_col 3)" = "$1" ]; }
-peer_diag_is() { [ "$(peer_col 8)" = "$1" ]; }
+# peer_col NAME: the column headed NAME of the 192.0.2.2 row of `authbgpd status`.
+peer_col() { abstatus 2>/dev/null | awk -v h="$1" '$1 == "PEER" { for (i = 1; i <= NF; i++) if ($i == h) n = i; next } n && $1 == "192.0.2.2" { print $n; exit }'; }
+peer_state_is() { [ "$(peer_col STATE)" = "$1" ]; }
+peer_diag_is() { [ "$(peer_col DIAGNOSIS)" = "$1" ]; }
 route_learned() { in_r1 gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4 2>/dev/null | grep -q '203.0.113.0/24'; }
 srv6_key_row() { abstatus 2>/dev/null | awk '/^SRV6 HMAC KEY/ { t = 1; next } t && $1 == "42" { print; exit }'; }
 

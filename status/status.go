@@ -57,6 +57,78 @@ type Peer struct {
 	UptimeSeconds int64   `json:"uptime_seconds"`
 	Auth          Auth    `json:"auth"`
 	Shadow        *Shadow `json:"shadow,omitempty"`
+
+	// The session as GoBGP reports it (absent until GoBGP has answered;
+	// dynamic ranges have none).
+
+	// DowntimeSeconds is how long the session has not been Established
+	// (since the last time it was, or since the peer was added); absent
+	// while Established.
+	DowntimeSeconds *int64 `json:"downtime_seconds,omitempty"`
+	// LocalAddress, LocalPort and RemotePort are the TCP session's ends
+	// (absent without a session).
+	LocalAddress string    `json:"local_address,omitempty"`
+	LocalPort    uint16    `json:"local_port,omitempty"`
+	RemotePort   uint16    `json:"remote_port,omitempty"`
+	Timers       *Timers   `json:"timers,omitempty"`
+	Families     []Family  `json:"families,omitempty"`
+	Messages     *Messages `json:"messages,omitempty"`
+	// LastError is why the session last left Established, since start.
+	LastError *LastError `json:"last_error,omitempty"`
+	// LastNotification is the last NOTIFICATION sent or received, since
+	// start.
+	LastNotification *Notification `json:"last_notification,omitempty"`
+}
+
+// Timers are the session's timers in seconds: configured, and negotiated
+// in the OPEN exchange (0 before it).
+type Timers struct {
+	HoldTime            uint64 `json:"hold_time"`
+	Keepalive           uint64 `json:"keepalive_interval"`
+	ConnectRetry        uint64 `json:"connect_retry"`
+	NegotiatedHoldTime  uint64 `json:"negotiated_hold_time"`
+	NegotiatedKeepalive uint64 `json:"negotiated_keepalive_interval"`
+}
+
+// Family is one configured address family and its prefix counts.
+type Family struct {
+	Name string `json:"family"` // ipv4-unicast, ipv6-unicast, ...
+	// Negotiated: both sides announced it in their OPEN.
+	Negotiated bool   `json:"negotiated"`
+	Received   uint64 `json:"received"`
+	Accepted   uint64 `json:"accepted"`
+	Sent       uint64 `json:"sent"`
+}
+
+// Messages counts BGP messages by type, each way.
+type Messages struct {
+	Sent     MessageCounts `json:"sent"`
+	Received MessageCounts `json:"received"`
+}
+
+// MessageCounts counts messages of one direction.
+type MessageCounts struct {
+	Open         uint64 `json:"open"`
+	Update       uint64 `json:"update"`
+	Notification uint64 `json:"notification"`
+	Keepalive    uint64 `json:"keepalive"`
+	Refresh      uint64 `json:"refresh"`
+	Total        uint64 `json:"total"`
+}
+
+// LastError is why a session last went down.
+type LastError struct {
+	Reason string `json:"reason"` // GoBGP's words: hold-timer-expired, notification-received code 6(cease) ...
+	At     string `json:"at"`     // RFC 3339
+}
+
+// Notification is a BGP NOTIFICATION message.
+type Notification struct {
+	Code      uint8  `json:"code"`
+	Subcode   uint8  `json:"subcode"`
+	Text      string `json:"text"`      // code 6(cease) subcode 2(administrative shutdown)
+	Direction string `json:"direction"` // sent or received
+	At        string `json:"at"`        // RFC 3339
 }
 
 // Auth is the peer's keyed authentication as installed.
@@ -78,6 +150,10 @@ type Auth struct {
 	// no CAP_NET_ADMIN — so only the install calls' success is known).
 	// Empty before the first check and for peers without a key.
 	Verified string `json:"verified,omitempty"`
+	// NextKeyID and NextKeyAt are the keychain's next scheduled key and
+	// when (RFC 3339) it becomes active; absent when no key starts later.
+	NextKeyID *int   `json:"next_key_id,omitempty"`
+	NextKeyAt string `json:"next_key_at,omitempty"`
 }
 
 // Shadow is the shadow checker's view of a peer.
@@ -88,6 +164,14 @@ type Shadow struct {
 	// Sent counts our own segments to the peer as the checker verified
 	// them: valid ones prove our key is installed on the socket.
 	Sent *Sent `json:"sent,omitempty"`
+	// History is the last changes of Diagnosis, oldest first (bounded).
+	History []DiagnosisChange `json:"history,omitempty"`
+}
+
+// DiagnosisChange is one change of a peer's shadow diagnosis.
+type DiagnosisChange struct {
+	Diagnosis string `json:"diagnosis"`
+	At        string `json:"at"` // RFC 3339
 }
 
 // Sent counts our own outgoing segments by verdict.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -30,8 +31,11 @@ const healthTimeout = 2 * time.Second
 // cmdStatus prints what GET /status of a running daemon says, as tables or
 // (--json) as served.
 //
-//	authbgpd status [--api ADDR | -f FILE] [--json]
+//	authbgpd status [--api ADDR | -f FILE] [--json] [PEER]
 //	authbgpd status [--api ADDR | -f FILE] --health
+//
+// With PEER (an address or a dynamic range) it prints that peer in detail
+// (--json: that peer's JSON object); an unknown PEER exits 1.
 //
 // --health GETs /healthz instead (within healthTimeout) and prints nothing
 // when healthy: exit 0 on 200, 1 with the reason on stderr otherwise. It is
@@ -44,37 +48,27 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the JSON document as served")
 	health := fs.Bool("health", false, "GET /healthz (2 s timeout): exit 0 if healthy, 1 with the reason on stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: authbgpd status [--api ADDR | -f FILE] [--json | --health]")
+		fmt.Fprintln(stderr, "usage: authbgpd status [--api ADDR | -f FILE] [--json] [PEER]\n       authbgpd status [--api ADDR | -f FILE] --health")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	peer, err := parseInterleaved(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
-	}
-	if fs.NArg() != 0 || (*api != "" && *file != "") || (*health && *asJSON) {
+		if !errors.Is(err, errUsage) {
+			return 2
+		}
 		fs.Usage()
 		return 2
 	}
-	addr := *api
-	if *file != "" {
-		cfg, err := config.Load(*file)
-		if err != nil {
-			for _, e := range config.Errors(err) {
-				fmt.Fprintln(stderr, e.Error())
-			}
-			return 1
-		}
-		if cfg.API.HTTP == "" {
-			fmt.Fprintf(stderr, "authbgpd status: %s:%d: [api] http is off (\"\"); the daemon serves no status\n",
-				*file, cfg.API.LineOf("http"))
-			return 1
-		}
-		addr = cfg.API.HTTP
+	if (*api != "" && *file != "") || (*health && (*asJSON || peer != "")) {
+		fs.Usage()
+		return 2
 	}
-	if addr == "" {
-		addr = config.DefaultHTTP
+	addr, rc := apiAddr(*api, *file, stderr)
+	if rc != 0 {
+		return rc
 	}
 	u, err := statusURL(addr)
 	if err != nil {
@@ -88,6 +82,9 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "authbgpd status: %v\n", err)
 		return 1
+	}
+	if peer != "" {
+		return printPeerOf(body, peer, *asJSON, stdout, stderr)
 	}
 	if *asJSON {
 		stdout.Write(body)
@@ -103,6 +100,108 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	printStatus(stdout, &st)
 	return 0
+}
+
+// apiAddr is the API address: api, or [api] http of the config file,
+// or the default. rc is 1 (reason on stderr) when file does not give one.
+func apiAddr(api, file string, stderr io.Writer) (addr string, rc int) {
+	addr = api
+	if file != "" {
+		cfg, err := config.Load(file)
+		if err != nil {
+			for _, e := range config.Errors(err) {
+				fmt.Fprintln(stderr, e.Error())
+			}
+			return "", 1
+		}
+		if cfg.API.HTTP == "" {
+			fmt.Fprintf(stderr, "authbgpd status: %s:%d: [api] http is off (\"\"); the daemon serves no status\n",
+				file, cfg.API.LineOf("http"))
+			return "", 1
+		}
+		addr = cfg.API.HTTP
+	}
+	if addr == "" {
+		addr = config.DefaultHTTP
+	}
+	return addr, 0
+}
+
+// errUsage: more than one positional argument.
+var errUsage = errors.New("usage")
+
+// parseInterleaved parses fs's flags before and after the one optional
+// positional argument (status PEER --json), and returns that argument.
+func parseInterleaved(fs *flag.FlagSet, args []string) (string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(pos) > 1 {
+		return "", errUsage
+	}
+	if len(pos) == 1 {
+		return pos[0], nil
+	}
+	return "", nil
+}
+
+// printPeerOf prints the peer named by arg of the /status document body:
+// its JSON object with asJSON, its detail view otherwise. 1 when unknown.
+func printPeerOf(body []byte, arg string, asJSON bool, stdout, stderr io.Writer) int {
+	var st status.Status
+	if err := json.Unmarshal(body, &st); err != nil {
+		fmt.Fprintf(stderr, "authbgpd status: not a status document: %v\n", err)
+		return 1
+	}
+	p, sessions := findPeer(&st, arg)
+	if p == nil {
+		fmt.Fprintf(stderr, "authbgpd status: no peer %q: not a configured peer, dynamic range or accepted session (see authbgpd status)\n", arg)
+		return 1
+	}
+	if asJSON {
+		out, _ := json.MarshalIndent(p, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", out)
+		return 0
+	}
+	printPeer(stdout, p, st.Capture, sessions)
+	return 0
+}
+
+// findPeer returns the peer of st whose address is arg (a static peer or a
+// session), or the dynamic range arg with the addresses of its sessions.
+func findPeer(st *status.Status, arg string) (*status.Peer, []string) {
+	norm := arg
+	if a, err := netip.ParseAddr(arg); err == nil {
+		norm = a.String()
+	} else if pf, err := netip.ParsePrefix(arg); err == nil {
+		norm = pf.Masked().String()
+	}
+	for i := range st.Peers {
+		if p := &st.Peers[i]; p.Address == norm && (p.Prefix == "" || p.Prefix != p.Address) {
+			return p, nil
+		}
+	}
+	for i := range st.Peers {
+		p := &st.Peers[i]
+		if p.Prefix != norm || p.Address != norm {
+			continue
+		}
+		var sess []string
+		for _, q := range st.Peers {
+			if q.Prefix == norm && q.Address != norm {
+				sess = append(sess, q.Address)
+			}
+		}
+		return p, sess
+	}
+	return nil, nil
 }
 
 // statusURL turns ADDR (host:port, :port, or an http:// URL) into the URL of
@@ -172,58 +271,158 @@ func fetch(u string, timeout time.Duration) ([]byte, error) {
 	return body, nil
 }
 
+// statusNow is the clock "5m ago" is counted from (tests fix it).
+var statusNow = time.Now
+
 // printStatus writes the document as tables.
 func printStatus(w io.Writer, st *status.Status) {
 	fmt.Fprintf(w, "router-id %s  asn %d\n", orDash(st.RouterID), st.ASN)
-
+	fmt.Fprintln(w, captureLine(st.Capture))
 	table(w, func(tw io.Writer) {
-		fmt.Fprintln(tw, "PEER\tASN\tSTATE\tUPTIME\tAUTH\tKEY\tINSTALLED\tDIAGNOSIS\tVALID\tBAD\tMISSING\tUNEXPECTED\tERROR")
+		fmt.Fprintln(tw, "PEER\tASN\tSTATE\tUP/DOWN\tRCVD\tACC\tSENT\tAUTH\tKEY\tINSTALLED\tDIAGNOSIS\tVALID\tBAD\tMISSING\tUNEXPECTED\tLAST-ERROR\tERROR")
 		for _, p := range st.Peers {
 			diag, valid, bad, missing, unexp := "-", "-", "-", "-", "-"
 			if s := p.Shadow; s != nil {
-				diag = orDash(s.Diagnosis)
-				if s.PeerKeyID != nil {
-					diag += "(" + strconv.Itoa(*s.PeerKeyID) + ")"
-				}
+				diag = diagnosis(s, st.Capture)
 				valid = strconv.FormatUint(s.Segments.Valid, 10)
 				bad = strconv.FormatUint(s.Segments.BadDigest, 10)
 				missing = strconv.FormatUint(s.Segments.Missing, 10)
 				unexp = strconv.FormatUint(s.Segments.Unexpected, 10)
 			}
-			key := "-"
-			if p.Auth.KeyID != nil {
-				key = strconv.Itoa(*p.Auth.KeyID)
-			}
-			installed := yesNo(p.Auth.Installed)
-			if p.Auth.Pending {
-				installed = "pending"
-			}
-			if p.Auth.Mode == "none" || p.Auth.Mode == "" {
-				installed = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-				peerName(p), p.ASN, orDash(p.State), uptime(p), orDash(p.Auth.Mode), key, installed,
-				diag, valid, bad, missing, unexp, oneLine(p.Auth.Error))
+			rcvd, acc, sent := prefixTotals(p.Families)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+				peerName(p), p.ASN, orDash(p.State), upDown(p), rcvd, acc, sent, orDash(p.Auth.Mode),
+				keyID(p.Auth.KeyID), installed(p.Auth), diag, valid, bad, missing, unexp,
+				orDash(lastError(p)), oneLine(p.Auth.Error))
 		}
 	})
-
 	printKernel(w, st.Kernel)
-	if len(st.SRv6.HMACKeys) > 0 {
+	printSRv6(w, st.SRv6)
+}
+
+func printSRv6(w io.Writer, s status.SRv6) {
+	if len(s.HMACKeys) > 0 {
 		table(w, func(tw io.Writer) {
 			fmt.Fprintln(tw, "SRV6 HMAC KEY\tALGORITHM\tINSTALLED\tERROR")
-			for _, k := range st.SRv6.HMACKeys {
+			for _, k := range s.HMACKeys {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", k.ID, orDash(k.Algorithm), yesNo(k.Installed), oneLine(k.Error))
 			}
 		})
 	}
-	if len(st.SRv6.Policies) > 0 {
+	if len(s.Policies) > 0 {
 		table(w, func(tw io.Writer) {
 			fmt.Fprintln(tw, "SR POLICY\tADVERTISED\tINSTALLED\tREASON")
-			for _, p := range st.SRv6.Policies {
+			for _, p := range s.Policies {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", orDash(p.Name), yesNo(p.Advertised), yesNo(p.Installed), oneLine(p.Reason))
 			}
 		})
 	}
+}
+
+// captureLine says whether the shadow checker's capture runs.
+func captureLine(c *status.Capture) string {
+	switch {
+	case c == nil:
+		return "capture: off (no shadow checker)"
+	case !c.Running:
+		return "capture: not running: " + orDash(oneLine(c.Error))
+	}
+	on := "all interfaces"
+	if len(c.Interfaces) > 0 {
+		on = strings.Join(c.Interfaces, ",")
+	}
+	return fmt.Sprintf("capture: running on %s: %d packets, %d dropped, %d truncated", on, c.Packets, c.Drops, c.Truncated)
+}
+
+// diagnosis is the shadow's diagnosis with the peer's key id, and
+// "no-capture" when no traffic was seen because nothing is captured.
+func diagnosis(s *status.Shadow, c *status.Capture) string {
+	d := orDash(s.Diagnosis)
+	if d == "no-traffic" && c != nil && !c.Running {
+		d = "no-capture"
+	}
+	if s.PeerKeyID != nil {
+		d += "(" + strconv.Itoa(*s.PeerKeyID) + ")"
+	}
+	return d
+}
+
+func keyID(id *int) string {
+	if id == nil {
+		return "-"
+	}
+	return strconv.Itoa(*id)
+}
+
+func installed(a status.Auth) string {
+	switch {
+	case a.Mode == "none" || a.Mode == "":
+		return "-"
+	case a.Pending:
+		return "pending"
+	}
+	return yesNo(a.Installed)
+}
+
+// prefixTotals sums received, accepted and sent prefixes over families;
+// "-" when GoBGP gave none.
+func prefixTotals(fs []status.Family) (rcvd, acc, sent string) {
+	if len(fs) == 0 {
+		return "-", "-", "-"
+	}
+	var r, a, s uint64
+	for _, f := range fs {
+		r, a, s = r+f.Received, a+f.Accepted, s+f.Sent
+	}
+	return strconv.FormatUint(r, 10), strconv.FormatUint(a, 10), strconv.FormatUint(s, 10)
+}
+
+// lastError is the newer of the last NOTIFICATION and the last down
+// reason, with how long ago: "received cease/peer deconfigured (6/3) 5m ago".
+func lastError(p status.Peer) string {
+	n, e := p.LastNotification, p.LastError
+	switch {
+	case n != nil && (e == nil || n.At >= e.At):
+		return notifText(n) + " " + ago(n.At)
+	case e != nil:
+		return oneLine(e.Reason) + " " + ago(e.At)
+	}
+	return ""
+}
+
+// notifText is "received cease/peer deconfigured (6/3)".
+func notifText(n *status.Notification) string {
+	code, sub := names(n.Text)
+	return fmt.Sprintf("%s %s/%s (%d/%d)", n.Direction, code, sub, n.Code, n.Subcode)
+}
+
+// names takes the code and subcode names out of GoBGP's text "code
+// 6(cease) subcode 3(peer deconfigured)".
+func names(text string) (code, sub string) {
+	code, sub = "?", "?"
+	c, rest, ok := strings.Cut(text, "(")
+	if !ok || !strings.HasPrefix(c, "code") {
+		return
+	}
+	code, rest, _ = strings.Cut(rest, ")")
+	if _, s, ok := strings.Cut(rest, "("); ok {
+		sub, _, _ = strings.Cut(s, ")")
+	}
+	return
+}
+
+// ago is how long before statusNow the RFC 3339 time at was: "5m12s ago";
+// "at" itself when it does not parse.
+func ago(at string) string {
+	t, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		return "at " + orDash(at)
+	}
+	d := int64(statusNow().Sub(t).Seconds())
+	if d < 0 {
+		return "in " + humanDuration(-d)
+	}
+	return humanDuration(d) + " ago"
 }
 
 // printKernel writes a line for the kernel's own TCP-MD5 drops when they
@@ -264,12 +463,16 @@ func peerName(p status.Peer) string {
 	return p.Address
 }
 
-// uptime is the humanised uptime of an Established session, "-" otherwise.
-func uptime(p status.Peer) string {
-	if p.UptimeSeconds <= 0 && p.State != "established" || p.UptimeSeconds < 0 {
-		return "-"
+// upDown is how long the session has been Established, or (any other
+// state) down; "-" when unknown.
+func upDown(p status.Peer) string {
+	switch {
+	case p.State == "established" && p.UptimeSeconds >= 0:
+		return humanDuration(p.UptimeSeconds)
+	case p.DowntimeSeconds != nil && *p.DowntimeSeconds >= 0:
+		return humanDuration(*p.DowntimeSeconds)
 	}
-	return humanDuration(p.UptimeSeconds)
+	return "-"
 }
 
 // humanDuration writes seconds with the two largest units: 42s, 5m12s,
@@ -309,4 +512,120 @@ func orDash(s string) string {
 // the table.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// printPeer writes one peer in detail (authbgpd status PEER).
+func printPeer(w io.Writer, p *status.Peer, c *status.Capture, sessions []string) {
+	fmt.Fprintf(w, "peer %s  asn %d  state %s", peerName(*p), p.ASN, orDash(p.State))
+	if d := upDown(*p); d != "-" && p.State == "established" {
+		fmt.Fprintf(w, "  up %s", d)
+	} else if d != "-" {
+		fmt.Fprintf(w, "  down %s", d)
+	}
+	fmt.Fprintln(w)
+	if p.Prefix != "" && p.Prefix == p.Address {
+		fmt.Fprintf(w, "  sessions: %s\n", orDash(strings.Join(sessions, ", ")))
+	}
+	if p.LocalAddress != "" {
+		fmt.Fprintf(w, "  local %s  remote port %d\n", net.JoinHostPort(p.LocalAddress, strconv.Itoa(int(p.LocalPort))), p.RemotePort)
+	}
+	if t := p.Timers; t != nil {
+		neg := "not negotiated (no session)"
+		if t.NegotiatedHoldTime > 0 || p.State == "established" {
+			neg = fmt.Sprintf("negotiated hold %ds keepalive %ds", t.NegotiatedHoldTime, t.NegotiatedKeepalive)
+		}
+		fmt.Fprintf(w, "  timers: configured hold %ds keepalive %ds connect-retry %ds; %s\n",
+			t.HoldTime, t.Keepalive, t.ConnectRetry, neg)
+	}
+	if s := lastErrorLines(p); s != "" {
+		fmt.Fprint(w, s)
+	}
+	printFamilies(w, p.Families)
+	printMessages(w, p.Messages)
+	printAuth(w, p.Auth)
+	printShadow(w, p.Shadow, c)
+}
+
+// lastErrorLines are the last down reason and NOTIFICATION, when known.
+func lastErrorLines(p *status.Peer) string {
+	var b strings.Builder
+	if e := p.LastError; e != nil {
+		fmt.Fprintf(&b, "  last error: %s at %s (%s)\n", oneLine(e.Reason), e.At, ago(e.At))
+	}
+	if n := p.LastNotification; n != nil {
+		fmt.Fprintf(&b, "  last notification: %s at %s (%s)\n", notifText(n), n.At, ago(n.At))
+	}
+	return b.String()
+}
+
+func printFamilies(w io.Writer, fs []status.Family) {
+	if len(fs) == 0 {
+		return
+	}
+	table(w, func(tw io.Writer) {
+		fmt.Fprintln(tw, "  FAMILY\tNEGOTIATED\tRECEIVED\tACCEPTED\tSENT")
+		for _, f := range fs {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\n", orDash(f.Name), yesNo(f.Negotiated), f.Received, f.Accepted, f.Sent)
+		}
+	})
+}
+
+func printMessages(w io.Writer, m *status.Messages) {
+	if m == nil {
+		return
+	}
+	table(w, func(tw io.Writer) {
+		fmt.Fprintln(tw, "  MESSAGES\tOPEN\tUPDATE\tNOTIFICATION\tKEEPALIVE\tREFRESH\tTOTAL")
+		for _, r := range []struct {
+			dir string
+			c   status.MessageCounts
+		}{{"sent", m.Sent}, {"received", m.Received}} {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t%d\n", r.dir, r.c.Open, r.c.Update, r.c.Notification, r.c.Keepalive, r.c.Refresh, r.c.Total)
+		}
+	})
+}
+
+func printAuth(w io.Writer, a status.Auth) {
+	if a.Mode != "md5" {
+		fmt.Fprintf(w, "  auth: %s\n", orDash(a.Mode))
+		return
+	}
+	src := orDash(a.Source)
+	if a.Keychain != "" {
+		src += " " + a.Keychain
+	}
+	fmt.Fprintf(w, "  auth: md5 from %s, key %s, installed %s, verified %s, error %s\n",
+		src, keyID(a.KeyID), installed(a), orDash(a.Verified), orDash(oneLine(a.Error)))
+	if a.Keychain == "" {
+		return
+	}
+	next := "none scheduled"
+	if a.NextKeyID != nil {
+		next = fmt.Sprintf("%d at %s (%s)", *a.NextKeyID, a.NextKeyAt, ago(a.NextKeyAt))
+	}
+	fmt.Fprintf(w, "  keychain %s: active key %s, next key %s\n", a.Keychain, keyID(a.KeyID), next)
+}
+
+func printShadow(w io.Writer, s *status.Shadow, c *status.Capture) {
+	if s == nil {
+		fmt.Fprintln(w, "  shadow: -")
+		return
+	}
+	g := s.Segments
+	fmt.Fprintf(w, "  shadow: diagnosis %s; received valid %d, bad-digest %d, missing %d, unexpected %d",
+		diagnosis(s, c), g.Valid, g.BadDigest, g.Missing, g.Unexpected)
+	if t := s.Sent; t != nil {
+		fmt.Fprintf(w, "; sent valid %d, invalid %d, unsigned %d", t.Valid, t.Invalid, t.Unsigned)
+	}
+	fmt.Fprintln(w)
+	if c != nil && !c.Running {
+		fmt.Fprintln(w, "  "+captureLine(c))
+	}
+	if len(s.History) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  diagnosis history (oldest first):")
+	for _, h := range s.History {
+		fmt.Fprintf(w, "    %s  %s (%s)\n", h.At, orDash(h.Diagnosis), ago(h.At))
+	}
 }

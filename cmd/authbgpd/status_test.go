@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -29,9 +30,25 @@ const statusFixture = `{
       "asn": 65002,
       "state": "established",
       "uptime_seconds": 42,
-      "auth": {"mode": "md5", "source": "keychain", "keychain": "core", "key_id": 1, "installed": true, "error": ""},
+      "auth": {"mode": "md5", "source": "keychain", "keychain": "core", "key_id": 1, "installed": true, "error": "",
+               "verified": "kernel", "next_key_id": 2, "next_key_at": "2026-12-04T16:00:00Z"},
       "shadow": {"diagnosis": "ok", "peer_key_id": null,
-                 "segments": {"valid": 120, "bad_digest": 0, "missing": 0, "unexpected": 0}}
+                 "segments": {"valid": 120, "bad_digest": 0, "missing": 0, "unexpected": 0},
+                 "sent": {"valid": 118, "invalid": 0, "unsigned": 0},
+                 "history": [{"diagnosis": "bad-digest", "at": "2026-12-01T11:50:00Z"},
+                             {"diagnosis": "ok", "at": "2026-12-01T11:59:18Z"}]},
+      "local_address": "192.0.2.1",
+      "local_port": 179,
+      "remote_port": 40211,
+      "timers": {"hold_time": 90, "keepalive_interval": 30, "connect_retry": 120,
+                 "negotiated_hold_time": 9, "negotiated_keepalive_interval": 3},
+      "families": [{"family": "ipv4-unicast", "negotiated": true, "received": 5, "accepted": 4, "sent": 2},
+                   {"family": "ipv6-unicast", "negotiated": true, "received": 3, "accepted": 3, "sent": 1}],
+      "messages": {"sent": {"open": 1, "update": 2, "notification": 0, "keepalive": 10, "refresh": 0, "total": 13},
+                   "received": {"open": 1, "update": 6, "notification": 1, "keepalive": 9, "refresh": 0, "total": 17}},
+      "last_error": {"reason": "notification-received code 6(cease) subcode 3(peer deconfigured)", "at": "2026-12-01T11:55:00Z"},
+      "last_notification": {"code": 6, "subcode": 3, "text": "code 6(cease) subcode 3(peer deconfigured)",
+                            "direction": "received", "at": "2026-12-01T11:55:00Z"}
     },
     {
       "address": "192.0.2.3",
@@ -41,7 +58,12 @@ const statusFixture = `{
       "auth": {"mode": "md5", "source": "password-file", "key_id": null, "installed": false,
                "error": "cannot install key:\toperation not permitted"},
       "shadow": {"diagnosis": "other-key", "peer_key_id": 2,
-                 "segments": {"valid": 0, "bad_digest": 7, "missing": 0, "unexpected": 0}}
+                 "segments": {"valid": 0, "bad_digest": 7, "missing": 0, "unexpected": 0}},
+      "downtime_seconds": 312,
+      "timers": {"hold_time": 90, "keepalive_interval": 30, "connect_retry": 120,
+                 "negotiated_hold_time": 0, "negotiated_keepalive_interval": 0},
+      "families": [{"family": "ipv4-unicast", "negotiated": false, "received": 0, "accepted": 0, "sent": 0}],
+      "last_error": {"reason": "hold-timer-expired", "at": "2026-12-01T11:54:48Z"}
     },
     {
       "address": "198.51.100.7",
@@ -88,17 +110,26 @@ func runStatus(args ...string) (int, string, string) {
 	return rc, out.String(), errb.String()
 }
 
+// fixNow fixes the clock "ago" counts from: 2026-12-01T12:00:00Z.
+func fixNow(t *testing.T) {
+	old := statusNow
+	statusNow = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+	t.Cleanup(func() { statusNow = old })
+}
+
 func TestStatusTable(t *testing.T) {
+	fixNow(t)
 	ts, _ := fixtureServer(t, statusFixture)
 	rc, out, errs := runStatus("--api", hostPort(ts))
 	if rc != 0 {
 		t.Fatalf("exit %d: %s", rc, errs)
 	}
 	want := `router-id 192.0.2.1  asn 65001
-PEER                            ASN    STATE        UPTIME  AUTH  KEY  INSTALLED  DIAGNOSIS     VALID  BAD  MISSING  UNEXPECTED  ERROR
-192.0.2.2                       65002  established  42s     md5   1    yes        ok            120    0    0        0
-192.0.2.3                       65003  active       -       md5   -    no         other-key(2)  0      7    0        0           cannot install key: operation not permitted
-198.51.100.7 (198.51.100.0/24)  65010  established  3d4h    none  -    -          -             -      -    -        -
+capture: off (no shadow checker)
+PEER                            ASN    STATE        UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS     VALID  BAD  MISSING  UNEXPECTED  LAST-ERROR                                       ERROR
+192.0.2.2                       65002  established  42s      8     7    3     md5   1    yes        ok            120    0    0        0           received cease/peer deconfigured (6/3) 5m0s ago
+192.0.2.3                       65003  active       5m12s    0     0    0     md5   -    no         other-key(2)  0      7    0        0           hold-timer-expired 5m12s ago                     cannot install key: operation not permitted
+198.51.100.7 (198.51.100.0/24)  65010  established  3d4h     -     -    -     none  -    -          -             -      -    -        -           -
 kernel TCP-MD5 drops since start (all peers): missing 0, unexpected 0, bad_digest 7 (since the namespace was made: 5, 0, 19)
 SRV6 HMAC KEY  ALGORITHM  INSTALLED  ERROR
 42             sha256     yes
@@ -149,7 +180,8 @@ func TestStatusEmptyDaemon(t *testing.T) {
 		t.Fatalf("exit %d: %s", rc, errs)
 	}
 	want := "router-id 192.0.2.9  asn 65009\n" +
-		"PEER  ASN  STATE  UPTIME  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  ERROR\n"
+		"capture: off (no shadow checker)\n" +
+		"PEER  ASN  STATE  UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  LAST-ERROR  ERROR\n"
 	if out != want {
 		t.Errorf("got:\n%q\nwant:\n%q", out, want)
 	}
@@ -237,7 +269,8 @@ func TestStatusFromConfigFile(t *testing.T) {
 
 func TestStatusUsage(t *testing.T) {
 	for _, args := range [][]string{
-		{"extra"},
+		{"one", "two"},
+		{"192.0.2.2", "--health"},
 		{"--api", "127.0.0.1:1", "-f", "x.toml"},
 		{"--bogus"},
 		{"--api", "no-port"},
@@ -324,8 +357,9 @@ func TestStatusAgainstHTTPAPI(t *testing.T) {
 		t.Fatalf("exit %d: %s", rc, errs)
 	}
 	want := "router-id 192.0.2.1  asn 65001\n" +
-		"PEER       ASN    STATE        UPTIME  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  ERROR\n" +
-		"192.0.2.2  65002  established  5m12s   md5   1    yes        ok         3      0    0        0\n"
+		"capture: off (no shadow checker)\n" +
+		"PEER       ASN    STATE        UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  LAST-ERROR  ERROR\n" +
+		"192.0.2.2  65002  established  5m12s    -     -    -     md5   1    yes        ok         3      0    0        0           -\n"
 	if out != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
@@ -394,5 +428,98 @@ func TestStatusHealth(t *testing.T) {
 	// --health with --json is a usage error.
 	if rc, _, _ := runStatus("--health", "--json", "--api", hostPort(ts)); rc != 2 {
 		t.Errorf("--health --json: exit %d, want 2", rc)
+	}
+}
+
+// TestStatusPeerDetail: status PEER prints one peer in detail, flags
+// before or after PEER.
+func TestStatusPeerDetail(t *testing.T) {
+	fixNow(t)
+	ts, _ := fixtureServer(t, statusFixture)
+	want := `peer 192.0.2.2  asn 65002  state established  up 42s
+  local 192.0.2.1:179  remote port 40211
+  timers: configured hold 90s keepalive 30s connect-retry 120s; negotiated hold 9s keepalive 3s
+  last error: notification-received code 6(cease) subcode 3(peer deconfigured) at 2026-12-01T11:55:00Z (5m0s ago)
+  last notification: received cease/peer deconfigured (6/3) at 2026-12-01T11:55:00Z (5m0s ago)
+  FAMILY        NEGOTIATED  RECEIVED  ACCEPTED  SENT
+  ipv4-unicast  yes         5         4         2
+  ipv6-unicast  yes         3         3         1
+  MESSAGES  OPEN  UPDATE  NOTIFICATION  KEEPALIVE  REFRESH  TOTAL
+  sent      1     2       0             10         0        13
+  received  1     6       1             9          0        17
+  auth: md5 from keychain core, key 1, installed yes, verified kernel, error -
+  keychain core: active key 1, next key 2 at 2026-12-04T16:00:00Z (in 3d4h)
+  shadow: diagnosis ok; received valid 120, bad-digest 0, missing 0, unexpected 0; sent valid 118, invalid 0, unsigned 0
+  diagnosis history (oldest first):
+    2026-12-01T11:50:00Z  bad-digest (10m0s ago)
+    2026-12-01T11:59:18Z  ok (42s ago)
+`
+	for _, args := range [][]string{{"--api", hostPort(ts), "192.0.2.2"}, {"192.0.2.2", "--api", hostPort(ts)}} {
+		rc, out, errs := runStatus(args...)
+		if rc != 0 {
+			t.Fatalf("%q: exit %d: %s", args, rc, errs)
+		}
+		if out != want {
+			t.Errorf("%q:\n%s\nwant:\n%s", args, out, want)
+		}
+	}
+}
+
+// TestStatusPeerRangeAndJSON: a range names its sessions; --json prints
+// the one peer's object; an unknown peer exits 1 and says so.
+func TestStatusPeerRangeAndJSON(t *testing.T) {
+	fixNow(t)
+	body := strings.Replace(statusFixture, `"peers": [`, `"peers": [
+    {"address": "198.51.100.0/24", "prefix": "198.51.100.0/24", "asn": 65010, "state": "listening",
+     "uptime_seconds": 0, "auth": {"mode": "none", "key_id": null, "installed": false, "error": ""}},`, 1)
+	ts, _ := fixtureServer(t, body)
+	rc, out, errs := runStatus("--api", hostPort(ts), "198.51.100.0/24")
+	want := "peer 198.51.100.0/24  asn 65010  state listening\n  sessions: 198.51.100.7\n  auth: none\n  shadow: -\n"
+	if rc != 0 || out != want {
+		t.Errorf("range: exit %d %s\n%s\nwant:\n%s", rc, errs, out, want)
+	}
+	rc, out, _ = runStatus("--api", hostPort(ts), "192.0.2.3")
+	if rc != 0 || !strings.HasPrefix(out, "peer 192.0.2.3  asn 65003  state active  down 5m12s\n") ||
+		!strings.Contains(out, "connect-retry 120s; not negotiated (no session)\n") {
+		t.Errorf("a peer that is down:\n%s", out)
+	}
+	rc, out, errs = runStatus("192.0.2.3", "--json", "--api", hostPort(ts))
+	var p status.Peer
+	if rc != 0 || json.Unmarshal([]byte(out), &p) != nil || p.Address != "192.0.2.3" || p.LastError == nil ||
+		p.LastError.Reason != "hold-timer-expired" || *p.DowntimeSeconds != 312 {
+		t.Errorf("--json PEER: exit %d %s\n%s", rc, errs, out)
+	}
+	rc, out, errs = runStatus("--api", hostPort(ts), "192.0.2.99")
+	if rc != 1 || out != "" || !strings.Contains(errs, `no peer "192.0.2.99"`) {
+		t.Errorf("unknown peer: exit %d, out %q, err %q", rc, out, errs)
+	}
+}
+
+// TestStatusNoCapture: without a running capture the table says why, and
+// a peer without traffic reads no-capture, not no-traffic.
+func TestStatusNoCapture(t *testing.T) {
+	body := `{"router_id":"192.0.2.9","asn":65009,"srv6":{"hmac_keys":[],"policies":[]},
+	  "capture": {"running": false, "interfaces": [], "packets": 0, "drops": 0, "truncated": 0,
+	              "error": "capture: socket(AF_PACKET): operation not permitted (needs CAP_NET_RAW)"},
+	  "peers":[{"address":"192.0.2.2","asn":65002,"state":"active","uptime_seconds":0,
+	            "auth":{"mode":"md5","source":"password","key_id":null,"installed":true,"error":""},
+	            "shadow":{"diagnosis":"no-traffic","peer_key_id":null,"segments":{"valid":0,"bad_digest":0,"missing":0,"unexpected":0}}}]}`
+	ts, _ := fixtureServer(t, body)
+	rc, out, errs := runStatus("--api", hostPort(ts))
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errs)
+	}
+	if !strings.Contains(out, "\ncapture: not running: capture: socket(AF_PACKET): operation not permitted (needs CAP_NET_RAW)\n") ||
+		!strings.Contains(out, " no-capture ") || strings.Contains(out, "no-traffic") {
+		t.Errorf("table:\n%s", out)
+	}
+	if _, out, _ = runStatus("--api", hostPort(ts), "192.0.2.2"); !strings.Contains(out, "diagnosis no-capture;") ||
+		!strings.Contains(out, "  capture: not running: ") {
+		t.Errorf("detail:\n%s", out)
+	}
+	var buf bytes.Buffer
+	printStatus(&buf, &status.Status{Capture: &status.Capture{Running: true, Interfaces: []string{"eth0"}, Packets: 7}})
+	if !strings.Contains(buf.String(), "capture: running on eth0: 7 packets, 0 dropped, 0 truncated\n") {
+		t.Errorf("running:\n%s", buf.String())
 	}
 }

@@ -102,6 +102,8 @@ type PeerReport struct {
 	// SessionPort is the peer's port of the established session the
 	// diagnosis describes (0: none known; then every segment counts).
 	SessionPort uint16
+	// History is the last diagnosis changes (set by Runner.Reports).
+	History []Change
 }
 
 // Result is what Check says of one segment.

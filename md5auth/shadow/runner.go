@@ -55,6 +55,7 @@ type Runner struct {
 	followErr map[string]string
 	stopTick  chan struct{}
 	tickDone  chan struct{}
+	hist      history // diagnosis changes per address (history.go)
 }
 
 // SRHChecker verifies the SRv6 SRH HMACs the capture sees (package srv6
@@ -239,6 +240,7 @@ func (s *Runner) onSegment(peerID string, r Result) {
 
 func (s *Runner) onChange(r PeerReport) {
 	key := r.Address.String()
+	s.hist.add(key, r.Diagnosis, time.Now())
 	s.mu.Lock()
 	now := time.Now()
 	if t, ok := s.lastLog[key]; ok && now.Sub(t) < logEvery {
@@ -411,6 +413,7 @@ func (s *Runner) SetSession(addr netip.Addr, port uint16) { s.chk.SetSession(add
 func (s *Runner) Reports() map[string]PeerReport {
 	out := map[string]PeerReport{}
 	for _, r := range s.chk.Reports(time.Now()) {
+		r.History = s.hist.get(r.Address.String())
 		out[r.Address.String()] = r
 	}
 	return out

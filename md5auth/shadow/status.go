@@ -48,7 +48,8 @@ func StatusOf(r PeerReport) *status.Shadow {
 			Missing:    r.Received.Missing,
 			Unexpected: r.Received.Unexpected,
 		},
-		Sent: &status.Sent{Valid: r.Sent.Valid, Invalid: r.Sent.Invalid, Unsigned: r.Sent.Unsigned},
+		Sent:    &status.Sent{Valid: r.Sent.Valid, Invalid: r.Sent.Invalid, Unsigned: r.Sent.Unsigned},
+		History: historyOf(r.History),
 	}
 	if r.PeerKeyID != nil {
 		k := *r.PeerKeyID

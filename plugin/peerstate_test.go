@@ -1,0 +1,50 @@
+package plugin
+
+import (
+	"net/netip"
+	"testing"
+
+	gobgplog "github.com/osrg/gobgp/v3/pkg/log"
+	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
+	"github.com/sirupsen/logrus"
+)
+
+// TestNotesFromGoBGPLogs: the last NOTIFICATION (both ways, both shapes
+// GoBGP logs) and the last down reason are kept per neighbor, whatever
+// the log level.
+func TestNotesFromGoBGPLogs(t *testing.T) {
+	l := logrus.New()
+	l.SetLevel(logrus.ErrorLevel) // Warn and Info lines are not printed, but seen
+	h := &Host{log: l}
+	a := newLogAdapter(l, nil)
+	a.observe = h.notes.observe
+	a.Warn("received notification", gobgplog.Fields{"Topic": "Peer", "Key": "192.0.2.2", "Code": uint8(6), "Subcode": uint8(3), "Data": []byte{}})
+	a.Info("Peer Down", gobgplog.Fields{"Topic": "Peer", "Key": "192.0.2.2", "State": "BGP_FSM_ESTABLISHED", "Reason": "notification-received code 6(cease) subcode 3(peer deconfigured)"})
+	a.Warn("sent notification", gobgplog.Fields{"Topic": "Peer", "Key": "2001:db8::2", "Data": &bgp.MessageError{TypeCode: 4, SubTypeCode: 0}})
+	a.Warn("sent notification", gobgplog.Fields{"Topic": "Peer", "Key": "not-an-address", "Code": uint8(6), "Subcode": uint8(2)})
+	a.Info("Add a peer configuration", gobgplog.Fields{"Key": "192.0.2.9"})
+
+	n, ok := h.LastNotification(netip.MustParseAddr("192.0.2.2"))
+	if !ok || n.Code != 6 || n.Subcode != 3 || n.Direction != "received" || n.Text != "code 6(cease) subcode 3(peer deconfigured)" || n.At.IsZero() {
+		t.Errorf("192.0.2.2 notification %+v %v", n, ok)
+	}
+	d, ok := h.LastDown(netip.MustParseAddr("::ffff:192.0.2.2"))
+	if !ok || d.Reason != "notification-received code 6(cease) subcode 3(peer deconfigured)" {
+		t.Errorf("192.0.2.2 down %+v %v", d, ok)
+	}
+	if n, ok := h.LastNotification(netip.MustParseAddr("2001:db8::2")); !ok || n.Code != 4 || n.Direction != "sent" {
+		t.Errorf("2001:db8::2 notification %+v %v", n, ok)
+	}
+	if _, ok := h.LastNotification(netip.MustParseAddr("192.0.2.9")); ok {
+		t.Error("a line that is no NOTIFICATION was recorded")
+	}
+	if _, ok := h.LastDown(netip.MustParseAddr("2001:db8::2")); ok {
+		t.Error("a NOTIFICATION was recorded as a down reason")
+	}
+}
+
+func TestNegotiatedFamilies(t *testing.T) {
+	if f := NegotiatedFamilies(nil); f != nil {
+		t.Errorf("nil state: %v", f)
+	}
+}
