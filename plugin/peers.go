@@ -147,13 +147,6 @@ func (h *Host) ListPeer(ctx context.Context, addr string) ([]*api.Peer, error) {
 	return h.listPeer(ctx, &api.ListPeerRequest{Address: addr})
 }
 
-// ListPeerAdvertised is ListPeer with the number of prefixes advertised to
-// each neighbor per family (AfiSafis[].State.Advertised). GoBGP computes
-// it from the whole table for every neighbor: call it sparingly.
-func (h *Host) ListPeerAdvertised(ctx context.Context) ([]*api.Peer, error) {
-	return h.listPeer(ctx, &api.ListPeerRequest{EnableAdvertised: true})
-}
-
 func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.Peer, error) {
 	addr := req.Address
 	if err := h.checkRunning(); err != nil {

@@ -115,11 +115,39 @@ type peerSnapshot struct {
 	peers   []*api.Peer
 	at      time.Time
 	running chan struct{} // closed when the refresh in flight ends; nil: none
+	// adv are the advertised counts by neighbor and family, taken at advAt
+	// in advCost.
+	adv     map[advKey]uint64
+	advAt   time.Time
+	advCost time.Duration
+}
+
+type advKey struct {
+	addr string
+	afi  api.Family_Afi
+	safi api.Family_Safi
 }
 
 // snapshotMaxAge is how old a snapshot may be before PeerStates refreshes
-// it: counting advertised prefixes walks the RIB for every neighbor.
-const snapshotMaxAge = time.Second
+// it. The advertised counts are refreshed less often the more they cost:
+// GoBGP counts them by walking the whole table for every neighbor (seconds
+// with a full table), so they are taken again after advertisedDuty times
+// their last cost, at least every second and at most advertisedMaxAge.
+const (
+	snapshotMaxAge   = time.Second
+	advertisedDuty   = 50
+	advertisedMaxAge = 5 * time.Minute
+)
+
+// advertisedDue reports whether the advertised counts are to be taken
+// again. s.mu is held.
+func (s *peerSnapshot) advertisedDue(now time.Time) bool {
+	if s.adv == nil {
+		return true
+	}
+	every := min(max(snapshotMaxAge, advertisedDuty*s.advCost), advertisedMaxAge)
+	return now.Sub(s.advAt) >= every
+}
 
 // PeerStates returns every GoBGP neighbor with its state, timers,
 // transport and per-family prefix counts (received, accepted, advertised),
@@ -155,14 +183,23 @@ func (h *Host) PeerStates(ctx context.Context, after time.Time) ([]*api.Peer, ti
 }
 
 func (h *Host) refreshSnapshot(done chan struct{}) {
+	s := &h.snap
+	s.mu.Lock()
+	adv := s.advertisedDue(timeNow())
+	s.mu.Unlock()
+	start := time.Now()
 	var out []*api.Peer
-	err := h.bgp.ListPeer(context.Background(), &api.ListPeerRequest{EnableAdvertised: true}, func(p *api.Peer) {
+	err := h.bgp.ListPeer(context.Background(), &api.ListPeerRequest{EnableAdvertised: adv}, func(p *api.Peer) {
 		out = append(out, RedactProto(p))
 	})
-	s := &h.snap
 	s.mu.Lock()
 	if err == nil {
 		s.peers, s.at = out, timeNow()
+		if adv {
+			s.adv, s.advAt, s.advCost = advertisedOf(out), s.at, time.Since(start)
+		} else {
+			setAdvertised(out, s.adv)
+		}
 	} else {
 		h.log.WithError(fmt.Errorf("plugin: list peers for /status: %w", err)).Warn("GoBGP peer state not refreshed")
 	}
@@ -209,4 +246,28 @@ func NegotiatedFamilies(st *api.PeerState) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// advertisedOf returns the advertised counts of peers.
+func advertisedOf(peers []*api.Peer) map[advKey]uint64 {
+	m := map[advKey]uint64{}
+	for _, p := range peers {
+		for _, af := range p.GetAfiSafis() {
+			if st := af.GetState(); st != nil {
+				m[advKey{p.GetConf().GetNeighborAddress(), st.GetFamily().GetAfi(), st.GetFamily().GetSafi()}] = st.GetAdvertised()
+			}
+		}
+	}
+	return m
+}
+
+// setAdvertised fills the advertised counts of peers from adv.
+func setAdvertised(peers []*api.Peer, adv map[advKey]uint64) {
+	for _, p := range peers {
+		for _, af := range p.GetAfiSafis() {
+			if st := af.GetState(); st != nil {
+				st.Advertised = adv[advKey{p.GetConf().GetNeighborAddress(), st.GetFamily().GetAfi(), st.GetFamily().GetSafi()}]
+			}
+		}
+	}
 }

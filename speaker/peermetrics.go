@@ -3,14 +3,12 @@ package speaker
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
-	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -56,51 +54,21 @@ func (s *Speaker) peerMetrics() ([]metrics.PeerState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peer metrics: %w", err)
 	}
-	sent := s.sent.counts(ctx, s.host)
-	return peerStates(s.peers.Status(), nbrs, func(addr string, f *api.Family) uint64 {
-		return sent[sentKey{addr, f.GetAfi(), f.GetSafi()}]
-	}), nil
-}
-
-// sentEvery is how old the sent-prefix counts may be: GoBGP computes them
-// from the whole table for every neighbor, far too much for each scrape
-// of a full table.
-const sentEvery = 30 * time.Second
-
-type sentKey struct {
-	addr string
-	afi  api.Family_Afi
-	safi api.Family_Safi
-}
-
-// sentCounts caches the prefixes advertised per neighbor and family.
-type sentCounts struct {
-	mu sync.Mutex
-	at time.Time
-	n  map[sentKey]uint64
-}
-
-// counts returns the cached counts, asking GoBGP again when they are older
-// than sentEvery (an error keeps the old ones).
-func (c *sentCounts) counts(ctx context.Context, h *plugin.Host) map[sentKey]uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n != nil && time.Since(c.at) < sentEvery {
-		return c.n
-	}
-	nbrs, err := h.ListPeerAdvertised(ctx)
-	if err != nil {
-		return c.n
-	}
-	n := map[sentKey]uint64{}
-	for _, p := range nbrs {
-		for _, af := range p.GetAfiSafis() {
-			f := af.GetState().GetFamily()
-			n[sentKey{p.GetConf().GetNeighborAddress(), f.GetAfi(), f.GetSafi()}] = af.GetState().GetAdvertised()
+	// GoBGP's advertised counts, from the snapshot /status uses (refreshed
+	// less often the more they cost: a full table makes them expensive).
+	sent := map[string]map[config.Family]uint64{}
+	if snap, _, err := s.host.PeerStates(ctx, time.Time{}); err == nil {
+		for _, p := range snap {
+			m := map[config.Family]uint64{}
+			for _, af := range p.GetAfiSafis() {
+				m[familyName(af.GetState().GetFamily())] = af.GetState().GetAdvertised()
+			}
+			sent[p.GetConf().GetNeighborAddress()] = m
 		}
 	}
-	c.n, c.at = n, time.Now()
-	return n
+	return peerStates(s.peers.Status(), nbrs, func(addr string, f *api.Family) uint64 {
+		return sent[addr][familyName(f)]
+	}), nil
 }
 
 // peerStates folds the status of the configured peers (and of the sessions

@@ -50,7 +50,6 @@ type Speaker struct {
 	shadow  *shadow.Runner // nil when [shadow] is off
 	srv6    *srv6.Manager
 	kernel  *kernelDrops
-	sent    sentCounts // prefixes advertised, for metrics
 
 	mu  sync.Mutex
 	cfg *config.Config

@@ -66,7 +66,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	addr, rc := apiAddr(*api, *file, stderr)
+	addr, rc := statusAddr(*api, *file, stderr)
 	if rc != 0 {
 		return rc
 	}
@@ -102,29 +102,17 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// apiAddr is the API address: api, or [api] http of the config file,
+// statusAddr is the API address: api, or [api] http of the config file,
 // or the default. rc is 1 (reason on stderr) when file does not give one.
-func apiAddr(api, file string, stderr io.Writer) (addr string, rc int) {
-	addr = api
+func statusAddr(api, file string, stderr io.Writer) (addr string, rc int) {
+	var cfg *config.Config
 	if file != "" {
-		cfg, err := config.Load(file)
-		if err != nil {
-			for _, e := range config.Errors(err) {
-				fmt.Fprintln(stderr, e.Error())
-			}
+		if cfg = loadConfig(file, stderr); cfg == nil {
 			return "", 1
 		}
-		if cfg.API.HTTP == "" {
-			fmt.Fprintf(stderr, "authbgpd status: %s:%d: [api] http is off (\"\"); the daemon serves no status\n",
-				file, cfg.API.LineOf("http"))
-			return "", 1
-		}
-		addr = cfg.API.HTTP
 	}
-	if addr == "" {
-		addr = config.DefaultHTTP
-	}
-	return addr, 0
+	addr, code := apiAddr("status", api, cfg, file, stderr)
+	return addr, max(code, 0)
 }
 
 // errUsage: more than one positional argument.
