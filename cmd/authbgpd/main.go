@@ -73,10 +73,13 @@ directory of the daemon's config file, at the path the daemon sees.`,
 }
 
 var statusCommand = &command{
-	name: "status", synopsis: "[--api ADDR | -f FILE] [--json | --health]",
+	name: "status", synopsis: "[--api ADDR | -f FILE] [--json | --health] [PEER]",
 	summary: "what GET /status of the running daemon says",
-	detail: `Prints the daemon's status as tables, or (--json) as served. --health GETs
-/healthz instead (2 s timeout): exit 0 healthy, 1 with the reason.`,
+	detail: `Prints the daemon's status as tables, or (--json) as served. With PEER (an
+address or a range) it prints that peer in detail: timers, local address,
+families, message counts, auth and key schedule, shadow counts and the last
+diagnoses; an unknown PEER exits 1. --health GETs /healthz instead (2 s
+timeout): exit 0 healthy, 1 with the reason.`,
 	// cmdStatus (status.go) declares and parses its flags itself: the
 	// table learns them from its -h output, so the two cannot drift.
 	flags: flagsFromHelp(func(args []string, stderr io.Writer) int { return cmdStatus(args, io.Discard, stderr) }),
