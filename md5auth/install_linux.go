@@ -181,6 +181,8 @@ func classify(fd int, err error, set bool) error {
 	case errors.Is(err, unix.EINVAL):
 		// Most often an ifindex that is not an L3 master (VRF) device.
 		return fmt.Errorf("%w (the kernel rejected the key's scope; an ifindex must name a VRF device)", err)
+	case errors.Is(err, unix.ENOMEM) && set:
+		return fmt.Errorf("%w: %w", ErrKeyMemory, err)
 	case errors.Is(err, unix.ENOTSOCK), errors.Is(err, unix.EBADF):
 		return fmt.Errorf("%w: %w", ErrNotTCP, err)
 	}

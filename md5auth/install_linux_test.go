@@ -579,3 +579,30 @@ func (p *pinger) waitPast(t *testing.T, target int64, timeout time.Duration) tim
 	}
 	return time.Since(start)
 }
+
+// TestManyKeysOptmem: a socket's keys count against net.core.optmem_max;
+// when it is full, the next key fails with ErrKeyMemory (which says what
+// to raise), still matching ENOMEM, and the keys already there stay.
+func TestManyKeysOptmem(t *testing.T) {
+	testenv.RequireRoot(t)
+	fd := rawSocket(t, unix.AF_INET6, unix.SOCK_STREAM)
+	var err error
+	n := 0
+	for ; n < 5000; n++ {
+		a := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0xff, 14: byte(n >> 8), 15: byte(n)})
+		if err = SetKeyFd(fd, AddrKey(a, secretA)); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Skipf("SKIP: 5000 keys fit this socket (net.core.optmem_max is large here)")
+	}
+	noSecret(t, err)
+	if !errors.Is(err, ErrKeyMemory) || !errors.Is(err, unix.ENOMEM) || !strings.Contains(err.Error(), "net.core.optmem_max") {
+		t.Fatalf("key %d: %v, want ErrKeyMemory wrapping ENOMEM", n, err)
+	}
+	if n < 100 {
+		t.Fatalf("only %d keys fit", n)
+	}
+	t.Logf("%d keys fit one socket before: %v", n, err)
+}

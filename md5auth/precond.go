@@ -30,6 +30,10 @@ var (
 	ErrKeyNotInstalled = errors.New("no key with this scope is installed")
 	// ErrSocketClosed: a *Socket was used after Close.
 	ErrSocketClosed = errors.New("md5auth: socket handle is closed")
+	// ErrKeyMemory: the socket's option memory (net.core.optmem_max) is
+	// full of keys. Every TCP-MD5 key of a socket counts against it (per
+	// network namespace): the default 131072 holds about 960 keys.
+	ErrKeyMemory = errors.New("no socket option memory left for another TCP-MD5 key (each key of a socket counts against net.core.optmem_max; raise it for a listener with many keyed peers: sysctl -w net.core.optmem_max=N)")
 )
 
 // Errors of the start-up checks.
