@@ -70,7 +70,7 @@ func protoVisit(m protoreflect.Message, fn func(old string) (string, bool), dept
 	var later []func() // fields are set after Range, which forbids it
 	changed := false
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		secret := IsSecretName(string(fd.Name()))
+		secret := fieldIsSecret(fd)
 		switch {
 		case fd.IsList():
 			changed = visitList(v.List(), fd.Kind(), secret, fn, depth) || changed
@@ -219,6 +219,19 @@ func descWalk(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]
 		}
 	}
 	return false
+}
+
+var fieldCache sync.Map // protoreflect.FullName of a field -> bool
+
+// fieldIsSecret is IsSecretName of fd's name, cached per field (the walk
+// asks it for every field of every message).
+func fieldIsSecret(fd protoreflect.FieldDescriptor) bool {
+	if b, ok := fieldCache.Load(fd.FullName()); ok {
+		return b.(bool)
+	}
+	b := IsSecretName(string(fd.Name()))
+	fieldCache.Store(fd.FullName(), b)
+	return b
 }
 
 func redactFn(old string) (string, bool) {
