@@ -1,4 +1,4 @@
-package speaker
+package peers
 
 import (
 	"testing"
@@ -34,7 +34,7 @@ func TestPeerStates(t *testing.T) {
 		nbr("10.9.0.6", api.PeerState_IDLE, 1),
 		nbr("198.51.100.9", api.PeerState_ESTABLISHED, 9), // not ours
 	}
-	got := peerStates(st, nbrs, func(string, *api.Family) uint64 { return 1 })
+	got := MetricStates(st, nbrs, func(string, *api.Family) uint64 { return 1 })
 	if len(got) != 3 {
 		t.Fatalf("%d entries, want 3: %+v", len(got), got)
 	}

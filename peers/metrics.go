@@ -1,0 +1,85 @@
+package peers
+
+import (
+	api "github.com/osrg/gobgp/v3/api"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// MetricStates folds the status of the configured peers (and of the sessions
+// accepted from dynamic ranges) and GoBGP's neighbors into one entry per
+// configured peer. sent counts the prefixes sent to an Established
+// neighbor in a family.
+func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *api.Family) uint64) []metrics.PeerState {
+	var out []metrics.PeerState
+	idx := make(map[string]int, len(st)) // configured peer ID -> out
+	owner := make(map[string]string, len(st))
+	for _, p := range st {
+		if p.Prefix == "" || p.Prefix == p.Address { // a static peer or a range
+			idx[p.Address] = len(out)
+			out = append(out, metrics.PeerState{Peer: p.Address, Up: p.State == "established"})
+		}
+	}
+	for _, p := range st {
+		id := p.Address
+		if p.Prefix != "" && p.Prefix != p.Address { // a session of a range
+			id = p.Prefix
+		}
+		owner[p.Address] = id
+		if i, ok := idx[id]; ok && p.State == "established" {
+			out[i].Up = true
+		}
+	}
+	for _, n := range nbrs {
+		addr := n.GetConf().GetNeighborAddress()
+		i, ok := idx[owner[addr]]
+		if !ok {
+			continue
+		}
+		up := n.GetState().GetSessionState() == api.PeerState_ESTABLISHED
+		for _, af := range n.GetAfiSafis() {
+			fs := af.GetState()
+			name := FamilyName(fs.GetFamily())
+			if fs == nil || name == "" {
+				continue
+			}
+			fp := metrics.FamilyPrefixes{Family: string(name), Received: fs.GetReceived(), Accepted: fs.GetAccepted()}
+			if up {
+				fp.Sent = sent(addr, fs.GetFamily())
+			}
+			out[i].Prefixes = addPrefixes(out[i].Prefixes, fp)
+		}
+	}
+	return out
+}
+
+// addPrefixes adds fp to the counts of its family in ps.
+func addPrefixes(ps []metrics.FamilyPrefixes, fp metrics.FamilyPrefixes) []metrics.FamilyPrefixes {
+	for i := range ps {
+		if ps[i].Family == fp.Family {
+			ps[i].Received += fp.Received
+			ps[i].Accepted += fp.Accepted
+			ps[i].Sent += fp.Sent
+			return ps
+		}
+	}
+	return append(ps, fp)
+}
+
+// FamilyName is the config's name of a GoBGP family ("" for one the
+// config cannot name).
+func FamilyName(f *api.Family) config.Family {
+	switch {
+	case f.GetAfi() == api.Family_AFI_IP && f.GetSafi() == api.Family_SAFI_UNICAST:
+		return config.IPv4Unicast
+	case f.GetAfi() == api.Family_AFI_IP6 && f.GetSafi() == api.Family_SAFI_UNICAST:
+		return config.IPv6Unicast
+	case f.GetAfi() == api.Family_AFI_IP && f.GetSafi() == api.Family_SAFI_SR_POLICY:
+		return config.IPv4SRPolicy
+	case f.GetAfi() == api.Family_AFI_IP6 && f.GetSafi() == api.Family_SAFI_SR_POLICY:
+		return config.IPv6SRPolicy
+	}
+	return ""
+}
