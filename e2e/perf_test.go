@@ -288,8 +288,14 @@ func keepLogs(b testing.TB, name string, ds ...*daemon) {
 // the same attributes, so FRR packs ~1000 per UPDATE. Coalescing and MRAI
 // are off so FRR sends as soon as the session is up.
 func perfFRRConfig(n int, neighbor netip.Addr, password string) string {
+	return senderConfig(n, false, neighbor, password)
+}
+
+// senderConfig is perfFRRConfig for either family: n /24s from
+// 16.0.0.0/24, or n /64s from 2001:db8:100::/64, upward.
+func senderConfig(n int, v6 bool, neighbor netip.Addr, password string) string {
 	var b strings.Builder
-	b.Grow(n * 32)
+	b.Grow(n * 36)
 	b.WriteString("frr defaults traditional\nhostname perf-sender\nlog stdout informational\n!\n")
 	b.WriteString("router bgp 65002\n bgp router-id 192.0.2.2\n")
 	b.WriteString(" no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n no bgp network import-check\n coalesce-time 0\n")
@@ -298,10 +304,18 @@ func perfFRRConfig(n int, neighbor netip.Addr, password string) string {
 	if password != "" {
 		fmt.Fprintf(&b, " neighbor %s password %s\n", neighbor, password)
 	}
-	b.WriteString(" address-family ipv4 unicast\n")
+	if v6 {
+		b.WriteString(" address-family ipv6 unicast\n")
+	} else {
+		b.WriteString(" address-family ipv4 unicast\n")
+	}
 	fmt.Fprintf(&b, "  neighbor %s activate\n", neighbor)
 	base := uint32(16) << 24
 	for i := 0; i < n; i++ {
+		if v6 {
+			fmt.Fprintf(&b, "  network 2001:db8:%x:%x::/64\n", 0x100+i>>16, i&0xffff)
+			continue
+		}
 		a := base + uint32(i)<<8
 		fmt.Fprintf(&b, "  network %d.%d.%d.0/24\n", a>>24, a>>16&0xff, a>>8&0xff)
 	}

@@ -88,32 +88,6 @@ func info(b testing.TB, what string, value float64, unit string) {
 
 // ---------------------------------------------------------------- full table
 
-// scaleFRRConfig is perfFRRConfig for either family: n prefixes, all with
-// the same attributes (16.0.0.0/24 upward, or 2001:db8:100::/64 upward),
-// as static `network` statements (no zebra: no import check).
-func scaleFRRConfig(n int, v6 bool, neighbor netip.Addr, password string) string {
-	if !v6 {
-		return perfFRRConfig(n, neighbor, password)
-	}
-	var b strings.Builder
-	b.Grow(n * 36)
-	b.WriteString("frr defaults traditional\nhostname perf-sender\nlog stdout informational\n!\n")
-	b.WriteString("router bgp 65002\n bgp router-id 192.0.2.2\n")
-	b.WriteString(" no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n no bgp network import-check\n coalesce-time 0\n")
-	fmt.Fprintf(&b, " neighbor %s remote-as 65001\n neighbor %s timers connect %d\n neighbor %s advertisement-interval 0\n",
-		neighbor, neighbor, connectRetry, neighbor)
-	if password != "" {
-		fmt.Fprintf(&b, " neighbor %s password %s\n", neighbor, password)
-	}
-	b.WriteString(" address-family ipv6 unicast\n")
-	fmt.Fprintf(&b, "  neighbor %s activate\n", neighbor)
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "  network 2001:db8:%x:%x::/64\n", 0x100+i>>16, i&0xffff)
-	}
-	b.WriteString(" exit-address-family\n!\n")
-	return b.String()
-}
-
 type tableTrial struct {
 	estToAll, startToAll time.Duration
 	cpu                  time.Duration // receiver user+sys, FRR start -> all
@@ -304,7 +278,7 @@ func tableTrialRun(b *testing.B, receiver string, v6 bool, n int) tableTrial {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	f := startFRRConf(b, tp, nsS, scaleFRRConfig(n, v6, recvAddr, password))
+	f := startFRRConf(b, tp, nsS, senderConfig(n, v6, recvAddr, password))
 	var est time.Time
 	var rep0 time.Duration
 	last, ok := 0, false
