@@ -118,6 +118,11 @@ type session struct {
 	since         time.Time
 	adminDown     bool
 	asn           uint32
+	// rekeyedConn is the connection (remote end) re-keyed in place by the
+	// last key change, and rxAtRekey the messages GoBGP had received on
+	// it by then (see endIfStale); zero when not re-keyed.
+	rekeyedConn netip.AddrPort
+	rxAtRekey   uint64
 }
 
 // Manager applies configured peers to GoBGP and the kernel. It implements
@@ -139,8 +144,9 @@ type Manager struct {
 	done    chan struct{}
 	started bool
 
-	every   time.Duration // reconciliation period
-	kick    chan struct{} // asks the reconciler for a pass now (buffered 1)
+	every   time.Duration   // reconciliation period
+	kick    chan struct{}   // asks the reconciler for a pass now (buffered 1)
+	refused chan netip.Addr // connections GoBGP turned away while Established
 	recDone chan struct{}
 	stop    chan struct{}
 	passes  uint64 // reconciliation passes done (tests)
@@ -167,14 +173,15 @@ type Options struct {
 // host starts it.
 func New(o Options) *Manager {
 	m := &Manager{
-		socks: o.Sockets,
-		obs:   o.Observer,
-		now:   o.Now,
-		cfg:   o.Config,
-		peers: map[string]*peer{},
-		sess:  map[netip.Addr]*session{},
-		every: o.ReconcileEvery,
-		kick:  make(chan struct{}, 1),
+		socks:   o.Sockets,
+		obs:     o.Observer,
+		now:     o.Now,
+		cfg:     o.Config,
+		peers:   map[string]*peer{},
+		sess:    map[netip.Addr]*session{},
+		every:   o.ReconcileEvery,
+		kick:    make(chan struct{}, 1),
+		refused: make(chan netip.Addr, 64),
 	}
 	if m.every <= 0 {
 		m.every = 2 * time.Second
@@ -201,6 +208,7 @@ func (m *Manager) Name() string { return "peers" }
 
 // Start implements plugin.Plugin: it applies every configured peer.
 func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
+	h.OnConnectionRefused(m.ConnectionRefused)
 	return m.start(ctx, h)
 }
 
@@ -512,6 +520,7 @@ func (m *Manager) changeKey(ctx context.Context, st *peer, secret md5auth.Secret
 			log.WithError(err).Warn("could not re-key the established session in place; it will recover on reconnect")
 			continue
 		}
+		m.noteRekeyed(ctx, s)
 		rekeyed++
 	}
 	log.WithField("sessions", rekeyed).Info("TCP-MD5 key changed in place")
@@ -628,7 +637,7 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	}
 	was := s.state
 	if was != ev.State {
-		s.since = ev.Time
+		s.since, s.rekeyedConn = ev.Time, netip.AddrPort{}
 	}
 	s.state, s.adminDown, s.asn = ev.State, ev.AdminDown, ev.PeerASN
 	if ev.Local.IsValid() {

@@ -62,6 +62,11 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
+		case a := <-m.refused:
+			if err := m.endIfStale(context.Background(), a); err != nil {
+				m.log.WithError(err).Error("cannot end a stale session")
+			}
+			continue
 		case <-m.kick:
 			// Coalesce bursts (a reload produces many events).
 			select {
@@ -199,7 +204,7 @@ func (m *Manager) syncSessions(gv gobgpView, obs Observed, obsOK bool) {
 		}
 		was := s.state
 		if was != state {
-			s.since = now
+			s.since, s.rekeyedConn = now, netip.AddrPort{}
 			if was != "" {
 				m.log.WithFields(logrus.Fields{"peer": a, "state": state, "was": was}).Info("BGP session state (resynchronised from GoBGP)")
 			}

@@ -77,6 +77,8 @@ type Host struct {
 	snap  peerSnapshot // last ListPeer answer for /status (peerstate.go)
 
 	guard atomic.Pointer[APIGuard]
+
+	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (peerstate.go)
 }
 
 type hostState int
@@ -118,7 +120,7 @@ func New(opts Options) (*Host, error) {
 	}
 	h.ev.init()
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
-	h.logger.observe = h.notes.observe
+	h.logger.observe = h.observe
 	h.logger.onFatal = func(msg string, f logrus.Fields) {
 		if strings.Contains(msg, "grpc") {
 			s := msg

@@ -90,6 +90,38 @@ func (n *peerNotes) observe(msg string, f gobgplog.Fields) {
 		Text: bgp.NewNotificationErrorCode(code, sub).String(), At: now}
 }
 
+// observe sees every GoBGP log line (before the level filter).
+func (h *Host) observe(msg string, f gobgplog.Fields) {
+	if msg == "Closed an accepted connection" {
+		h.connectionRefused(f)
+		return
+	}
+	h.notes.observe(msg, f)
+}
+
+// OnConnectionRefused sets fn to be told the neighbor address whenever
+// GoBGP closes a connection that the kernel accepted from a neighbor whose
+// session is Established (GoBGP keeps the old session; RFC 4271 collision
+// handling). fn is called on GoBGP's FSM goroutine with its lock held: it
+// must not block or call GoBGP.
+func (h *Host) OnConnectionRefused(fn func(netip.Addr)) { h.refused.Store(&fn) }
+
+func (h *Host) connectionRefused(f gobgplog.Fields) {
+	fn := h.refused.Load()
+	if fn == nil {
+		return
+	}
+	if st, _ := f["State"].(string); st != bgp.BGP_FSM_ESTABLISHED.String() {
+		return
+	}
+	key, _ := f["Key"].(string)
+	addr, err := netip.ParseAddr(key)
+	if err != nil {
+		return
+	}
+	(*fn)(addr.Unmap())
+}
+
 // LastNotification returns the last NOTIFICATION sent to or received from
 // addr since the daemon started.
 func (h *Host) LastNotification(addr netip.Addr) (Notification, bool) {

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,5 +73,34 @@ func TestAdvertisedDue(t *testing.T) {
 	}
 	if !(&peerSnapshot{}).advertisedDue(t0) {
 		t.Error("no counts yet: not due")
+	}
+}
+
+// TestConnectionRefusedHook: GoBGP's "Closed an accepted connection" line
+// reaches OnConnectionRefused's function only for an Established session
+// (GoBGP logs the same line in OpenSent and OpenConfirm, where the new
+// connection is a collision, not a sign of a dead session).
+func TestConnectionRefusedHook(t *testing.T) {
+	h := &Host{}
+	h.observe("Closed an accepted connection", gobgplog.Fields{"Topic": "Peer", "Key": "192.0.2.2", "State": "BGP_FSM_ESTABLISHED"}) // no hook yet: nothing
+	var got []netip.Addr
+	h.OnConnectionRefused(func(a netip.Addr) { got = append(got, a) })
+	for _, l := range []struct {
+		msg   string
+		key   string
+		state string
+	}{
+		{"Closed an accepted connection", "192.0.2.2", "BGP_FSM_ESTABLISHED"},
+		{"Closed an accepted connection", "::ffff:192.0.2.3", "BGP_FSM_ESTABLISHED"},
+		{"Closed an accepted connection", "192.0.2.4", "BGP_FSM_OPENCONFIRM"},
+		{"Closed an accepted connection", "192.0.2.5", "BGP_FSM_OPENSENT"},
+		{"Closed an accepted connection", "not-an-address", "BGP_FSM_ESTABLISHED"},
+		{"accepted conn is closed to avoid be blocked", "192.0.2.6", ""},
+	} {
+		h.observe(l.msg, gobgplog.Fields{"Topic": "Peer", "Key": l.key, "State": l.state})
+	}
+	want := []netip.Addr{netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("hook saw %v, want %v", got, want)
 	}
 }

@@ -1,0 +1,115 @@
+package peers
+
+import (
+	"context"
+	"io"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	api "github.com/osrg/gobgp/v3/api"
+
+	"github.com/authbgp/authbgpd/plugin"
+)
+
+// setReceived makes ListPeer report n messages received from a.
+func (f *fakeBGP) setReceived(a string, n uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.peers[a]
+	if p.State == nil {
+		p.State = &api.PeerState{NeighborAddress: a}
+	}
+	p.State.Messages = &api.Messages{Received: &api.Message{Total: n}}
+}
+
+func (f *fakeBGP) resets(a string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if c == "reset "+a {
+			n++
+		}
+	}
+	return n
+}
+
+// TestStaleAfterKeyChange: GoBGP turned away a new (kernel-accepted, so
+// validly signed) connection from an established peer. The session is ended
+// only when it was re-keyed in place and has received nothing since.
+func TestStaleAfterKeyChange(t *testing.T) {
+	const addr = "192.0.2.2"
+	for _, c := range []struct {
+		name      string
+		rekey     bool
+		rxSince   uint64
+		wantReset bool
+	}{
+		{"re-keyed and silent since: ended", true, 0, true},
+		{"re-keyed, a keepalive since: kept", true, 1, false},
+		{"not re-keyed: kept", false, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
+			b.setReceived(addr, 7)
+			established(b, addr)
+			waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
+			if c.rekey {
+				if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.setReceived(addr, 7+c.rxSince)
+			if err := m.endIfStale(context.Background(), netip.MustParseAddr(addr)); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.resets(addr); (got == 1) != c.wantReset {
+				t.Fatalf("%d resets, want reset %v: calls %v", got, c.wantReset, b.calls)
+			}
+			// Once ended, a second refused connection does not reset again.
+			if err := m.endIfStale(context.Background(), netip.MustParseAddr(addr)); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.resets(addr); got > 1 {
+				t.Fatalf("%d resets: calls %v", got, b.calls)
+			}
+		})
+	}
+}
+
+// TestStaleAfterKeyChangeThroughTheHook: ConnectionRefused (what
+// plugin.Host calls from GoBGP's log) reaches endIfStale on the
+// reconciler's goroutine; a new session clears the mark.
+func TestStaleAfterKeyChangeThroughTheHook(t *testing.T) {
+	const addr = "192.0.2.2"
+	m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
+	b.setReceived(addr, 3)
+	established(b, addr)
+	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
+	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
+		t.Fatal(err)
+	}
+	m.ConnectionRefused(netip.MustParseAddr(addr))
+	waitFor(t, "the stale session reset", func() bool { return b.resets(addr) == 1 })
+
+	// Re-keyed again, the session then ends by itself and a new one comes
+	// up (same ends in this fake): a refused connection on the new
+	// session is no reason to end it, as it was not re-keyed in place.
+	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Echo", 1))); err != nil {
+		t.Fatal(err)
+	}
+	b.setState(addr, api.PeerState_ACTIVE)
+	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr(addr), State: "active", Time: time.Now()}
+	waitFor(t, "down", func() bool { return m.Status()[0].State != "established" })
+	established(b, addr)
+	waitFor(t, "established again", func() bool { return m.Status()[0].State == "established" })
+	b.setReceived(addr, 3) // as many as when re-keyed: only the new session tells them apart
+	if err := m.endIfStale(context.Background(), netip.MustParseAddr(addr)); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.resets(addr); got != 1 {
+		t.Fatalf("%d resets: the new session was ended: calls %v", got, b.calls)
+	}
+}
