@@ -262,7 +262,13 @@ func protoHasSecret(m proto.Message) bool {
 // never modified: if it carries a secret, a redacted clone is returned,
 // otherwise m itself.
 func RedactProto[M proto.Message](m M) M {
-	if ribAnswer(m) || !protoHasSecret(m) {
+	if ribAnswer(m) {
+		return m
+	}
+	if r, ok := peerAnswer(m); ok {
+		return r.(M)
+	}
+	if !protoHasSecret(m) {
 		return m
 	}
 	c := proto.Clone(m).(M)
