@@ -34,9 +34,10 @@ type BGP interface {
 	ResetPeer(ctx context.Context, addr, communication string, soft bool, dir api.ResetPeerRequest_SoftResetDirection) error
 	// ListPeer returns GoBGP's neighbors (passwords redacted).
 	ListPeer(ctx context.Context, addr string) ([]*api.Peer, error)
-	// PeerPasswords returns the password GoBGP holds for each neighbor
-	// (in process only; never shown anywhere).
-	PeerPasswords(ctx context.Context) (map[netip.Addr]md5auth.Secret, error)
+	// PeersAndPasswords is ListPeer(ctx, "") with the password GoBGP holds
+	// for each neighbor, from one walk (in process only; never shown
+	// anywhere).
+	PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]md5auth.Secret, error)
 	// ListDynamicNeighbor returns GoBGP's dynamic-neighbor ranges.
 	ListDynamicNeighbor(ctx context.Context, group string) ([]*api.DynamicNeighbor, error)
 }

@@ -116,14 +116,15 @@ func (f *fakeBGP) ListPeer(_ context.Context, addr string) ([]*api.Peer, error) 
 	}
 	return out, nil
 }
-func (f *fakeBGP) PeerPasswords(context.Context) (map[netip.Addr]md5auth.Secret, error) {
+func (f *fakeBGP) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]md5auth.Secret, error) {
+	ps, err := f.ListPeer(ctx, "")
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[netip.Addr]md5auth.Secret{}
 	for a, p := range f.peers {
 		out[netip.MustParseAddr(a)] = md5auth.Secret(p.Conf.AuthPassword)
 	}
-	return out, nil
+	return ps, out, err
 }
 func (f *fakeBGP) ListDynamicNeighbor(context.Context, string) ([]*api.DynamicNeighbor, error) {
 	f.mu.Lock()

@@ -57,6 +57,7 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 	t := time.NewTicker(m.every)
 	defer t.Stop()
 	var lastDropped uint64
+	var cost time.Duration // of the last pass
 	for {
 		select {
 		case <-stop:
@@ -68,11 +69,15 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 			}
 			continue
 		case <-m.kick:
-			// Coalesce bursts (a reload produces many events).
+			// Coalesce bursts (a reload, or a thousand sessions coming
+			// up, produce many events), and spend at most a tenth of
+			// the time on kicked passes: with many neighbors a pass
+			// costs tens of milliseconds (GoBGP builds every neighbor's
+			// answer; the socket dump).
 			select {
 			case <-stop:
 				return
-			case <-time.After(100 * time.Millisecond):
+			case <-time.After(kickDelay(cost)):
 			}
 		}
 		if m.dropped != nil {
@@ -81,8 +86,17 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 				lastDropped = d
 			}
 		}
+		t0 := time.Now()
 		m.reconcile(context.Background())
+		cost = time.Since(t0)
 	}
+}
+
+// kickDelay is how long a kicked pass waits after the kick, given what the
+// last pass cost: 100 ms to coalesce a burst, and 9 times the last cost
+// (at most the timer's 2 s) so that passes take at most a tenth of a core.
+func kickDelay(cost time.Duration) time.Duration {
+	return min(max(100*time.Millisecond, 9*cost), 2*time.Second)
 }
 
 // gobgpView is what GoBGP reports.
@@ -95,7 +109,7 @@ type gobgpView struct {
 
 func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
 	v := gobgpView{peers: map[netip.Addr]*api.Peer{}, dynamic: map[string]string{}}
-	ps, err := m.bgp.ListPeer(ctx, "")
+	ps, pw, err := m.bgp.PeersAndPasswords(ctx)
 	if err != nil {
 		v.err = err
 		return v
@@ -105,10 +119,7 @@ func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
 			v.peers[a] = p
 		}
 	}
-	if v.passwords, err = m.bgp.PeerPasswords(ctx); err != nil {
-		v.err = err
-		return v
-	}
+	v.passwords = pw
 	ds, err := m.bgp.ListDynamicNeighbor(ctx, "")
 	if err != nil {
 		v.err = err

@@ -113,3 +113,19 @@ func TestStaleAfterKeyChangeThroughTheHook(t *testing.T) {
 		t.Fatalf("%d resets: the new session was ended: calls %v", got, b.calls)
 	}
 }
+
+// TestKickDelay: kicked passes coalesce for 100 ms, and with costly passes
+// (many neighbors) keep to a tenth of the time, never waiting past the
+// timer's period.
+func TestKickDelay(t *testing.T) {
+	for _, c := range []struct{ cost, want time.Duration }{
+		{0, 100 * time.Millisecond},
+		{5 * time.Millisecond, 100 * time.Millisecond},
+		{50 * time.Millisecond, 450 * time.Millisecond},
+		{time.Second, 2 * time.Second},
+	} {
+		if got := kickDelay(c.cost); got != c.want {
+			t.Errorf("kickDelay(%v) = %v, want %v", c.cost, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -416,3 +417,43 @@ type fakeStream struct {
 
 func (f *fakeStream) SendMsg(m any) error      { f.sent = append(f.sent, m); return nil }
 func (f *fakeStream) Context() context.Context { return context.Background() }
+
+// TestPeersAndPasswords: one walk gives the redacted peers and, in
+// process only, the password GoBGP holds for each.
+func TestPeersAndPasswords(t *testing.T) {
+	h := newTestHost(t, Options{ListenPort: -1})
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const pw = "p4ss-for-192.0.2.2"
+	for _, p := range []*api.Peer{
+		{Conf: &api.PeerConf{NeighborAddress: "192.0.2.2", PeerAsn: 65002, AuthPassword: pw}},
+		{Conf: &api.PeerConf{NeighborAddress: "192.0.2.3", PeerAsn: 65003}},
+	} {
+		if err := h.AddPeer(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, pws, err := h.PeersAndPasswords(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || len(pws) != 2 {
+		t.Fatalf("%d peers, %d passwords", len(ps), len(pws))
+	}
+	if got := pws[netip.MustParseAddr("192.0.2.2")]; string(got) != pw {
+		t.Fatal("password of 192.0.2.2 not returned")
+	}
+	if got, ok := pws[netip.MustParseAddr("192.0.2.3")]; !ok || len(got) != 0 {
+		t.Fatalf("unkeyed peer: %v %v", ok, len(got))
+	}
+	for _, p := range ps {
+		if s := p.GetConf().GetAuthPassword(); s != "" && s != Redacted {
+			t.Fatalf("peer %s answered with its password", p.GetConf().GetNeighborAddress())
+		}
+	}
+	if _, _, err := newTestHost(t, Options{ListenPort: -1}).PeersAndPasswords(ctx); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("not running: %v", err)
+	}
+}

@@ -162,24 +162,27 @@ func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.P
 	return out, nil
 }
 
-// PeerPasswords returns the TCP-MD5 password GoBGP holds for each of its
-// neighbors (empty for none), so the peers manager can compare it with the
-// key it decided. The values never leave the process: they are not logged,
-// and every API answer stays redacted.
-func (h *Host) PeerPasswords(ctx context.Context) (map[netip.Addr]md5auth.Secret, error) {
+// PeersAndPasswords is ListPeer(ctx, "") (redacted answers) together with
+// the TCP-MD5 password GoBGP holds for each neighbor (empty for none), from
+// one walk of GoBGP's neighbors, so the peers manager can compare them with
+// the keys it decided. The passwords never leave the process: they are not
+// logged, and every API answer stays redacted.
+func (h *Host) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]md5auth.Secret, error) {
 	if err := h.checkRunning(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[netip.Addr]md5auth.Secret{}
+	var ps []*api.Peer
+	pw := map[netip.Addr]md5auth.Secret{}
 	err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
 		if a, ok := NeighborAddr(p); ok {
-			out[a] = md5auth.Secret(p.GetConf().GetAuthPassword())
+			pw[a] = md5auth.Secret(p.GetConf().GetAuthPassword())
 		}
+		ps = append(ps, RedactProto(p))
 	})
 	if err != nil {
-		return nil, fmt.Errorf("plugin: list peer passwords: %w", err)
+		return nil, nil, fmt.Errorf("plugin: list peers and passwords: %w", err)
 	}
-	return out, nil
+	return ps, pw, nil
 }
 
 // AddPeerGroup adds a peer group (its AuthPassword applies to members and
