@@ -43,6 +43,9 @@ echo "== raw outputs in $out"
 
 echo "== md5auth micro-benchmarks"
 go test -run '^$' -bench 'Digest|MD5Floor' -benchtime 2s ./md5auth/ | tee "$out/md5auth.txt"
+echo "== shadow checker micro-benchmarks (per-segment path; verify-pcap's engine on 1 and GOMAXPROCS workers)"
+go test -run '^$' -bench 'VerifyPath' -benchtime 2s ./md5auth/shadow/ | tee "$out/shadow.txt"
+go test -run '^$' -bench 'Offline' -benchtime 3x ./md5auth/shadow/ | tee -a "$out/shadow.txt"
 
 bgp=${BENCH_BGP:-1}
 if [ "$bgp" = 1 ] && [ "$(id -u)" -ne 0 ]; then
@@ -70,6 +73,11 @@ if [ "$bgp" = 1 ] || [ "$scale" = 1 ]; then
 	fi
 fi
 if [ "$bgp" = 1 ]; then
+	echo "== verify-pcap against tcpdump -r -M (go test -bench ShadowPerf/verify-pcap ./e2e/)"
+	go test -v -run '^$' -bench 'ShadowPerf/verify-pcap' -benchtime 1x -timeout 30m ./e2e/ >"$out/verifypcap.txt" 2>&1 || {
+		echo "verify-pcap benchmark failed; see $out/verifypcap.txt"
+		exit 1
+	}
 	echo "== BGP benchmarks (go test -bench BGPPerf ./e2e/; several minutes)"
 	go test -v -run '^$' -bench BGPPerf -benchtime 1x -timeout 60m ./e2e/ >"$out/bgp.txt" 2>&1 || {
 		tail -50 "$out/bgp.txt"
@@ -98,6 +106,19 @@ awk '/^Benchmark(Digest|MD5Floor)/ {
 	name=$1; sub(/-[0-9]+$/, "", name); ns=""; mbs=""; fl="";
 	for (i=3; i<NF; i++) { if ($(i+1)=="ns/op") ns=$i; if ($(i+1)=="MB/s") mbs=$i; if ($(i+1)=="x-md5floor") fl=$i }
 	printf "  %-26s %10s ns/op %10s MB/s %8s\n", name, ns, mbs, fl }' "$out/md5auth.txt"
+echo
+echo "shadow checker (x-md5floor = the whole per-segment path / md5.Sum of the covered bytes)"
+awk '/^BenchmarkVerifyPath\// {
+	name=$1; sub(/^BenchmarkVerifyPath\//, "", name); sub(/-[0-9]+$/, "", name); fl=""
+	for (i=3; i<NF; i++) if ($(i+1)=="x-md5floor") fl=$i
+	t=""; if (name == "19") t="1.3"; if (name == "140") t="1.15"
+	if (t == "") printf "  VerifyPath %5s B payload %8s x   goal -\n", name, fl
+	else printf "  VerifyPath %5s B payload %8s x   goal <= %s: %s\n", name, fl, t, (fl+0 <= t+0 ? "met" : "missed") }
+/^BenchmarkOffline/ {
+	for (i=3; i<NF; i++) if ($(i+1)=="x-speedup") printf "  verify-pcap engine, GOMAXPROCS workers vs 1 %8s x   goal >= 1.7: %s\n", $i, ($i+0 >= 1.7 ? "met" : "missed") }' "$out/shadow.txt"
+if [ "$bgp" = 1 ]; then
+	grep '^GOAL ' "$out/verifypcap.txt" | sed 's/^GOAL /  /'
+fi
 if [ "$bgp" = 1 ]; then
 	echo
 	echo "BGP (medians; seconds, MB; ratios of medians)"
