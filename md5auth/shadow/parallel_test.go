@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -185,24 +186,28 @@ func TestOfflineFileErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkOffline: verify-pcap's engine on one worker and on GOMAXPROCS
-// workers over the same 100k-segment capture (payloads up to 1,000 bytes,
-// as BGP UPDATEs), timed alternately in the same run; x-speedup is the
-// one-worker time over the parallel time.
+// BenchmarkOffline: verify-pcap's engine on one core (GOMAXPROCS=1, so one
+// worker beside the reader, as `GOMAXPROCS=1 authbgpd verify-pcap` runs)
+// and on all of them (GOMAXPROCS workers) over the same 100k-segment
+// capture (payloads up to 1,000 bytes, as BGP UPDATEs), timed alternately
+// in the same run; x-speedup is the one-core time over the all-core time.
 func BenchmarkOffline(b *testing.B) {
 	peers, name := mixedCaptureSized(b, b.TempDir(), 9, 100_000, 1000)
 	st, _ := os.Stat(name)
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
 	b.ReportAllocs()
 	b.SetBytes(st.Size())
 	b.ResetTimer()
 	var one, all time.Duration
 	for i := 0; i < b.N; i++ {
-		for _, w := range []int{1, 0} {
+		for _, p := range []int{1, procs} {
+			runtime.GOMAXPROCS(p)
 			t0 := time.Now()
-			if _, _, err := (Offline{Peers: peers, Options: Options{IdleAfter: -1}, Workers: w}).Run([]string{name}); err != nil {
+			if _, _, err := (Offline{Peers: peers, Options: Options{IdleAfter: -1}}).Run([]string{name}); err != nil {
 				b.Fatal(err)
 			}
-			if w == 1 {
+			if p == 1 {
 				one += time.Since(t0)
 			} else {
 				all += time.Since(t0)
