@@ -64,20 +64,25 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 			return
 		case <-t.C:
 		case a := <-m.refused:
-			if err := m.endIfStale(context.Background(), a); err != nil {
-				m.log.WithError(err).Error("cannot end a stale session")
-			}
+			m.refusedConnection(a)
 			continue
 		case <-m.kick:
 			// Coalesce bursts (a reload, or a thousand sessions coming
 			// up, produce many events), and spend at most a tenth of
 			// the time on kicked passes: with many neighbors a pass
 			// costs tens of milliseconds (GoBGP builds every neighbor's
-			// answer; the socket dump).
-			select {
-			case <-stop:
-				return
-			case <-time.After(kickDelay(cost)):
+			// answer; the socket dump). Refused connections are not
+			// kept waiting meanwhile.
+			wait := time.After(kickDelay(cost))
+			for waiting := true; waiting; {
+				select {
+				case <-stop:
+					return
+				case a := <-m.refused:
+					m.refusedConnection(a)
+				case <-wait:
+					waiting = false
+				}
 			}
 		}
 		if m.dropped != nil {
@@ -89,6 +94,12 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 		t0 := time.Now()
 		m.reconcile(context.Background())
 		cost = time.Since(t0)
+	}
+}
+
+func (m *Manager) refusedConnection(a netip.Addr) {
+	if err := m.endIfStale(context.Background(), a); err != nil {
+		m.log.WithError(err).Error("cannot end a stale session")
 	}
 }
 
