@@ -423,6 +423,9 @@ func (d *decoder) api(rt *table, a *API) {
 	if t.has("reload-allow-remote") {
 		a.ReloadAllowRemote, _ = t.boolean("reload-allow-remote")
 	}
+	if t.has("pprof") {
+		a.Pprof, _ = t.boolean("pprof")
+	}
 	t.finish()
 }
 

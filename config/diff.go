@@ -145,7 +145,7 @@ func (ch *Changes) diffGlobal(old, new *Config) {
 	ch.ListenPort = old.Global.ListenPort != new.Global.ListenPort
 	ch.ListenAddresses = !sameAddrSet(old.Global.ListenAddresses, new.Global.ListenAddresses)
 	ch.API = old.API.GRPC != new.API.GRPC || old.API.HTTP != new.API.HTTP ||
-		old.API.ReloadAllowRemote != new.API.ReloadAllowRemote
+		old.API.ReloadAllowRemote != new.API.ReloadAllowRemote || old.API.Pprof != new.API.Pprof
 	ch.Log = old.Log.Level != new.Log.Level || old.Log.Format != new.Log.Format
 	ch.Shadow = old.Shadow.Enabled != new.Shadow.Enabled ||
 		old.Shadow.FollowPeerRollover != new.Shadow.FollowPeerRollover ||

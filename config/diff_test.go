@@ -161,6 +161,13 @@ func TestDiffGlobal(t *testing.T) {
 	if ch := Diff(old, mustParse(t, base+"[log]\nformat = \"json\"\n")); ch.NeedsRestart() || !ch.Log || ch.Empty() {
 		t.Errorf("log only: %+v", ch)
 	}
+	pp := mustParse(t, base+"[api]\npprof = true\n")
+	if !pp.API.Pprof || old.API.Pprof {
+		t.Errorf("[api] pprof decoded as %v (default %v)", pp.API.Pprof, old.API.Pprof)
+	}
+	if ch := Diff(old, pp); !ch.API || ch.NeedsRestart() { // noted, not refused: it waits for a restart
+		t.Errorf("pprof turned on: %+v", ch)
+	}
 
 	// nil old: everything is added.
 	c := mustParse(t, peerDoc(pA, pB))

@@ -104,7 +104,7 @@ func (ch *Changes) others() []string {
 			out = append(out, s)
 		}
 	}
-	flag(ch.API, "[api] changed (the API servers restart)")
+	flag(ch.API, "[api] changed: takes effect at the next restart (the running API servers keep their settings)")
 	flag(ch.Log, "[log] changed")
 	flag(ch.Shadow, "[shadow] changed")
 	flag(ch.Headend, "[srv6.headend] changed")

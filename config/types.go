@@ -138,8 +138,11 @@ type API struct {
 	// ReloadAllowRemote lets POST /-/reload of the HTTP API come from
 	// outside loopback (by default only loopback clients may reload).
 	ReloadAllowRemote bool
-	Line              int
-	m                 meta
+	// Pprof serves the Go runtime's profiles on the HTTP API under
+	// /debug/pprof/, to loopback clients only.
+	Pprof bool
+	Line  int
+	m     meta
 }
 
 // LineOf returns the line of key in [api], or the table's line.

@@ -83,7 +83,7 @@ type Authbgpd struct {
 type AuthbgpdOptions struct {
 	Tags     string   // build tags of the binary ("authbgpd_testhooks")
 	Env      []string // extra environment
-	LogLevel string   // default "debug" (the no-leak tests read everything)
+	LogLevel string   // default "debug" (the no-leak tests read everything); "config": no --log-level, [log] rules
 	Files    map[string]string
 }
 
@@ -107,7 +107,11 @@ func StartAuthbgpd(t testing.TB, tp *netns.Topology, ns, config string, o Authbg
 	if o.LogLevel == "" {
 		o.LogLevel = "debug"
 	}
-	d := startDaemon(t, tp, ns, "authbgpd", dir, o.Env, bin, "-f", conf, "--log-level", o.LogLevel)
+	args := []string{bin, "-f", conf}
+	if o.LogLevel != "config" {
+		args = append(args, "--log-level", o.LogLevel)
+	}
+	d := startDaemon(t, tp, ns, "authbgpd", dir, o.Env, args...)
 	a := &Authbgpd{GoBGP: &GoBGP{daemon: d}, Config: conf, t: t}
 	a.waitHealthy(t)
 	return a

@@ -157,3 +157,29 @@ func write(t testing.TB, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReloadLogLevel: a reload applies [log] level at once when the
+// command line does not set it (before, it was accepted and ignored):
+// after a reload to "warn" the reload's own "config reloaded" (info) line
+// is not logged; after one back to "info" it is.
+func TestReloadLogLevel(t *testing.T) {
+	testenv.RequireRoot(t)
+	t.Parallel()
+	pair := newPair(t, "rll", false)
+	peer := abPeer{addr: "192.0.2.2", asn: 65002, src: "password", ref: "rll-pw"}
+	conf := func(level string) string { return abConfig("\n[log]\nlevel = \""+level+"\"\n", peer) }
+	a := StartAuthbgpd(t, pair.Topology, pair.A, conf("info"), AuthbgpdOptions{LogLevel: "config"})
+	reloaded := func() int { return strings.Count(a.Log(), "config reloaded") }
+	for _, c := range []struct {
+		level string
+		lines int
+	}{{"warn", 0}, {"info", 1}} {
+		write(t, a.Config, conf(c.level))
+		if code, out, errs := abCLI(t, pair.A, "reload", "-f", a.Config); code != 0 {
+			t.Fatalf("reload to %s: exit %d\n%s%s", c.level, code, out, errs)
+		}
+		if got := reloaded(); got != c.lines {
+			t.Fatalf("after the reload to %s: %d \"config reloaded\" lines, want %d:\n%s", c.level, got, c.lines, tail(a.Log(), 2000))
+		}
+	}
+}

@@ -4,6 +4,8 @@
 //	GET /metrics   Prometheus metrics (the private registry of package metrics)
 //	GET /healthz   200 "ok", or 503 with the reason
 //	POST /-/reload reload the config (or preview a reload): a config.Preview
+//	GET /debug/pprof/ the Go runtime's profiles, to loopback clients, when
+//	               enabled ([api] pprof)
 //
 // Other paths are 404; other methods than GET (and HEAD), or POST for
 // /-/reload, are 405. Nothing served here ever holds a secret: the status
@@ -75,6 +77,7 @@ type Server struct {
 	src     Source
 	log     *logrus.Logger
 	handler http.Handler
+	mux     *http.ServeMux
 
 	// remoteReload lets POST /-/reload come from outside loopback.
 	remoteReload bool
@@ -104,7 +107,7 @@ func New(addr string, src Source, m *metrics.Metrics, log *logrus.Logger) *Serve
 	if r, ok := src.(Reloader); ok {
 		mux.Handle("POST "+ReloadPath, reloadHandler{r: r, s: s})
 	}
-	s.handler = mux
+	s.handler, s.mux = mux, mux
 	return s
 }
 

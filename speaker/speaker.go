@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -145,6 +146,9 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	if cfg.API.HTTP != "" {
 		s.http = httpapi.New(cfg.API.HTTP, s, s.metrics, log)
 		s.http.AllowRemoteReload(cfg.API.ReloadAllowRemote)
+		if cfg.API.Pprof {
+			s.http.EnablePprof()
+		}
 		if err := s.http.Start(); err != nil {
 			_ = s.host.Stop(context.Background())
 			return nil, fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
@@ -251,8 +255,10 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 		return err
 	}
 	s.mu.Lock()
+	prev := s.cfg
 	s.cfg = next
 	s.mu.Unlock()
+	s.applyGlobal(prev, next, ch)
 	if serr := s.srv6.Reload(ctx, next); serr != nil {
 		s.log.WithError(serr).Error("srv6: reload applied with errors")
 		err = errors.Join(err, serr)
@@ -264,8 +270,6 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 			s.shadow.Pin(peer, id)
 		}
 		go s.shadow.FollowProven() // a proof made while following was off counts now
-	} else if next.Shadow.Enabled {
-		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
 	}
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
@@ -273,6 +277,45 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 	}
 	s.log.WithFields(logrus.Fields{"added": len(ch.Added), "removed": len(ch.Removed), "changed": len(ch.Changed), "unchanged": len(ch.Unchanged)}).Info("config reloaded")
 	return nil
+}
+
+// applyGlobal applies what a reload can of [log], and says which changes
+// of [api] and [shadow] wait for the next restart (the API servers and the
+// capture sockets are opened once, at start).
+func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
+	if ch.Log {
+		level, format := s.opts.LogLevel, s.opts.LogFormat
+		if level == "" {
+			if lv, err := logrus.ParseLevel(next.Log.Level); err == nil {
+				s.log.SetLevel(lv)
+			}
+		}
+		if format == "" {
+			if l, err := NewLogger(next, "", ""); err == nil {
+				s.log.SetFormatter(l.Formatter)
+			}
+		}
+		if level != "" || format != "" {
+			s.log.WithFields(logrus.Fields{"level": level, "format": format}).Warn("[log] changed: the command line's --log-level/--log-format still rule what they set")
+		}
+	}
+	if ch.API {
+		s.log.Warn("[api] changed: takes effect at the next restart (the running API servers keep their settings)")
+	}
+	switch {
+	case s.shadow == nil && next.Shadow.Enabled:
+		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
+	case s.shadow != nil && !next.Shadow.Enabled:
+		s.log.Warn("[shadow] disabled by reload: the checker keeps running until the next restart")
+	case s.shadow != nil && !slices.Equal(sortedStrings(prev.Shadow.Interfaces), sortedStrings(next.Shadow.Interfaces)):
+		s.log.Warn("[shadow] interfaces changed: the capture keeps its interfaces until the next restart")
+	}
+}
+
+func sortedStrings(in []string) []string {
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return out
 }
 
 // Stop sends NOTIFICATION Cease to every peer and stops.
