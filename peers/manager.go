@@ -148,10 +148,13 @@ type Manager struct {
 	every   time.Duration   // reconciliation period
 	kick    chan struct{}   // asks the reconciler for a pass now (buffered 1)
 	refused chan netip.Addr // connections GoBGP turned away while Established
-	recDone chan struct{}
-	stop    chan struct{}
-	passes  uint64 // reconciliation passes done (tests)
-	gen     uint64 // bumped by every change of GoBGP or the keys
+	// fullKick: a kick since the last full pass asked for GoBGP's view
+	// too (kickReconcile), not only the sockets (kickSessions).
+	fullKick atomic.Bool
+	recDone  chan struct{}
+	stop     chan struct{}
+	passes   uint64 // reconciliation passes done (tests)
+	gen      uint64 // bumped by every change of GoBGP or the keys
 
 	lastStatus atomic.Pointer[[]status.Peer]
 	dropped    func() uint64
@@ -656,7 +659,7 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 		return
 	}
 	if was != ev.State {
-		m.kickReconcile()
+		m.kickSessions()
 		if was == "established" || ev.State == "established" {
 			m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Info("BGP session state")
 		}

@@ -28,6 +28,7 @@ type fakeBGP struct {
 	dyn    map[string]string
 	calls  []string
 	events chan plugin.PeerEvent
+	views  int // PeersAndPasswords calls (a reconcile pass reading GoBGP's view)
 }
 
 func newFakeBGP() *fakeBGP {
@@ -120,6 +121,7 @@ func (f *fakeBGP) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip
 	ps, err := f.ListPeer(ctx, "")
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.views++
 	out := map[netip.Addr]md5auth.Secret{}
 	for a, p := range f.peers {
 		out[netip.MustParseAddr(a)] = md5auth.Secret(p.Conf.AuthPassword)

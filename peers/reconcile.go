@@ -41,8 +41,17 @@ type Observed struct {
 	Sockets []md5auth.SocketKeys
 }
 
-// kickReconcile asks for a pass soon (never blocks).
+// kickReconcile asks for a full pass soon (never blocks).
 func (m *Manager) kickReconcile() {
+	m.fullKick.Store(true)
+	m.kickSessions()
+}
+
+// kickSessions asks for a pass soon that need not read GoBGP's view: a
+// session changed state, which GoBGP's event already told (never blocks).
+// With many neighbors, asking GoBGP for all of them is most of a pass's
+// cost; the next full pass (the timer's, at the latest) reads it.
+func (m *Manager) kickSessions() {
 	select {
 	case m.kick <- struct{}{}:
 	default:
@@ -59,6 +68,7 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 	var lastDropped uint64
 	var cost time.Duration // of the last pass
 	for {
+		full := true
 		select {
 		case <-stop:
 			return
@@ -84,6 +94,7 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 					waiting = false
 				}
 			}
+			full = m.fullKick.Swap(false)
 		}
 		if m.dropped != nil {
 			if d := m.dropped(); d != lastDropped {
@@ -91,8 +102,11 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 				lastDropped = d
 			}
 		}
+		if full {
+			m.fullKick.Store(false)
+		}
 		t0 := time.Now()
-		m.reconcile(context.Background())
+		m.reconcilePass(context.Background(), full)
 		cost = time.Since(t0)
 	}
 }
@@ -147,7 +161,12 @@ func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
 // reconcile runs one pass. The observations are made without the lock
 // (they may take milliseconds with many sockets); a pass whose
 // observations raced with a change of desired state is dropped and redone.
-func (m *Manager) reconcile(ctx context.Context) {
+func (m *Manager) reconcile(ctx context.Context) { m.reconcilePass(ctx, true) }
+
+// reconcilePass runs one pass; a pass that is not full does not read
+// GoBGP's view (it converges the keys on the sockets, with the sessions the
+// events told).
+func (m *Manager) reconcilePass(ctx context.Context, full bool) {
 	m.mu.Lock()
 	if !m.started || m.bgp == nil || m.stop == nil {
 		m.mu.Unlock()
@@ -161,7 +180,10 @@ func (m *Manager) reconcile(ctx context.Context) {
 
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	gv := m.observeGoBGP(ctx)
+	var gv gobgpView
+	if full {
+		gv = m.observeGoBGP(ctx)
+	}
 	obs, oerr := m.socks.Observe(port)
 
 	m.mu.Lock()
@@ -179,9 +201,12 @@ func (m *Manager) reconcile(ctx context.Context) {
 	for _, st := range m.peers {
 		st.obs.drift = ""
 	}
-	if gv.err != nil {
+	switch {
+	case !full:
+		m.connEnds(obs, oerr == nil)
+	case gv.err != nil:
 		m.log.WithError(gv.err).Warn("reconcile: cannot read GoBGP's peers")
-	} else {
+	default:
 		m.syncSessions(gv, obs, oerr == nil)
 		m.convergeGoBGP(ctx, gv)
 	}
@@ -247,6 +272,21 @@ func (m *Manager) syncSessions(gv gobgpView, obs Observed, obsOK bool) {
 		if gv.peers[a] == nil {
 			m.tellSession(m.peerFor(a), a, s.state, "idle", netip.AddrPort{})
 			delete(m.sess, a)
+		}
+	}
+}
+
+// connEnds takes from the sockets the connection ends of established
+// sessions whose event did not give them (or whose connection closed).
+func (m *Manager) connEnds(obs Observed, obsOK bool) {
+	if !obsOK {
+		return
+	}
+	for a, s := range m.sess {
+		if s.state == "established" && !m.connOpen(obs, s.local, s.remote) {
+			if l, r, ok := m.findConn(obs, a); ok {
+				s.local, s.remote = l, r
+			}
 		}
 	}
 }

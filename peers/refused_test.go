@@ -9,6 +9,7 @@ import (
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
+	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -128,4 +129,39 @@ func TestKickDelay(t *testing.T) {
 			t.Errorf("kickDelay(%v) = %v, want %v", c.cost, got, c.want)
 		}
 	}
+}
+
+// TestSessionEventsKickLightPasses: a session's state change kicks a pass
+// that converges the sockets without asking GoBGP for every neighbor (with
+// 1,000 of them that was most of the CPU while sessions came up); a reload
+// kicks a full one.
+func TestSessionEventsKickLightPasses(t *testing.T) {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	m := New(Options{Config: cfg(t, twoPeers), Logger: l, Sockets: newFakeSockets(), ReconcileEvery: time.Hour})
+	b := newFakeBGP()
+	if err := m.start(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop(context.Background()) })
+	views := func() int { b.mu.Lock(); defer b.mu.Unlock(); return b.views }
+	waitFor(t, "the first pass", func() bool { return m.Passes() >= 1 })
+	v0, p0 := views(), m.Passes()
+	established(b, "192.0.2.2")
+	waitFor(t, "a pass after the event", func() bool { return m.Passes() > p0 })
+	if views() != v0 {
+		t.Fatalf("a session event's pass read GoBGP's view (%d -> %d)", v0, views())
+	}
+	m.mu.Lock()
+	s := m.sess[netip.MustParseAddr("192.0.2.2")]
+	up := s != nil && s.state == "established"
+	m.mu.Unlock()
+	if !up {
+		t.Fatal("the event did not reach the session table")
+	}
+	p1 := m.Passes()
+	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a pass after the reload", func() bool { return m.Passes() > p1 && views() > v0 })
 }
