@@ -129,18 +129,14 @@ func (d *Digester) digestHL(src, dst netip.Addr, segment []byte, hdrLen int, key
 // an MD5 option is Unsigned (not an error). The comparison is constant-time.
 // A malformed option list is an error (see ParseOptions).
 func (d *Digester) Check(src, dst netip.Addr, segment, key []byte) (Verdict, error) {
-	hl, err := headerLen(segment)
-	if err != nil {
-		return Unsigned, err
-	}
-	off, _, err := scanOptions(segment[20:hl])
-	if err != nil || off < 0 {
+	sig, hl, err := signature(segment)
+	if err != nil || sig == nil {
 		return Unsigned, err
 	}
 	if err := d.digestHL(src, dst, segment, hl, key); err != nil {
 		return Unsigned, err
 	}
-	if equal16(&d.sum, segment[20+off:20+off+DigestLen]) {
+	if equal16(&d.sum, sig) {
 		return Valid, nil
 	}
 	return Invalid, nil

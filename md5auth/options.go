@@ -108,15 +108,21 @@ func scanOptions(opts []byte) (md5Off, aoOff int, err error) {
 // SignatureOf returns the 16-byte MD5 signature carried by segment (a
 // subslice of it, not a copy), or nil when the segment is unsigned.
 func SignatureOf(segment []byte) ([]byte, error) {
+	sig, _, err := signature(segment)
+	return sig, err
+}
+
+// signature is SignatureOf that also returns the header length it checked.
+func signature(segment []byte) (sig []byte, hdrLen int, err error) {
 	hl, err := headerLen(segment)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	off, _, err := scanOptions(segment[20:hl])
 	if err != nil || off < 0 {
-		return nil, err
+		return nil, hl, err
 	}
-	return segment[20+off : 20+off+DigestLen], nil
+	return segment[20+off : 20+off+DigestLen], hl, nil
 }
 
 // SegmentOptions parses the options of a TCP segment (header + payload).

@@ -126,6 +126,10 @@ type session struct {
 	rxAtRekey   uint64
 }
 
+// changed records that s entered another state at t: a new session (or
+// none), so no longer the one a key change re-keyed.
+func (s *session) changed(t time.Time) { s.since, s.rekeyedConn = t, netip.AddrPort{} }
+
 // Manager applies configured peers to GoBGP and the kernel. It implements
 // plugin.Plugin.
 type Manager struct {
@@ -641,7 +645,7 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	}
 	was := s.state
 	if was != ev.State {
-		s.since, s.rekeyedConn = ev.Time, netip.AddrPort{}
+		s.changed(ev.Time)
 	}
 	s.state, s.adminDown, s.asn = ev.State, ev.AdminDown, ev.PeerASN
 	if ev.Local.IsValid() {

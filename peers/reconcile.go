@@ -68,11 +68,12 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 	var lastDropped uint64
 	var cost time.Duration // of the last pass
 	for {
-		full := true
+		timer := false
 		select {
 		case <-stop:
 			return
 		case <-t.C:
+			timer = true
 		case a := <-m.refused:
 			m.refusedConnection(a)
 			continue
@@ -94,7 +95,6 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 					waiting = false
 				}
 			}
-			full = m.fullKick.Swap(false)
 		}
 		if m.dropped != nil {
 			if d := m.dropped(); d != lastDropped {
@@ -102,9 +102,8 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 				lastDropped = d
 			}
 		}
-		if full {
-			m.fullKick.Store(false)
-		}
+		// A timer pass is full, and answers any full kick pending too.
+		full := m.fullKick.Swap(false) || timer
 		t0 := time.Now()
 		m.reconcilePass(context.Background(), full)
 		cost = time.Since(t0)
@@ -251,7 +250,7 @@ func (m *Manager) syncSessions(gv gobgpView, obs Observed, obsOK bool) {
 		}
 		was := s.state
 		if was != state {
-			s.since, s.rekeyedConn = now, netip.AddrPort{}
+			s.changed(now)
 			if was != "" {
 				m.log.WithFields(logrus.Fields{"peer": a, "state": state, "was": was}).Info("BGP session state (resynchronised from GoBGP)")
 			}
@@ -259,10 +258,8 @@ func (m *Manager) syncSessions(gv gobgpView, obs Observed, obsOK bool) {
 		s.state, s.adminDown, s.asn = state, p.GetState().GetAdminState() == api.PeerState_DOWN, p.GetState().GetPeerAsn()
 		if state != "established" {
 			s.local, s.remote = netip.AddrPort{}, netip.AddrPort{}
-		} else if obsOK && !m.connOpen(obs, s.local, s.remote) {
-			if l, r, ok := m.findConn(obs, a); ok {
-				s.local, s.remote = l, r
-			}
+		} else if obsOK {
+			m.connEnd(obs, a, s)
 		}
 		if was != state {
 			m.tellSession(m.peerFor(a), a, was, state, s.remote)
@@ -283,11 +280,20 @@ func (m *Manager) connEnds(obs Observed, obsOK bool) {
 		return
 	}
 	for a, s := range m.sess {
-		if s.state == "established" && !m.connOpen(obs, s.local, s.remote) {
-			if l, r, ok := m.findConn(obs, a); ok {
-				s.local, s.remote = l, r
-			}
+		if s.state == "established" {
+			m.connEnd(obs, a, s)
 		}
+	}
+}
+
+// connEnd takes the ends of established session s with a from the sockets
+// when the ones it has are not an open connection.
+func (m *Manager) connEnd(obs Observed, a netip.Addr, s *session) {
+	if m.connOpen(obs, s.local, s.remote) {
+		return
+	}
+	if l, r, ok := m.findConn(obs, a); ok {
+		s.local, s.remote = l, r
 	}
 }
 
@@ -615,9 +621,16 @@ func (m *Manager) EndStale(addr netip.Addr, remote netip.AddrPort, why string) e
 		return nil
 	}
 	m.log.WithFields(logrus.Fields{"peer": addr, "connection": remote, "reason": why}).Warn("ending stale session: the peer reconnected with a valid TCP-MD5 signature while its old connection stopped verifying")
-	if err := m.bgp.ResetPeer(context.Background(), addr.String(), "authbgpd: stale session replaced by a new authenticated connection", false, api.ResetPeerRequest_BOTH); err != nil {
+	return m.resetStale(context.Background(), addr, s)
+}
+
+// resetStale ends the stale established session s with addr (m.mu held):
+// GoBGP resets it, and the peer's new connection can come up.
+func (m *Manager) resetStale(ctx context.Context, addr netip.Addr, s *session) error {
+	if err := m.bgp.ResetPeer(ctx, addr.String(), "authbgpd: stale session replaced by a new authenticated connection", false, api.ResetPeerRequest_BOTH); err != nil {
 		return fmt.Errorf("peers: end stale session with %s: %w", addr, err)
 	}
+	s.rekeyedConn = netip.AddrPort{}
 	m.gen++
 	m.kickReconcile()
 	return nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 
-	api "github.com/osrg/gobgp/v3/api"
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/plugin"
@@ -55,13 +54,7 @@ func (m *Manager) endIfStale(ctx context.Context, addr netip.Addr) error {
 		return nil
 	}
 	log.WithField("reason", "new authenticated connection, nothing received since the key change").Warn("ending stale session: the peer opened a new connection signed with the new key, and its old session has carried no message since the key was changed in place")
-	if err := m.bgp.ResetPeer(ctx, addr.String(), "authbgpd: stale session replaced by a new authenticated connection", false, api.ResetPeerRequest_BOTH); err != nil {
-		return fmt.Errorf("peers: end stale session with %s: %w", addr, err)
-	}
-	s.rekeyedConn = netip.AddrPort{}
-	m.gen++
-	m.kickReconcile()
-	return nil
+	return m.resetStale(ctx, addr, s)
 }
 
 // received returns the number of BGP messages GoBGP has received from addr

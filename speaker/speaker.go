@@ -284,19 +284,14 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 // capture sockets are opened once, at start).
 func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
 	if ch.Log {
-		level, format := s.opts.LogLevel, s.opts.LogFormat
-		if level == "" {
-			if lv, err := logrus.ParseLevel(next.Log.Level); err == nil {
-				s.log.SetLevel(lv)
-			}
+		// NewLogger is what start-up uses: the command line's
+		// --log-level and --log-format still rule what they set.
+		if l, err := NewLogger(next, s.opts.LogLevel, s.opts.LogFormat); err == nil {
+			s.log.SetLevel(l.GetLevel())
+			s.log.SetFormatter(l.Formatter)
 		}
-		if format == "" {
-			if l, err := NewLogger(next, "", ""); err == nil {
-				s.log.SetFormatter(l.Formatter)
-			}
-		}
-		if level != "" || format != "" {
-			s.log.WithFields(logrus.Fields{"level": level, "format": format}).Warn("[log] changed: the command line's --log-level/--log-format still rule what they set")
+		if s.opts.LogLevel != "" || s.opts.LogFormat != "" {
+			s.log.WithFields(logrus.Fields{"level": s.opts.LogLevel, "format": s.opts.LogFormat}).Warn("[log] changed: the command line's --log-level/--log-format still rule what they set")
 		}
 	}
 	if ch.API {
@@ -307,15 +302,9 @@ func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
 		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
 	case s.shadow != nil && !next.Shadow.Enabled:
 		s.log.Warn("[shadow] disabled by reload: the checker keeps running until the next restart")
-	case s.shadow != nil && !slices.Equal(sortedStrings(prev.Shadow.Interfaces), sortedStrings(next.Shadow.Interfaces)):
+	case s.shadow != nil && !slices.Equal(slices.Sorted(slices.Values(prev.Shadow.Interfaces)), slices.Sorted(slices.Values(next.Shadow.Interfaces))):
 		s.log.Warn("[shadow] interfaces changed: the capture keeps its interfaces until the next restart")
 	}
-}
-
-func sortedStrings(in []string) []string {
-	out := slices.Clone(in)
-	slices.Sort(out)
-	return out
 }
 
 // Stop sends NOTIFICATION Cease to every peer and stops.
