@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +30,11 @@ type fakeBGP struct {
 	calls  []string
 	events chan plugin.PeerEvent
 	views  int // PeersAndPasswords calls (a reconcile pass reading GoBGP's view)
+	lost   atomic.Uint64
 }
+
+// DroppedEvents is how many peer events the fake "lost" (lost.Add).
+func (f *fakeBGP) DroppedEvents() uint64 { return f.lost.Load() }
 
 func newFakeBGP() *fakeBGP {
 	return &fakeBGP{peers: map[string]*api.Peer{}, groups: map[string]*api.PeerGroup{}, dyn: map[string]string{}, events: make(chan plugin.PeerEvent, 64)}

@@ -96,14 +96,17 @@ func (m *Manager) reconcileLoop(stop, done chan struct{}) {
 				}
 			}
 		}
+		lost := false
 		if m.dropped != nil {
 			if d := m.dropped(); d != lastDropped {
 				m.log.WithField("dropped_events", d-lastDropped).Warn("GoBGP peer events were dropped: resynchronising from GoBGP and the sockets")
-				lastDropped = d
+				lastDropped, lost = d, true
 			}
 		}
-		// A timer pass is full, and answers any full kick pending too.
-		full := m.fullKick.Swap(false) || timer
+		// A timer pass is full, and answers any full kick pending too;
+		// so is a pass after lost events (the session table cannot be
+		// trusted).
+		full := m.fullKick.Swap(false) || timer || lost
 		t0 := time.Now()
 		m.reconcilePass(context.Background(), full)
 		cost = time.Since(t0)

@@ -159,7 +159,17 @@ func TestSessionEventsKickLightPasses(t *testing.T) {
 	if !up {
 		t.Fatal("the event did not reach the session table")
 	}
-	p1 := m.Passes()
+	// Events were lost: the next pass reads GoBGP's view, even if only a
+	// session event kicked it.
+	v1, p1 := views(), m.Passes()
+	b.lost.Add(1)
+	b.setState("192.0.2.2", api.PeerState_ACTIVE)
+	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr("192.0.2.2"), State: "active", Time: time.Now()}
+	waitFor(t, "a pass after lost events", func() bool { return m.Passes() > p1 })
+	if views() == v1 {
+		t.Fatal("the pass after lost events did not read GoBGP's view")
+	}
+	p1 = m.Passes()
 	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
 		t.Fatal(err)
 	}
