@@ -413,3 +413,56 @@ func (a *assembler) assemble() []instruction {
 	}
 	return a.ins
 }
+
+// Loads at SKF_NET_OFF + n read the packet from its network header, where
+// the kernel has it on both the receive and the transmit path: a fanout
+// program runs before the packet socket pushes the link-layer header back
+// (received frames start at the IP header then, sent ones at the link-layer
+// header), so absolute offsets would differ by direction.
+const (
+	skfNetOff = 0xfff00000 // SKF_NET_OFF, -0x100000
+	bpfXOR    = 0xa0
+)
+
+// buildFanout returns the program that picks a ring of a fanout group
+// (PACKET_FANOUT_CBPF; the kernel takes its result modulo the number of
+// rings) for each frame: a hash of the IP source and destination
+// addresses that is the same whichever way the packet goes (the XOR of
+// the address words), so that both directions of an address pair land in
+// one ring and the shadow checker reading that ring holds all of the
+// pair's state (diagnosis, hysteresis, stale sessions). Ports are left
+// out on purpose: a peer's new connections go where its old ones went.
+// The 32-bit XOR is folded to 8 bits so that every address byte counts
+// whatever the number of rings. Frames that are neither IPv4 nor IPv6 go
+// to ring 0; the capture filter drops them anyway.
+func buildFanout() []instruction {
+	a := &assembler{labels: map[string]int{}}
+	a.stmt(bpfLD|bpfB|bpfABS, skfNetOff)
+	a.stmt(bpfALU|bpfRSH|bpfK, 4)
+	a.jeq(4, "", "not4")
+	a.stmt(bpfLD|bpfW|bpfABS, skfNetOff+12) // source
+	a.stmt(bpfMISC|bpfTAX, 0)
+	a.stmt(bpfLD|bpfW|bpfABS, skfNetOff+16) // destination
+	a.stmt(bpfALU|bpfXOR|bpfX, 0)
+	a.ja("fold")
+	a.label("not4")
+	a.jeq(6, "", "other")
+	a.stmt(bpfLD|bpfW|bpfABS, skfNetOff+8) // source and destination: 8 words
+	for off := uint32(12); off < 40; off += 4 {
+		a.stmt(bpfMISC|bpfTAX, 0)
+		a.stmt(bpfLD|bpfW|bpfABS, skfNetOff+off)
+		a.stmt(bpfALU|bpfXOR|bpfX, 0)
+	}
+	a.label("fold")
+	a.stmt(bpfMISC|bpfTAX, 0)
+	a.stmt(bpfALU|bpfRSH|bpfK, 16)
+	a.stmt(bpfALU|bpfXOR|bpfX, 0)
+	a.stmt(bpfMISC|bpfTAX, 0)
+	a.stmt(bpfALU|bpfRSH|bpfK, 8)
+	a.stmt(bpfALU|bpfXOR|bpfX, 0)
+	a.stmt(bpfALU|bpfAND|bpfK, 0xff)
+	a.stmt(bpfRET|0x10, 0) // RET A
+	a.label("other")
+	a.ret(0)
+	return a.assemble()
+}

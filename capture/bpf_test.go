@@ -77,7 +77,11 @@ func (v cbpf) verify() error {
 
 // run returns the program's verdict (bytes to keep, 0 = drop) on pkt seen
 // on a device of type hatype.
-func (v cbpf) run(pkt []byte, hatype uint16) (uint32, error) {
+func (v cbpf) run(pkt []byte, hatype uint16) (uint32, error) { return v.runNet(pkt, hatype, -1) }
+
+// runNet is run with the network header at pkt[netOff:], for loads at
+// SKF_NET_OFF (netOff < 0: such loads are a test failure).
+func (v cbpf) runNet(pkt []byte, hatype uint16, netOff int) (uint32, error) {
 	var a, x uint32
 	var mem [16]uint32
 	load := func(off uint32, size uint16) (uint32, bool) {
@@ -87,6 +91,12 @@ func (v cbpf) run(pkt []byte, hatype uint16) (uint32, error) {
 				return uint32(hatype), true
 			}
 			panic(fmt.Sprintf("unsupported ancillary load %#x", off))
+		}
+		if off >= skfNetOff {
+			if netOff < 0 {
+				panic(fmt.Sprintf("network-relative load %#x in a program run without a network offset", off))
+			}
+			off = off - skfNetOff + uint32(netOff)
 		}
 		if uint64(off)+uint64(n) > uint64(len(pkt)) {
 			return 0, false
@@ -156,6 +166,8 @@ func (v cbpf) run(pkt []byte, hatype uint16) (uint32, error) {
 				a <<= o
 			case bpfRSH:
 				a >>= o
+			case bpfXOR:
+				a ^= o
 			default:
 				return 0, fmt.Errorf("pc %d: unexpected alu op %#x", pc, in.Op)
 			}

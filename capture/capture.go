@@ -51,6 +51,9 @@ const (
 	DefaultBlockSize = 1 << 20
 	DefaultNumBlocks = 8
 	DefaultTimeout   = 100 * time.Millisecond
+	// MaxFanout is the most rings OpenFanout spreads frames over (the
+	// kernel's PACKET_FANOUT_MAX is 256).
+	MaxFanout = 64
 )
 
 // Options configures Open. The zero value captures BGP on all interfaces

@@ -36,6 +36,7 @@ type Capture struct {
 
 // ring is one socket and its memory-mapped TPACKET_V3 ring.
 type ring struct {
+	where     string // "interface eth0" or "all interfaces", for errors
 	fd        int
 	mem       []byte
 	blockSize int
@@ -137,6 +138,76 @@ func Open(opts Options) (*Capture, error) {
 	return c, nil
 }
 
+// OpenFanout opens n captures (see Open) whose rings share the frames: the
+// rings of each interface form one PACKET_FANOUT group, and the kernel
+// hands each frame to the ring a hash of its IP address pair picks (see
+// buildFanout), the same ring for both directions. Each capture is read by
+// its own goroutine, so n of them use up to n CPUs, and each reader sees
+// every frame of the address pairs it owns, in order. n ≤ 1 is Open.
+//
+// Frames that arrive while the rings are being joined (microseconds) may
+// land in the first capture whatever their hash.
+func OpenFanout(opts Options, n int) ([]*Capture, error) {
+	if n <= 1 {
+		c, err := Open(opts)
+		if err != nil {
+			return nil, err
+		}
+		return []*Capture{c}, nil
+	}
+	if n > MaxFanout {
+		return nil, fmt.Errorf("capture: fanout of %d rings, at most %d", n, MaxFanout)
+	}
+	prog := buildFanout()
+	caps := make([]*Capture, 0, n)
+	var groups []int // the fanout group of each interface (ring index)
+	fail := func(err error) ([]*Capture, error) {
+		for _, c := range caps {
+			c.Close()
+		}
+		return nil, err
+	}
+	for i := range n {
+		c, err := Open(opts)
+		if err != nil {
+			return fail(err)
+		}
+		caps = append(caps, c)
+		for j := range c.rings {
+			r := &c.rings[j]
+			if i == 0 {
+				id, err := newFanout(r.fd, prog)
+				if err != nil {
+					return fail(fmt.Errorf("capture: %s: PACKET_FANOUT: %w", r.where, err))
+				}
+				groups = append(groups, id)
+				continue
+			}
+			if err := unix.SetsockoptInt(r.fd, unix.SOL_PACKET, unix.PACKET_FANOUT, groups[j]|unix.PACKET_FANOUT_CBPF<<16); err != nil {
+				return fail(fmt.Errorf("capture: %s: PACKET_FANOUT joining group %d: %w", r.where, groups[j], err))
+			}
+		}
+	}
+	return caps, nil
+}
+
+// newFanout makes the socket fd the first member of a new fanout group
+// (the kernel picks an unused id) that distributes by the classic BPF
+// program prog, and returns the group's id.
+func newFanout(fd int, prog []instruction) (int, error) {
+	if err := unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_FANOUT, (unix.PACKET_FANOUT_CBPF|unix.PACKET_FANOUT_FLAG_UNIQUEID)<<16); err != nil {
+		return 0, err
+	}
+	v, err := unix.GetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_FANOUT)
+	if err != nil {
+		return 0, fmt.Errorf("reading the group id: %w", err)
+	}
+	if err := setFilter(fd, unix.SOL_PACKET, unix.PACKET_FANOUT_DATA, prog); err != nil {
+		return 0, fmt.Errorf("PACKET_FANOUT_DATA: %w", err)
+	}
+	return v & 0xffff, nil
+}
+
 // openRing opens a packet socket on interface name ("" for all) with its
 // filter and ring, and binds it.
 func openRing(name string, o *Options) (r ring, err error) {
@@ -155,7 +226,7 @@ func openRing(name string, o *Options) (r ring, err error) {
 		}
 		return r, fmt.Errorf("capture: socket(AF_PACKET) for %s: %w", where, err)
 	}
-	r = ring{fd: fd, blockSize: o.BlockSize, numBlocks: o.NumBlocks}
+	r = ring{where: where, fd: fd, blockSize: o.BlockSize, numBlocks: o.NumBlocks}
 	defer func() {
 		if err != nil {
 			r.close()
@@ -210,12 +281,17 @@ func ifaceOf(fd int, name string) (int, framing, error) {
 
 // attachFilter loads the classic BPF program prog onto fd.
 func attachFilter(fd int, prog []instruction) error {
+	return setFilter(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, prog)
+}
+
+// setFilter passes the classic BPF program prog to socket option opt.
+func setFilter(fd, level, opt int, prog []instruction) error {
 	filter := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
 	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	return unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &fprog)
+	return unix.SetsockoptSockFprog(fd, level, opt, &fprog)
 }
 
 // mapRing sets up the TPACKET_V3 receive ring of r and maps it.

@@ -1591,3 +1591,81 @@ func TestNextBatchBracketsBlocks(t *testing.T) {
 	}
 	t.Logf("%d frames in %d blocks (at most %d in one)", bt.frames, bt.begins, bt.maxPerBlock)
 }
+
+// TestFanout runs conversations over 16 address pairs through a fanout of
+// two rings: each pair's frames, both ways, must all be in one ring, the
+// ring the fanout program picks for them (the kernel runs our program at
+// the offsets we assume, on the receive and on the transmit path), both
+// rings must get pairs, and the rings together must see every frame.
+func TestFanout(t *testing.T) {
+	_, a, b := pair(t)
+	var targets []string
+	for i := range 8 {
+		v4 := fmt.Sprintf("192.0.2.%d", 10+i)
+		v6 := fmt.Sprintf("2001:db8::%x", 0x10+i)
+		netns.Run(t, "ip", "-n", b, "addr", "add", v4+"/24", "dev", "eth0")
+		netns.Run(t, "ip", "-n", b, "addr", "add", v6+"/64", "dev", "eth0", "nodad")
+		targets = append(targets, v4+":179", "["+v6+"]:179")
+	}
+	var caps []*Capture
+	if err := netns.Do(a, func() (err error) {
+		caps, err = OpenFanout(Options{Timeout: testTimeout}, 2)
+		return err
+	}); err != nil {
+		t.Fatalf("OpenFanout in %s: %v", a, err)
+	}
+	ks := make([]*collector, len(caps))
+	for i, c := range caps {
+		t.Cleanup(func() { c.Close() })
+		ks[i] = collect(c)
+	}
+	for i, target := range targets {
+		exchange(t, a, b, "tcp", target, 5, int64(i), nil)
+	}
+	prog := cbpf{buildFanout()}
+	ring := map[[2]netip.Addr]int{} // address pair (ordered) -> ring
+	perRing := make([]int, len(caps))
+	total := 0
+	for i, k := range ks {
+		recs := k.stop(t)
+		st, err := caps[i].Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Drops != 0 || st.Packets != uint64(len(recs)) {
+			t.Errorf("ring %d: Stats %+v, want %d packets and no drops", i, st, len(recs))
+		}
+		for _, r := range recs {
+			if r.err != nil {
+				continue
+			}
+			total++
+			p := [2]netip.Addr{r.seg.Src, r.seg.Dst}
+			if p[1].Less(p[0]) {
+				p[0], p[1] = p[1], p[0]
+			}
+			if j, ok := ring[p]; !ok {
+				ring[p] = i
+				perRing[i]++
+			} else if j != i {
+				t.Errorf("pair %v–%v in rings %d and %d", p[0], p[1], j, i)
+			}
+			v, err := prog.runNet(r.Data, arphrdEther, 14)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int(v)%len(caps) != i {
+				t.Errorf("frame %v→%v (outgoing %v) in ring %d, the program picks %d", r.seg.Src, r.seg.Dst, r.Outgoing, i, int(v)%len(caps))
+			}
+		}
+	}
+	t.Logf("%d frames of %d address pairs: %v pairs per ring", total, len(ring), perRing)
+	if len(ring) != len(targets) {
+		t.Errorf("saw %d address pairs, want %d", len(ring), len(targets))
+	}
+	for i, n := range perRing {
+		if n == 0 {
+			t.Errorf("ring %d got no address pair: %v", i, perRing)
+		}
+	}
+}

@@ -16,6 +16,12 @@ func Open(opts Options) (*Capture, error) {
 	return nil, fmt.Errorf("%w (%s): it needs Linux AF_PACKET sockets", ErrNotSupported, runtime.GOOS)
 }
 
+// OpenFanout returns an error wrapping ErrNotSupported, as Open.
+func OpenFanout(opts Options, n int) ([]*Capture, error) {
+	_, err := Open(opts)
+	return nil, err
+}
+
 // Next returns ErrNotSupported.
 func (c *Capture) Next(fn func(pkt Packet)) error { return ErrNotSupported }
 

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -266,6 +267,10 @@ secret-env = "PEER_KEY"
 			[]string{`r1.toml:5: source: 192.0.2.1 is not an IPv6 unicast address`}},
 		{"shadow interface name", G + "[shadow]\ninterfaces = [\"eth0\", \"a/b\"]\n",
 			[]string{`r1.toml:5: interfaces: "a/b" is not an interface name`}},
+		{"shadow workers too many", G + "[shadow]\nworkers = 65\n",
+			[]string{`r1.toml:5: workers: 65 is out of range 0..64`}},
+		{"shadow workers negative", G + "[shadow]\nworkers = -1\n",
+			[]string{`r1.toml:5: workers: -1 is out of range 0..64`}},
 		{"unknown top-level key", G + "bogus = 1\n",
 			[]string{`r1.toml:4: unknown key "bogus" in [global]`}},
 		{"unknown root key", "routers = 1\n" + G,
@@ -428,6 +433,7 @@ passive = true
 enabled = true
 interfaces = ["eth0", "eth1"]
 follow-peer-rollover = true
+workers = 3
 
 [srv6]
 hmac-keys = [{id = 7, algorithm = "sha1", secret = "k7"}]
@@ -517,16 +523,16 @@ func TestFullConfig(t *testing.T) {
 		t.Errorf("Config.Peer lookup")
 	}
 	s := c.Shadow
-	if !s.Enabled || !s.FollowPeerRollover || !slices.Equal(s.Interfaces, []string{"eth0", "eth1"}) {
+	if !s.Enabled || !s.FollowPeerRollover || !slices.Equal(s.Interfaces, []string{"eth0", "eth1"}) || s.Workers != 3 || s.WorkerCount() != 3 {
 		t.Errorf("shadow: %+v", s)
 	}
 	if len(c.SRv6.HMACKeys) != 1 || c.SRv6.HMACKeys[0].ID != 7 || c.SRv6.HMACKeys[0].Algorithm != "sha1" ||
-		string(c.SRv6.HMACKeys[0].Secret) != "k7" || c.SRv6.HMACKeys[0].Line != 53 {
+		string(c.SRv6.HMACKeys[0].Secret) != "k7" || c.SRv6.HMACKeys[0].Line != 54 {
 		t.Errorf("hmac keys: %+v", c.SRv6.HMACKeys)
 	}
 	pol := c.SRv6.Policies[0]
 	if pol.Name != "silver" || pol.Color != 200 || pol.Preference != DefaultPreference || pol.Distinguisher != 0 ||
-		pol.BindingSID.IsValid() || pol.HMACKeyID != 7 || len(pol.Headends) != 0 || pol.Line != 55 {
+		pol.BindingSID.IsValid() || pol.HMACKeyID != 7 || len(pol.Headends) != 0 || pol.Line != 56 {
 		t.Errorf("policy: %+v", pol)
 	}
 	h := c.SRv6.Headend
@@ -540,7 +546,7 @@ func TestFullConfig(t *testing.T) {
 	}
 	want := []string{
 		`full.toml:22: secret: inline secrets are discouraged; use secret-file or secret-env`,
-		`full.toml:53: secret: inline secrets are discouraged; use secret-file or secret-env`,
+		`full.toml:54: secret: inline secrets are discouraged; use secret-file or secret-env`,
 	}
 	if !slices.Equal(warns, want) {
 		t.Errorf("warnings:\n  %s", strings.Join(warns, "\n  "))
@@ -569,7 +575,8 @@ func TestDefaults(t *testing.T) {
 	if c.Log.Level != "info" || c.Log.Format != "text" {
 		t.Errorf("log defaults: %+v", c.Log)
 	}
-	if c.Shadow.Enabled || c.Shadow.FollowPeerRollover || len(c.Shadow.Interfaces) != 0 {
+	if c.Shadow.Enabled || c.Shadow.FollowPeerRollover || len(c.Shadow.Interfaces) != 0 || c.Shadow.Workers != 0 ||
+		c.Shadow.WorkerCount() != min(runtime.GOMAXPROCS(0), AutoShadowWorkers) {
 		t.Errorf("shadow defaults: %+v", c.Shadow)
 	}
 	if c.SRv6.Headend.Enabled || !c.SRv6.Headend.SteerEndpoint {

@@ -542,6 +542,9 @@ func (d *decoder) shadow(rt *table, s *Shadow) {
 	if b, ok := t.boolean("follow-peer-rollover"); ok {
 		s.FollowPeerRollover = b
 	}
+	if n, ok := t.integer("workers", 0, MaxShadowWorkers); ok {
+		s.Workers = int(n)
+	}
 	t.finish()
 }
 

@@ -149,6 +149,7 @@ func (ch *Changes) diffGlobal(old, new *Config) {
 	ch.Log = old.Log.Level != new.Log.Level || old.Log.Format != new.Log.Format
 	ch.Shadow = old.Shadow.Enabled != new.Shadow.Enabled ||
 		old.Shadow.FollowPeerRollover != new.Shadow.FollowPeerRollover ||
+		old.Shadow.Workers != new.Shadow.Workers ||
 		!slices.Equal(sortedCopy(old.Shadow.Interfaces), sortedCopy(new.Shadow.Interfaces))
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/netip"
+	"runtime"
 	"time"
 
 	"github.com/authbgp/authbgpd/keys"
@@ -279,8 +280,29 @@ type Shadow struct {
 	Enabled            bool
 	Interfaces         []string // empty: all
 	FollowPeerRollover bool
-	Line               int
-	m                  meta
+	// Workers is the number of capture rings and checkers the frames are
+	// spread over (by address pair), each on its own goroutine; 0: one
+	// per CPU the process may use, at most AutoShadowWorkers (see
+	// WorkerCount).
+	Workers int
+	Line    int
+	m       meta
+}
+
+// Bounds of [shadow] workers.
+const (
+	MaxShadowWorkers  = 64 // capture.MaxFanout
+	AutoShadowWorkers = 4  // the most workers = 0 picks
+)
+
+// WorkerCount is the number of shadow workers to run: Workers, or for 0
+// one per CPU the process may use (GOMAXPROCS), at most AutoShadowWorkers
+// (each ring holds 8 MiB of kernel memory per captured interface).
+func (s *Shadow) WorkerCount() int {
+	if s.Workers > 0 {
+		return s.Workers
+	}
+	return min(runtime.GOMAXPROCS(0), AutoShadowWorkers)
 }
 
 // LineOf returns the line of key in [shadow], or the table's line.

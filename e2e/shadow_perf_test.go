@@ -296,130 +296,168 @@ func schedCPU(pid int) time.Duration {
 	return sum
 }
 
-// replica runs the live shadow path of authbgpd (capture ring → frame
-// decode → Checker.Check → per-peer counters, as speaker/shadow.go does) in
-// the test process, on one locked OS thread, so that its CPU time can be
-// read exactly: the checker's cost without GoBGP around it.
+// replica runs the live shadow path of authbgpd (capture rings → frame
+// decode → Checker.Check → per-peer counters, as md5auth/shadow's Runner
+// does) in the test process, each worker on its own locked OS thread, so
+// that its CPU time can be read exactly: the checker's cost without GoBGP
+// around it. It runs as many workers as authbgpd's config gives
+// ([shadow] workers, see config.Shadow.WorkerCount), or REPLICA_WORKERS.
 type replica struct {
-	cap  *capture.Capture
-	chk  *shadow.Checker
-	done chan struct{}
-	key  int // key length (bytes the digest covers besides the segment)
-	tid  int // the locked thread
+	caps    []*capture.Capture
+	workers []*replicaWorker
+	wg      sync.WaitGroup
+	key     int // key length (bytes the digest covers besides the segment)
 
-	cpu      time.Duration // thread CPU from start to stop
+	cpu      time.Duration // workers' thread CPU from start to stop
 	segs     atomic.Uint64
 	counters [shadow.Malformed + 1]atomic.Uint64
 	wakeups  atomic.Uint64 // Next calls that returned blocks
-	mu       sync.Mutex
-	lens     []int // MD5 input length of every digest computed
+	lens     []int         // MD5 input length of every digest computed (after stop)
 	frames   []byte
 	spans    [][2]int
 	links    []uint32
 	err      error
 }
 
+// replicaWorker is one ring and its checker.
+type replicaWorker struct {
+	chk    *shadow.Checker
+	tid    atomic.Int64 // the locked thread
+	cpu    time.Duration
+	lens   []int
+	frames []byte
+	spans  [][2]int
+	links  []uint32
+	err    error
+}
+
 func startReplica(b testing.TB, ns string, cfg *config.Config, key string) *replica {
 	b.Helper()
-	r := &replica{done: make(chan struct{}), key: len(key)}
-	r.chk = shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
-		if !res.Outgoing {
-			r.counters[res.Verdict].Add(1)
-		}
-	}})
-	if err := netns.Do(ns, func() (err error) { r.cap, err = capture.Open(capture.Options{}); return err }); err != nil {
+	r := &replica{key: len(key)}
+	n := cfg.Shadow.WorkerCount()
+	if v, err := strconv.Atoi(os.Getenv("REPLICA_WORKERS")); err == nil && v > 0 {
+		n = v
+	}
+	if err := netns.Do(ns, func() (err error) { r.caps, err = capture.OpenFanout(capture.Options{}, n); return err }); err != nil {
 		b.Fatalf("capture in %s: %v", ns, err)
 	}
-	started := make(chan struct{})
-	go func() {
-		defer close(r.done)
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		var tcp frame.TCP
-		lens := make([]int, 0, 1<<16)
-		// Copies of the frames, for the hot replay (preallocated: one
-		// memcpy per frame, after the check).
-		frames := make([]byte, 32<<20)
-		for i := 0; i < len(frames); i += 4096 {
-			frames[i] = 1 // fault the pages in now, not during the transfer
-		}
-		frames = frames[:0]
-		var spans [][2]int
-		var links []uint32
-		handle := func(pkt capture.Packet) {
-			if pkt.Truncated || frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp) != nil {
-				return
+	started := make(chan struct{}, len(r.caps))
+	for _, c := range r.caps {
+		w := &replicaWorker{chk: shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
+			if !res.Outgoing {
+				r.counters[res.Verdict].Add(1)
 			}
-			res := r.chk.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
-			if res.Verdict == shadow.Valid {
-				// Bookkeeping for the MD5 floor (one append,
-				// amortised): pseudo-header, 20-byte header,
-				// payload, key.
-				ph := 12
-				if tcp.Src.Is6() {
-					ph = 40
-				}
-				hl := int(tcp.Segment[12]>>4) * 4
-				lens = append(lens, ph+20+len(tcp.Segment)-hl+r.key)
-			}
-			if len(frames)+len(pkt.Data) <= cap(frames) {
-				spans = append(spans, [2]int{len(frames), len(frames) + len(pkt.Data)})
-				links = append(links, pkt.LinkType)
-				frames = append(frames, pkt.Data...)
-			}
-			r.segs.Add(1)
-		}
-		r.tid = unix.Gettid()
-		t0 := threadCPU()
-		close(started)
-		for {
-			err := r.cap.Next(handle)
-			if err == nil {
-				r.wakeups.Add(1)
-			}
-			if errors.Is(err, capture.ErrClosed) {
-				break
-			}
-			if err != nil {
-				r.err = err
-				break
-			}
-		}
-		r.cpu = threadCPU() - t0
-		r.mu.Lock()
-		r.lens = lens
-		r.frames, r.spans, r.links = frames, spans, links
-		r.mu.Unlock()
-	}()
-	<-started
+		}})}
+		r.workers = append(r.workers, w)
+		r.wg.Go(func() { r.run(c, w, started) })
+	}
+	for range r.caps {
+		<-started
+	}
 	return r
 }
 
-// cpuSoFar is the replica thread's CPU time up to now (read from
-// /proc/self/task/TID/schedstat of the locked thread).
-func (r *replica) cpuSoFar() time.Duration {
-	if r.tid == 0 {
-		return 0
+// run is one worker's capture loop.
+func (r *replica) run(c *capture.Capture, w *replicaWorker, started chan<- struct{}) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var tcp frame.TCP
+	lens := make([]int, 0, 1<<16)
+	// Copies of the frames, for the hot replay (preallocated: one
+	// memcpy per frame, after the check).
+	frames := make([]byte, 32<<20)
+	for i := 0; i < len(frames); i += 4096 {
+		frames[i] = 1 // fault the pages in now, not during the transfer
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", r.tid))
-	if err != nil {
-		return 0
+	frames = frames[:0]
+	var spans [][2]int
+	var links []uint32
+	handle := func(pkt capture.Packet) {
+		if pkt.Truncated || frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp) != nil {
+			return
+		}
+		res := w.chk.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
+		if res.Verdict == shadow.Valid {
+			// Bookkeeping for the MD5 floor (one append,
+			// amortised): pseudo-header, 20-byte header,
+			// payload, key.
+			ph := 12
+			if tcp.Src.Is6() {
+				ph = 40
+			}
+			hl := int(tcp.Segment[12]>>4) * 4
+			lens = append(lens, ph+20+len(tcp.Segment)-hl+r.key)
+		}
+		if len(frames)+len(pkt.Data) <= cap(frames) {
+			spans = append(spans, [2]int{len(frames), len(frames) + len(pkt.Data)})
+			links = append(links, pkt.LinkType)
+			frames = append(frames, pkt.Data...)
+		}
+		r.segs.Add(1)
 	}
-	f := strings.Fields(string(b))
-	n, _ := strconv.ParseInt(f[0], 10, 64)
-	return time.Duration(n)
+	w.tid.Store(int64(unix.Gettid()))
+	t0 := threadCPU()
+	started <- struct{}{}
+	for {
+		err := c.Next(handle)
+		if err == nil {
+			r.wakeups.Add(1)
+		}
+		if errors.Is(err, capture.ErrClosed) {
+			break
+		}
+		if err != nil {
+			w.err = err
+			break
+		}
+	}
+	w.cpu = threadCPU() - t0
+	w.lens, w.frames, w.spans, w.links = lens, frames, spans, links
 }
 
-// stop closes the capture and returns its statistics.
+// cpuSoFar is the workers' thread CPU time up to now (read from
+// /proc/self/task/TID/schedstat of the locked threads).
+func (r *replica) cpuSoFar() time.Duration {
+	var sum time.Duration
+	for _, w := range r.workers {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", w.tid.Load()))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		sum += time.Duration(n)
+	}
+	return sum
+}
+
+// stop closes the captures and returns their statistics, summed; the
+// workers' records are then in r (frames in worker order).
 func (r *replica) stop(b testing.TB) capture.Stats {
 	b.Helper()
-	st, _ := r.cap.Stats()
-	if err := r.cap.Close(); err != nil {
-		b.Errorf("replica capture close: %v", err)
+	var st capture.Stats
+	for _, c := range r.caps {
+		cs, _ := c.Stats()
+		st.Packets += cs.Packets
+		st.Drops += cs.Drops
+		st.FreezeQueue += cs.FreezeQueue
+		if err := c.Close(); err != nil {
+			b.Errorf("replica capture close: %v", err)
+		}
 	}
-	<-r.done
-	if r.err != nil {
-		b.Errorf("replica capture: %v", r.err)
+	r.wg.Wait()
+	for _, w := range r.workers {
+		if w.err != nil {
+			b.Errorf("replica capture: %v", w.err)
+		}
+		r.cpu += w.cpu
+		r.lens = append(r.lens, w.lens...)
+		off := len(r.frames)
+		r.frames = append(r.frames, w.frames...)
+		for _, sp := range w.spans {
+			r.spans = append(r.spans, [2]int{sp[0] + off, sp[1] + off})
+		}
+		r.links = append(r.links, w.links...)
 	}
 	return st
 }
@@ -750,9 +788,7 @@ func liveTrialRun(b *testing.B, on bool, n int) liveTrial {
 	if bad := rep.counters[shadow.BadDigest].Load() + rep.counters[shadow.Missing].Load() + rep.counters[shadow.Unexpected].Load(); bad != 0 {
 		b.Errorf("replica: %d failed segments during a right-key transfer", bad)
 	}
-	rep.mu.Lock()
 	lens := rep.lens
-	rep.mu.Unlock()
 	tr.digests, tr.lens = len(lens), lens
 	tr.rep, tr.cfg, tr.wakeups = rep, parsed, rep.wakeups.Load()
 	return tr

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +217,8 @@ func testShadowRightKey(t *testing.T) {
 	st := a.Status()
 	if c := st.Capture; c == nil || !c.Running || c.Error != "" || c.Drops != 0 || c.Packets == 0 {
 		t.Errorf("/status capture: %+v", c)
+	} else if want := min(runtime.GOMAXPROCS(0), 4); c.Workers != want { // [shadow] workers = 0: one per CPU, up to 4
+		t.Errorf("/status capture: %d workers, want %d", c.Workers, want)
 	}
 	// Only the two peers: authbgpd's own addresses are never reported.
 	for _, p := range st.Peers {

@@ -304,6 +304,8 @@ func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
 		s.log.Warn("[shadow] disabled by reload: the checker keeps running until the next restart")
 	case s.shadow != nil && !slices.Equal(slices.Sorted(slices.Values(prev.Shadow.Interfaces)), slices.Sorted(slices.Values(next.Shadow.Interfaces))):
 		s.log.Warn("[shadow] interfaces changed: the capture keeps its interfaces until the next restart")
+	case s.shadow != nil && prev.Shadow.Workers != next.Shadow.Workers:
+		s.log.WithFields(logrus.Fields{"running": s.shadow.Workers(), "configured": next.Shadow.WorkerCount()}).Warn("[shadow] workers changed: the capture keeps its rings until the next restart")
 	}
 }
 

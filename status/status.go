@@ -38,6 +38,7 @@ type Drops struct {
 // Capture describes the shadow checker's live capture.
 type Capture struct {
 	Running    bool     `json:"running"`
+	Workers    int      `json:"workers"`    // capture rings, one checker each (0: not running)
 	Interfaces []string `json:"interfaces"` // empty: all
 	Packets    uint64   `json:"packets"`    // frames that passed the filter
 	Drops      uint64   `json:"drops"`      // frames the kernel dropped (ring full)

@@ -22,8 +22,12 @@ import (
 // logEvery rate-limits diagnosis log lines per remote address.
 const logEvery = 10 * time.Second
 
-// Runner is the live shadow checker: an AF_PACKET capture feeding a
-// Checker. It is a plugin, started after GoBGP; failing to capture
+// Runner is the live shadow checker: AF_PACKET captures feeding Checkers,
+// one pair per worker. With several workers the kernel spreads the frames
+// over the workers' rings by address pair (capture.OpenFanout), so each
+// worker's checker holds all the state of the pairs it owns and the
+// workers share nothing on the per-segment path; Reports merges their
+// views per address. It is a plugin, started after GoBGP; failing to capture
 // (no CAP_NET_RAW) is reported in /status and the log but does not stop
 // BGP.
 type Runner struct {
@@ -32,24 +36,25 @@ type Runner struct {
 	follow   func(peerID string, keyID int) error
 	keyIDs   func() map[string]int
 	endStale func(addr netip.Addr, remote netip.AddrPort, why string) error
-	chk      *Checker
+	chks     []*Checker // one per worker
 	ifaces   []string
 	port     uint16
 	followOn atomic.Bool
 	srh      SRHChecker
 
-	cap       *capture.Capture
-	done      chan struct{}
-	err       atomic.Value // string
+	caps      []*capture.Capture // one per worker, nil until Start
+	wg        sync.WaitGroup     // the workers' loops
+	srhMu     sync.Mutex         // srh.Check runs on one goroutine at a time
+	statsMu   sync.Mutex         // one pollStats at a time
+	err       atomic.Value       // string
 	truncated atomic.Uint64
 
-	mu       sync.Mutex
-	lastLog  map[string]time.Time
-	supp     map[string]int
-	held     map[string]PeerReport  // latest change suppressed by the rate limit
-	timers   map[string]*time.Timer // logs held[key] when the interval ends
-	stats    capture.Stats
-	counters map[string]*metrics.PeerCounters
+	mu      sync.Mutex
+	lastLog map[string]time.Time
+	supp    map[string]int
+	held    map[string]PeerReport  // latest change suppressed by the rate limit
+	timers  map[string]*time.Timer // logs held[key] when the interval ends
+	stats   capture.Stats
 	// followErr is the last follow-peer-rollover refusal logged per peer
 	// (so a standing refusal is logged once, not every second).
 	followErr map[string]string
@@ -103,7 +108,6 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 		supp:      map[string]int{},
 		held:      map[string]PeerReport{},
 		timers:    map[string]*time.Timer{},
-		counters:  map[string]*metrics.PeerCounters{},
 		followErr: map[string]string{},
 	}
 	if cfg.Global.ListenPort > 0 {
@@ -114,55 +118,74 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 	if s.srh == nil {
 		s.srh = noSRH{}
 	}
-	s.chk = New(PeersOf(cfg), Options{
-		Port:       s.port,
-		OnChange:   s.onChange,
-		OnRollover: s.onRollover,
-		OnSegment:  s.onSegment,
-		OnStale:    s.onStale,
-	})
+	peers := PeersOf(cfg)
+	for range cfg.Shadow.WorkerCount() {
+		// Each checker's segment counters are its own (OnSegment runs
+		// under its lock); the series behind them are shared.
+		counters := map[string]*metrics.PeerCounters{}
+		s.chks = append(s.chks, New(peers, Options{
+			Port:       s.port,
+			OnChange:   s.onChange,
+			OnRollover: s.onRollover,
+			OnSegment:  func(peerID string, r Result) { s.onSegment(counters, peerID, r) },
+			OnStale:    s.onStale,
+		}))
+	}
 	return s
 }
+
+// Workers is the number of capture rings and checkers.
+func (s *Runner) Workers() int { return len(s.chks) }
 
 func (s *Runner) Name() string { return "shadow" }
 
 func (s *Runner) Start(ctx context.Context, _ *plugin.Host) error {
 	// With SRv6 HMAC keys configured, SRv6 packets are captured too.
-	c, err := capture.Open(capture.Options{Interfaces: s.ifaces, Port: s.port, SRv6: s.srh.Enabled()})
+	o := capture.Options{Interfaces: s.ifaces, Port: s.port, SRv6: s.srh.Enabled()}
+	caps, err := capture.OpenFanout(o, len(s.chks))
+	if err != nil && len(s.chks) > 1 && !errors.Is(err, capture.ErrPermission) {
+		// A kernel without PACKET_FANOUT_CBPF (before 4.3): one ring
+		// still checks every segment, on one CPU.
+		s.log.WithError(err).WithField("workers", len(s.chks)).Warn("shadow checker cannot spread the capture over several rings: running one worker")
+		caps, err = capture.OpenFanout(o, 1)
+	}
 	if err != nil {
 		s.err.Store(err.Error())
 		s.log.WithError(err).Error("shadow checker cannot capture: signatures on the wire are not verified")
 		return nil
 	}
-	s.cap = c
-	s.done = make(chan struct{})
-	go s.loop()
+	s.caps = caps
+	for i, c := range caps {
+		s.wg.Go(func() { s.loop(c, s.chks[i]) })
+	}
 	s.stopTick, s.tickDone = make(chan struct{}), make(chan struct{})
 	go s.tick()
-	s.log.WithField("interfaces", s.ifaces).Info("shadow checker capturing BGP segments")
+	s.log.WithFields(logrus.Fields{"interfaces": s.ifaces, "workers": len(caps)}).Info("shadow checker capturing BGP segments")
 	return nil
 }
 
 func (s *Runner) Stop(ctx context.Context) error {
-	if s.cap == nil {
+	if s.caps == nil {
 		return nil
 	}
 	close(s.stopTick)
 	<-s.tickDone
-	err := s.cap.Close()
-	<-s.done
+	var errs []error
+	for _, c := range s.caps {
+		errs = append(errs, c.Close())
+	}
+	s.wg.Wait()
 	s.mu.Lock()
 	for k, t := range s.timers {
 		t.Stop()
 		delete(s.timers, k)
 	}
 	s.mu.Unlock()
-	return err
+	return errors.Join(errs...)
 }
 
-// loop reads the ring until Close.
-func (s *Runner) loop() {
-	defer close(s.done)
+// loop reads one worker's ring into its checker until Close.
+func (s *Runner) loop(c *capture.Capture, chk *Checker) {
 	var tcp frame.TCP
 	handle := func(pkt capture.Packet) {
 		if pkt.Truncated {
@@ -171,17 +194,19 @@ func (s *Runner) loop() {
 		}
 		err := frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp)
 		if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
+			s.srhMu.Lock()
 			s.srh.Check(tcp.Src, tcp.SRH, pkt.Outgoing)
+			s.srhMu.Unlock()
 		}
 		if err != nil {
 			return
 		}
-		s.chk.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
+		chk.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
 	}
 	lastStats := time.Now()
 	for {
 		// The checker's lock is taken once per ring block.
-		err := s.cap.NextBatch(handle, s.chk)
+		err := c.NextBatch(handle, chk)
 		if errors.Is(err, capture.ErrClosed) {
 			return
 		}
@@ -197,14 +222,25 @@ func (s *Runner) loop() {
 	}
 }
 
-// pollStats moves the kernel's drop counts into metrics.
+// pollStats moves the kernel's drop counts, summed over the rings, into
+// metrics.
 func (s *Runner) pollStats() {
-	if s.cap == nil {
+	if s.caps == nil {
 		return
 	}
-	st, err := s.cap.Stats()
-	if err != nil {
-		return
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	var st capture.Stats
+	for _, c := range s.caps {
+		cs, err := c.Stats()
+		if err != nil {
+			return
+		}
+		st.Packets += cs.Packets
+		st.Drops += cs.Drops
+		st.FreezeQueue += cs.FreezeQueue
+		st.Unsupported += cs.Unsupported
+		st.LinkErrors += cs.LinkErrors
 	}
 	s.mu.Lock()
 	if d := st.Drops - s.stats.Drops; d > 0 {
@@ -214,14 +250,16 @@ func (s *Runner) pollStats() {
 	s.mu.Unlock()
 }
 
-func (s *Runner) onSegment(peerID string, r Result) {
+// onSegment counts r in the peer's series; counters is the calling
+// checker's own cache (it is called under that checker's lock).
+func (s *Runner) onSegment(counters map[string]*metrics.PeerCounters, peerID string, r Result) {
 	if r.Outgoing {
 		return
 	}
-	c := s.counters[peerID] // called under the checker's lock: one caller at a time
+	c := counters[peerID]
 	if c == nil {
 		c = s.metrics.SegmentCounters(peerID)
-		s.counters[peerID] = c
+		counters[peerID] = c
 	}
 	if c == nil {
 		return
@@ -346,7 +384,7 @@ func (s *Runner) FollowProven() {
 		inUse = s.keyIDs()
 	}
 	done := map[string]bool{}
-	for _, r := range s.chk.Reports(time.Now()) {
+	for _, r := range s.reports(time.Now()) {
 		if r.ProvenKeyID == nil || done[r.PeerID] {
 			continue
 		}
@@ -376,7 +414,7 @@ func (s *Runner) propose(peerID string, keyID int) {
 		}
 		return
 	}
-	s.chk.Pin(peerID, keyID)
+	s.Pin(peerID, keyID)
 	s.log.WithFields(logrus.Fields{"peer": peerID, "key_id": keyID}).Info("follow-peer-rollover: switched to the key the peer is proven to use")
 }
 
@@ -397,22 +435,45 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 // Reload gives the checker the new peers and keys.
 func (s *Runner) Reload(cfg *config.Config) {
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
-	s.chk.SetPeers(PeersOf(cfg))
+	peers := PeersOf(cfg)
+	for _, c := range s.chks {
+		c.SetPeers(peers)
+	}
 	s.mu.Lock()
 	s.followErr = map[string]string{}
 	s.mu.Unlock()
 }
 
 // Pin tells the checker which keychain key of peerID is installed.
-func (s *Runner) Pin(peerID string, keyID int) { s.chk.Pin(peerID, keyID) }
+func (s *Runner) Pin(peerID string, keyID int) {
+	for _, c := range s.chks {
+		c.Pin(peerID, keyID)
+	}
+}
 
 // SetSession tells the checker the remote port of addr's session.
-func (s *Runner) SetSession(addr netip.Addr, port uint16) { s.chk.SetSession(addr, port) }
+func (s *Runner) SetSession(addr netip.Addr, port uint16) {
+	for _, c := range s.chks {
+		c.SetSession(addr, port)
+	}
+}
+
+// reports merges the workers' reports (see MergeReports).
+func (s *Runner) reports(now time.Time) []PeerReport {
+	if len(s.chks) == 1 {
+		return s.chks[0].Reports(now)
+	}
+	lists := make([][]PeerReport, len(s.chks))
+	for i, c := range s.chks {
+		lists[i] = c.Reports(now)
+	}
+	return MergeReports(lists...)
+}
 
 // Reports returns the checker's reports by address.
 func (s *Runner) Reports() map[string]PeerReport {
 	out := map[string]PeerReport{}
-	for _, r := range s.chk.Reports(time.Now()) {
+	for _, r := range s.reports(time.Now()) {
 		r.History = s.hist.get(r.Address.String())
 		out[r.Address.String()] = r
 	}
@@ -430,7 +491,7 @@ func (s *Runner) CaptureStatus() *status.Capture {
 		ifs = []string{}
 	}
 	return &status.Capture{
-		Running: s.cap != nil, Interfaces: ifs, Packets: st.Packets, Drops: st.Drops,
+		Running: s.caps != nil, Workers: len(s.caps), Interfaces: ifs, Packets: st.Packets, Drops: st.Drops,
 		Truncated: s.truncated.Load(), Error: s.err.Load().(string),
 	}
 }
