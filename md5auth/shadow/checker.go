@@ -181,6 +181,29 @@ type addrState struct {
 	conn    uint16
 	connBad int
 	stale   bool
+	// rx and tx are the pseudo-headers of segments from and to the
+	// remote address, prepared once so that verifying a segment does no
+	// address work.
+	rx, tx prepared
+}
+
+// prepared is the pseudo-header of one direction of a remote address's
+// segments and the local address it was made for: a host may reach a peer
+// from several addresses, so it is made again when the local end differs.
+type prepared struct {
+	local netip.Addr
+	ph    md5auth.PseudoHeader
+}
+
+// header returns the pseudo-header of a segment from src to dst whose local
+// end is local. A pair NewPseudoHeader refuses (mixed families) leaves the
+// zero PseudoHeader, with which the digest fails as CheckSignature would.
+func (p *prepared) header(src, dst, local netip.Addr) *md5auth.PseudoHeader {
+	if p.local != local {
+		p.ph, _ = md5auth.NewPseudoHeader(src, dst)
+		p.local = local
+	}
+	return &p.ph
 }
 
 // New returns a checker for peers.
@@ -374,12 +397,21 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 		r.Verdict = Malformed
 		return r
 	}
-	act := p.active(t)
-	r.Verdict, r.KeyID, r.Other = c.classify(p, src, dst, segment, sig, act)
-	if r.Verdict == Ignored {
+	if sig == nil && len(p.Keys) == 0 {
+		// Ignored: nothing to check, and no state made for it. Decided
+		// here, before stateOf, whose prepared pseudo-headers classify
+		// needs.
 		return r
 	}
 	st := c.stateOf(remote, p)
+	var ph *md5auth.PseudoHeader
+	if outgoing {
+		ph = st.tx.header(src, dst, src)
+	} else {
+		ph = st.rx.header(src, dst, dst)
+	}
+	act := p.active(t)
+	r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
 	if c.opts.OnSegment != nil {
 		c.opts.OnSegment(p.ID, r)
 	}
@@ -398,23 +430,23 @@ func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 	return r
 }
 
-// classify verifies signature sig of segment against p's keys, the active
-// one (index act) first. keyID is the key that verified (-1: none);
-// other is set for a BadDigest that another key of p verified.
-func (c *Checker) classify(p *Peer, src, dst netip.Addr, segment, sig []byte, act int) (v Verdict, keyID int, other bool) {
+// classify verifies signature sig of segment (pseudo-header ph) against
+// p's keys, the active one (index act) first. keyID is the key that
+// verified (-1: none); other is set for a BadDigest that another key of p
+// verified. check has already set aside the unsigned segments of unkeyed
+// peers (Ignored).
+func (c *Checker) classify(p *Peer, ph *md5auth.PseudoHeader, segment, sig []byte, act int) (v Verdict, keyID int, other bool) {
 	switch {
-	case sig == nil && len(p.Keys) == 0:
-		return Ignored, -1, false
 	case sig == nil:
 		return Missing, -1, false
 	case len(p.Keys) == 0:
 		return Unexpected, -1, false
 	}
-	if act >= 0 && c.verify(src, dst, segment, sig, p.Keys[act].Secret) {
+	if act >= 0 && c.verify(ph, segment, sig, p.Keys[act].Secret) {
 		return Valid, p.Keys[act].ID, false
 	}
 	for i := range p.Keys {
-		if i != act && c.verify(src, dst, segment, sig, p.Keys[i].Secret) {
+		if i != act && c.verify(ph, segment, sig, p.Keys[i].Secret) {
 			return BadDigest, p.Keys[i].ID, true
 		}
 	}
@@ -510,8 +542,8 @@ func isSYN(segment []byte) bool {
 	return len(segment) > 13 && segment[13]&0x12 == 0x02
 }
 
-func (c *Checker) verify(src, dst netip.Addr, segment, sig, secret []byte) bool {
-	v, err := c.d.CheckSignature(src, dst, segment, sig, secret)
+func (c *Checker) verify(ph *md5auth.PseudoHeader, segment, sig, secret []byte) bool {
+	v, err := c.d.CheckSignaturePrepared(ph, segment, sig, secret)
 	return err == nil && v == md5auth.Valid
 }
 
