@@ -81,13 +81,51 @@ func (d *Digester) digest(src, dst netip.Addr, segment, key []byte) error {
 	return d.digestHL(src, dst, segment, hdrLen, key)
 }
 
+// PseudoHeader is the address part of an RFC 2385 pseudo-header (IPv4:
+// source and destination, 8 bytes; IPv6: 32 bytes), prepared once for a
+// (source, destination) pair so that a caller digesting many segments of
+// one connection, such as the shadow checker, pays for unmapping, family
+// checks and address copies once, not per segment. The zero PseudoHeader
+// belongs to no family: digesting with it is ErrAddrFamily.
+type PseudoHeader struct {
+	// w holds the address bytes as the little-endian 8-byte words that
+	// digestPH stores (IPv4: w[0] only), so preparing does all the
+	// shuffling and a segment only adds its length/protocol word.
+	w   [4]uint64
+	fam uint8 // 4 or 6; 0 for the zero value
+}
+
+// NewPseudoHeader prepares the pseudo-header addresses of segments from
+// src to dst. IPv4-mapped IPv6 addresses count as IPv4 (the kernel signs
+// a 4-in-6 connection as IPv4). Mixed families are ErrAddrFamily.
+func NewPseudoHeader(src, dst netip.Addr) (PseudoHeader, error) {
+	src, dst = src.Unmap(), dst.Unmap()
+	le := binary.LittleEndian
+	switch {
+	case src.Is4() && dst.Is4():
+		s, t := src.As4(), dst.As4()
+		return PseudoHeader{w: [4]uint64{uint64(le.Uint32(s[:])) | uint64(le.Uint32(t[:]))<<32}, fam: 4}, nil
+	case src.Is6() && dst.Is6():
+		s, t := src.As16(), dst.As16()
+		return PseudoHeader{w: [4]uint64{le.Uint64(s[0:8]), le.Uint64(s[8:16]), le.Uint64(t[0:8]), le.Uint64(t[8:16])}, fam: 6}, nil
+	}
+	return PseudoHeader{}, ErrAddrFamily
+}
+
 // digestHL is digest for a segment whose header length (checked by
 // headerLen) is hdrLen.
 func (d *Digester) digestHL(src, dst netip.Addr, segment []byte, hdrLen int, key []byte) error {
+	// A refused pair leaves the zero header, which digestPH refuses with
+	// ErrAddrFamily after its own checks, in the order they always ran.
+	ph, _ := NewPseudoHeader(src, dst)
+	return d.digestPH(&ph, segment, hdrLen, key)
+}
+
+// digestPH is digestHL with the addresses already prepared in ph.
+func (d *Digester) digestPH(ph *PseudoHeader, segment []byte, hdrLen int, key []byte) error {
 	if len(segment) > 0xffff {
 		return ErrSegmentTooBig
 	}
-	src, dst = src.Unmap(), dst.Unmap()
 	need := 40 + 20 + len(segment) - hdrLen + len(key)
 	if cap(d.buf) < need {
 		d.buf = make([]byte, 0, need+need/4)
@@ -98,18 +136,16 @@ func (d *Digester) digestHL(src, dst netip.Addr, segment []byte, hdrLen int, key
 	// where byte stores would stall every load that spans several.
 	le := binary.LittleEndian
 	var n int
-	switch {
-	case src.Is4() && dst.Is4():
-		s, t := src.As4(), dst.As4()
-		le.PutUint64(b[0:8], uint64(le.Uint32(s[:]))|uint64(le.Uint32(t[:]))<<32)
+	switch ph.fam {
+	case 4:
+		le.PutUint64(b[0:8], ph.w[0])
 		le.PutUint32(b[8:12], 6<<8|uint32(bits.ReverseBytes16(uint16(len(segment))))<<16)
 		n = 12
-	case src.Is6() && dst.Is6():
-		s, t := src.As16(), dst.As16()
-		le.PutUint64(b[0:8], le.Uint64(s[0:8]))
-		le.PutUint64(b[8:16], le.Uint64(s[8:16]))
-		le.PutUint64(b[16:24], le.Uint64(t[0:8]))
-		le.PutUint64(b[24:32], le.Uint64(t[8:16]))
+	case 6:
+		le.PutUint64(b[0:8], ph.w[0])
+		le.PutUint64(b[8:16], ph.w[1])
+		le.PutUint64(b[16:24], ph.w[2])
+		le.PutUint64(b[24:32], ph.w[3])
 		le.PutUint64(b[32:40], uint64(bits.ReverseBytes32(uint32(len(segment))))|6<<56)
 		n = 40
 	default:
@@ -133,19 +169,29 @@ func (d *Digester) Check(src, dst netip.Addr, segment, key []byte) (Verdict, err
 	if err != nil || sig == nil {
 		return Unsigned, err
 	}
-	if err := d.digestHL(src, dst, segment, hl, key); err != nil {
-		return Unsigned, err
-	}
-	if equal16(&d.sum, sig) {
-		return Valid, nil
-	}
-	return Invalid, nil
+	return d.verdict(d.digestHL(src, dst, segment, hl, key), sig)
 }
 
 // CheckSignature verifies sig (the 16 bytes of an MD5 option already found
 // in segment) against key, in constant time.
 func (d *Digester) CheckSignature(src, dst netip.Addr, segment, sig, key []byte) (Verdict, error) {
-	if err := d.digest(src, dst, segment, key); err != nil {
+	return d.verdict(d.digest(src, dst, segment, key), sig)
+}
+
+// CheckSignaturePrepared is CheckSignature for a segment whose addresses
+// are prepared in ph (see NewPseudoHeader): the same digest, without the
+// per-segment address work.
+func (d *Digester) CheckSignaturePrepared(ph *PseudoHeader, segment, sig, key []byte) (Verdict, error) {
+	hdrLen, err := headerLen(segment)
+	if err == nil {
+		err = d.digestPH(ph, segment, hdrLen, key)
+	}
+	return d.verdict(err, sig)
+}
+
+// verdict compares d.sum, just digested (unless err), with sig.
+func (d *Digester) verdict(err error, sig []byte) (Verdict, error) {
+	if err != nil {
 		return Unsigned, err
 	}
 	if equal16(&d.sum, sig) {

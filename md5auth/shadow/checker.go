@@ -73,7 +73,14 @@ type Peer struct {
 // active returns the index in p.Keys of the key active at t (-1: none): the
 // pinned key when it is one of p's, else the schedule's. sched mirrors Keys
 // (set by SetPeers).
-func (p *Peer) active(t time.Time) int { return p.sched.Active(t, p.Pinned) }
+func (p *Peer) active(t time.Time) int {
+	// One key sent from the start (a password, the common case) is active
+	// whatever t and the pin: skip the schedule's walk on every segment.
+	if len(p.sched) == 1 && p.sched[0].SendFrom.IsZero() {
+		return 0
+	}
+	return p.sched.Active(t, p.Pinned)
+}
 
 // Counts are segment verdict counters.
 type Counts struct {
@@ -181,6 +188,29 @@ type addrState struct {
 	conn    uint16
 	connBad int
 	stale   bool
+	// rx and tx are the pseudo-headers of segments from and to the
+	// remote address, prepared once so that verifying a segment does no
+	// address work.
+	rx, tx prepared
+}
+
+// prepared is the pseudo-header of one direction of a remote address's
+// segments and the local address it was made for: a host may reach a peer
+// from several addresses, so it is made again when the local end differs.
+type prepared struct {
+	local netip.Addr
+	ph    md5auth.PseudoHeader
+}
+
+// header returns the pseudo-header of a segment from src to dst whose local
+// end is local. A pair NewPseudoHeader refuses (mixed families) leaves the
+// zero PseudoHeader, with which the digest fails as CheckSignature would.
+func (p *prepared) header(src, dst, local netip.Addr) *md5auth.PseudoHeader {
+	if p.local != local {
+		p.ph, _ = md5auth.NewPseudoHeader(src, dst)
+		p.local = local
+	}
+	return &p.ph
 }
 
 // New returns a checker for peers.
@@ -298,7 +328,7 @@ func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 		return Result{}
 	}
 	c.Begin()
-	r := c.check(src.Unmap(), dst.Unmap(), srcPort, dstPort, segment, t)
+	r := c.CheckHeld(src, dst, srcPort, dstPort, segment, t)
 	c.End()
 	return r
 }
@@ -309,12 +339,67 @@ func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 // the lock.
 func (c *Checker) Begin() { c.mu.Lock() }
 
-// CheckHeld is Check between Begin and End.
+// CheckHeld is Check between Begin and End. It does the checking itself,
+// not through a helper: on the per-segment path a call passing this many
+// argument words (more than fit in registers) and the Result back costs
+// a measurable share of a keepalive's digest.
 func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
 	if srcPort != c.opts.Port && dstPort != c.opts.Port {
 		return Result{}
 	}
-	return c.check(src.Unmap(), dst.Unmap(), srcPort, dstPort, segment, t)
+	src, dst = src.Unmap(), dst.Unmap()
+	// The one-entry cache of the last remote address answers most
+	// segments without a map lookup.
+	p, remote, outgoing := c.lastPeer, src, false
+	switch {
+	case p != nil && src == c.lastAddr:
+	case p != nil && dst == c.lastAddr && src == c.lastLocal:
+		remote, outgoing = dst, true
+	default:
+		if p, remote, outgoing = c.attribute(src, dst, srcPort, dstPort); p == nil {
+			return Result{}
+		}
+		if outgoing {
+			c.lastLocal = src
+		}
+	}
+	r := Result{Outgoing: outgoing, PeerID: p.ID, KeyID: -1}
+	sig, err := md5auth.SignatureOf(segment)
+	if err != nil {
+		r.Verdict = Malformed
+		return r
+	}
+	if sig == nil && len(p.Keys) == 0 {
+		// Ignored: nothing to check, and no state made for it. Decided
+		// here, before stateOf, whose prepared pseudo-headers classify
+		// needs.
+		return r
+	}
+	st := c.stateOf(remote, p)
+	var ph *md5auth.PseudoHeader
+	if outgoing {
+		ph = st.tx.header(src, dst, src)
+	} else {
+		ph = st.rx.header(src, dst, dst)
+	}
+	act := p.active(t)
+	r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
+	if c.opts.OnSegment != nil {
+		c.opts.OnSegment(p.ID, r)
+	}
+	if outgoing {
+		c.count(st, r)
+		return r
+	}
+	st.rep.Last = t
+	if st.conn != 0 && c.offSession(p, st, remote, srcPort, segment, r) {
+		return r
+	}
+	c.count(st, r)
+	if diag, key, ok := diagnosis(r); ok {
+		c.observe(p, st, diag, key, act)
+	}
+	return r
 }
 
 // End ends a batch begun with Begin.
@@ -352,69 +437,23 @@ func (c *Checker) attribute(src, dst netip.Addr, srcPort, dstPort uint16) (p *Pe
 	return ps, src, false
 }
 
-func (c *Checker) check(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
-	// The one-entry cache of the last remote address answers most
-	// segments without a map lookup.
-	p, remote, outgoing := c.lastPeer, src, false
+// classify verifies signature sig of segment (pseudo-header ph) against
+// p's keys, the active one (index act) first. keyID is the key that
+// verified (-1: none); other is set for a BadDigest that another key of p
+// verified. check has already set aside the unsigned segments of unkeyed
+// peers (Ignored).
+func (c *Checker) classify(p *Peer, ph *md5auth.PseudoHeader, segment, sig []byte, act int) (v Verdict, keyID int, other bool) {
 	switch {
-	case p != nil && src == c.lastAddr:
-	case p != nil && dst == c.lastAddr && src == c.lastLocal:
-		remote, outgoing = dst, true
-	default:
-		if p, remote, outgoing = c.attribute(src, dst, srcPort, dstPort); p == nil {
-			return Result{}
-		}
-		if outgoing {
-			c.lastLocal = src
-		}
-	}
-	r := Result{Outgoing: outgoing, PeerID: p.ID, KeyID: -1}
-	sig, err := md5auth.SignatureOf(segment)
-	if err != nil {
-		r.Verdict = Malformed
-		return r
-	}
-	act := p.active(t)
-	r.Verdict, r.KeyID, r.Other = c.classify(p, src, dst, segment, sig, act)
-	if r.Verdict == Ignored {
-		return r
-	}
-	st := c.stateOf(remote, p)
-	if c.opts.OnSegment != nil {
-		c.opts.OnSegment(p.ID, r)
-	}
-	if outgoing {
-		c.count(st, r)
-		return r
-	}
-	st.rep.Last = t
-	if st.conn != 0 && c.offSession(p, st, remote, srcPort, segment, r) {
-		return r
-	}
-	c.count(st, r)
-	if diag, key, ok := diagnosis(r); ok {
-		c.observe(p, st, diag, key, act)
-	}
-	return r
-}
-
-// classify verifies signature sig of segment against p's keys, the active
-// one (index act) first. keyID is the key that verified (-1: none);
-// other is set for a BadDigest that another key of p verified.
-func (c *Checker) classify(p *Peer, src, dst netip.Addr, segment, sig []byte, act int) (v Verdict, keyID int, other bool) {
-	switch {
-	case sig == nil && len(p.Keys) == 0:
-		return Ignored, -1, false
 	case sig == nil:
 		return Missing, -1, false
 	case len(p.Keys) == 0:
 		return Unexpected, -1, false
 	}
-	if act >= 0 && c.verify(src, dst, segment, sig, p.Keys[act].Secret) {
+	if act >= 0 && c.verify(ph, segment, sig, p.Keys[act].Secret) {
 		return Valid, p.Keys[act].ID, false
 	}
 	for i := range p.Keys {
-		if i != act && c.verify(src, dst, segment, sig, p.Keys[i].Secret) {
+		if i != act && c.verify(ph, segment, sig, p.Keys[i].Secret) {
 			return BadDigest, p.Keys[i].ID, true
 		}
 	}
@@ -510,8 +549,8 @@ func isSYN(segment []byte) bool {
 	return len(segment) > 13 && segment[13]&0x12 == 0x02
 }
 
-func (c *Checker) verify(src, dst netip.Addr, segment, sig, secret []byte) bool {
-	v, err := c.d.CheckSignature(src, dst, segment, sig, secret)
+func (c *Checker) verify(ph *md5auth.PseudoHeader, segment, sig, secret []byte) bool {
+	v, err := c.d.CheckSignaturePrepared(ph, segment, sig, secret)
 	return err == nil && v == md5auth.Valid
 }
 

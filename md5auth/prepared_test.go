@@ -1,0 +1,179 @@
+package md5auth
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+)
+
+// randAddr returns a random address of family fam: 4, 6, or 46 for an
+// IPv4-mapped IPv6 address (which must digest as IPv4).
+func randAddr(r *rand.Rand, fam int) netip.Addr {
+	var b [16]byte
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	switch fam {
+	case 4:
+		return netip.AddrFrom4([4]byte(b[:4]))
+	case 46:
+		return netip.AddrFrom16([16]byte(append([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}, b[:4]...)))
+	}
+	return netip.AddrFrom16(b)
+}
+
+// randSegment returns a TCP segment with a random payload of up to 1500
+// bytes, with an MD5 option or none, and sometimes other options too.
+func randSegment(r *rand.Rand) []byte {
+	var opts []byte
+	if r.IntN(4) != 0 {
+		opts = md5Opt(make([]byte, 16))
+	}
+	if r.IntN(2) == 0 {
+		opts = append(opts, OptNOP, OptNOP, 8, 10, byte(r.Uint32()), 2, 3, 4, 5, 6, 7, byte(r.Uint32()))
+	}
+	payload := make([]byte, r.IntN(1501))
+	for i := range payload {
+		payload[i] = byte(r.Uint32())
+	}
+	return buildSegment(opts, payload)
+}
+
+// samePrepared checks that the prepared path digests segment from src to
+// dst exactly as Sum, CheckSignature and the RFC-text reference do. The
+// failure messages name addresses and lengths, never the key.
+func samePrepared(t *testing.T, d *Digester, src, dst netip.Addr, seg, key []byte) {
+	t.Helper()
+	ph, err := NewPseudoHeader(src, dst)
+	if err != nil {
+		t.Fatalf("NewPseudoHeader(%v, %v): %v", src, dst, err)
+	}
+	want, err := d.Sum(nil, src, dst, seg, key)
+	if err != nil {
+		t.Fatalf("Sum %v -> %v, %d-byte segment: %v", src, dst, len(seg), err)
+	}
+	if ref := referenceDigest(src.Unmap(), dst.Unmap(), seg, key); !bytes.Equal(want, ref[:]) {
+		t.Fatalf("Sum %v -> %v, %d-byte segment differs from the reference", src, dst, len(seg))
+	}
+	for _, tc := range []struct {
+		sig  []byte
+		want Verdict
+	}{{want, Valid}, {flip(want), Invalid}} {
+		v, err := d.CheckSignaturePrepared(&ph, seg, tc.sig, key)
+		if err != nil || v != tc.want || !bytes.Equal(d.sum[:], want) {
+			t.Fatalf("prepared %v -> %v, %d-byte segment, %d-byte key: %v, %v; want %v and Sum's digest", src, dst, len(seg), len(key), v, err, tc.want)
+		}
+		if v2, err2 := d.CheckSignature(src, dst, seg, tc.sig, key); v2 != v || err2 != err {
+			t.Fatalf("CheckSignature %v -> %v: %v, %v; prepared %v, %v", src, dst, v2, err2, v, err)
+		}
+	}
+}
+
+func flip(sig []byte) []byte {
+	s := bytes.Clone(sig)
+	s[len(s)-1] ^= 1
+	return s
+}
+
+func TestPreparedMatchesSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	d := NewDigester()
+	fams := [][2]int{{4, 4}, {6, 6}, {46, 46}, {46, 4}, {4, 46}}
+	for i := 0; i < 2000; i++ {
+		f := fams[i%len(fams)]
+		key := make([]byte, r.IntN(81))
+		for j := range key {
+			key[j] = byte(r.Uint32())
+		}
+		samePrepared(t, d, randAddr(r, f[0]), randAddr(r, f[1]), randSegment(r), key)
+	}
+}
+
+func TestPreparedFamilies(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	seg := buildSegment(md5Opt(make([]byte, 16)), []byte("x"))
+	d := NewDigester()
+	for _, pair := range [][2]netip.Addr{
+		{randAddr(r, 4), randAddr(r, 6)},
+		{randAddr(r, 6), randAddr(r, 4)},
+		{randAddr(r, 46), randAddr(r, 6)},
+		{randAddr(r, 4), {}},
+		{{}, {}},
+	} {
+		ph, err := NewPseudoHeader(pair[0], pair[1])
+		if !errors.Is(err, ErrAddrFamily) {
+			t.Fatalf("NewPseudoHeader(%v, %v): err = %v, want ErrAddrFamily", pair[0], pair[1], err)
+		}
+		if _, err := d.CheckSignaturePrepared(&ph, seg, make([]byte, 16), []byte("k")); !errors.Is(err, ErrAddrFamily) {
+			t.Fatalf("refused header (%v, %v) digested: err = %v", pair[0], pair[1], err)
+		}
+	}
+	// The segment is checked as CheckSignature checks it.
+	ph, _ := NewPseudoHeader(randAddr(r, 4), randAddr(r, 4))
+	if _, err := d.CheckSignaturePrepared(&ph, seg[:19], make([]byte, 16), []byte("k")); !errors.Is(err, ErrShortSegment) {
+		t.Fatalf("short segment: err = %v", err)
+	}
+	if _, err := d.CheckSignaturePrepared(&ph, make([]byte, 0x10000), make([]byte, 16), []byte("k")); !errors.Is(err, ErrShortSegment) {
+		// A zero data offset: short before too big.
+		t.Fatalf("zero data offset: err = %v", err)
+	}
+	big := buildSegment(nil, make([]byte, 0x10000))
+	if _, err := d.CheckSignaturePrepared(&ph, big, make([]byte, 16), []byte("k")); !errors.Is(err, ErrSegmentTooBig) {
+		t.Fatalf("65556-byte segment: err = %v", err)
+	}
+}
+
+func TestPreparedZeroAllocs(t *testing.T) {
+	d := NewDigester()
+	key := []byte("secret")
+	for _, fam := range []struct{ s, d string }{{"192.0.2.1", "192.0.2.2"}, {"2001:db8::1", "2001:db8::2"}, {"::ffff:192.0.2.1", "192.0.2.2"}} {
+		ph, err := NewPseudoHeader(netip.MustParseAddr(fam.s), netip.MustParseAddr(fam.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg := buildSegment(md5Opt(make([]byte, 16)), make([]byte, 1440))
+		sig := seg[24:40]
+		if n := testing.AllocsPerRun(200, func() {
+			if _, err := d.CheckSignaturePrepared(&ph, seg, sig, key); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Fatalf("%s: %v allocations per segment, want 0", fam.s, n)
+		}
+	}
+}
+
+// FuzzPseudoHeader: for any addresses, segment and key, the prepared path
+// says what CheckSignature says and leaves the same digest.
+func FuzzPseudoHeader(f *testing.F) {
+	v4s, v4d := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
+	f.Add(v4s.AsSlice(), v4d.AsSlice(), buildSegment(md5Opt(make([]byte, 16)), make([]byte, 19)), []byte("authbgpd-test-key"))
+	f.Add(netip.MustParseAddr("2001:db8::1").AsSlice(), netip.MustParseAddr("2001:db8::2").AsSlice(), buildSegment(md5Opt(make([]byte, 16)), nil), []byte("k"))
+	f.Fuzz(func(t *testing.T, src, dst, seg, key []byte) {
+		s, ok1 := netip.AddrFromSlice(src)
+		a, ok2 := netip.AddrFromSlice(dst)
+		if !ok1 || !ok2 {
+			return
+		}
+		d := NewDigester()
+		sig, err := SignatureOf(seg)
+		if err != nil || sig == nil {
+			sig = make([]byte, 16)
+		}
+		want, wantErr := d.CheckSignature(s, a, seg, sig, key)
+		wantSum := d.sum
+		ph, phErr := NewPseudoHeader(s, a)
+		if (phErr != nil) != (s.Unmap().Is4() != a.Unmap().Is4()) {
+			t.Fatalf("NewPseudoHeader(%v, %v): %v", s, a, phErr)
+		}
+		got, gotErr := d.CheckSignaturePrepared(&ph, seg, sig, key)
+		if got != want || gotErr != wantErr {
+			t.Fatalf("%v -> %v, %d-byte segment: prepared %v, %v; CheckSignature %v, %v", s, a, len(seg), got, gotErr, want, wantErr)
+		}
+		if wantErr == nil && d.sum != wantSum {
+			t.Fatalf("%v -> %v, %d-byte segment: prepared digest differs", s, a, len(seg))
+		}
+	})
+}
