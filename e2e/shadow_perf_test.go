@@ -321,6 +321,7 @@ type replica struct {
 
 // replicaWorker is one ring and its checker.
 type replicaWorker struct {
+	index  int
 	chk    *shadow.Checker
 	tid    atomic.Int64 // the locked thread
 	cpu    time.Duration
@@ -342,8 +343,8 @@ func startReplica(b testing.TB, ns string, cfg *config.Config, key string) *repl
 		b.Fatalf("capture in %s: %v", ns, err)
 	}
 	started := make(chan struct{}, len(r.caps))
-	for _, c := range r.caps {
-		w := &replicaWorker{chk: shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
+	for i, c := range r.caps {
+		w := &replicaWorker{index: i, chk: shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
 			if !res.Outgoing {
 				r.counters[res.Verdict].Add(1)
 			}
@@ -394,6 +395,20 @@ func (r *replica) run(c *capture.Capture, w *replicaWorker, started chan<- struc
 			frames = append(frames, pkt.Data...)
 		}
 		r.segs.Add(1)
+	}
+	if cpus := os.Getenv("REPLICA_CPUS"); cpus != "" {
+		// Worker i on the i-th CPU of the list (an experiment on
+		// locality, with SCALE_PIN_SENDER).
+		list := strings.Split(cpus, ",")
+		cpu, err := strconv.Atoi(list[w.index%len(list)])
+		var set unix.CPUSet
+		set.Set(cpu)
+		if err == nil {
+			err = unix.SchedSetaffinity(0, &set)
+		}
+		if err != nil {
+			w.err = fmt.Errorf("REPLICA_CPUS=%s: %w", cpus, err)
+		}
 	}
 	w.tid.Store(int64(unix.Gettid()))
 	t0 := threadCPU()
