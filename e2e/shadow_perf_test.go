@@ -312,7 +312,16 @@ type replica struct {
 	segs     atomic.Uint64
 	counters [shadow.Malformed + 1]atomic.Uint64
 	wakeups  atomic.Uint64 // Next calls that returned blocks
-	lens     []int         // MD5 input length of every digest computed (after stop)
+	// Each worker times probeSums md5.Sum of a 1448-byte buffer after
+	// every wakeup (REPLICA_PROBE=0: not): how fast MD5 itself runs on
+	// the replica's threads while the transfer loads the machine,
+	// against the idle machine the floor is timed on. Excluded from
+	// cpuSoFar. (A wakeup comes every few hundred ms: the probe leaves
+	// nothing warm for the next one.)
+	probe    bool
+	probeCPU atomic.Int64 // ns
+	probeN   atomic.Int64
+	lens     []int // MD5 input length of every digest computed (after stop)
 	frames   []byte
 	spans    [][2]int
 	links    []uint32
@@ -334,7 +343,7 @@ type replicaWorker struct {
 
 func startReplica(b testing.TB, ns string, cfg *config.Config, key string) *replica {
 	b.Helper()
-	r := &replica{key: len(key)}
+	r := &replica{key: len(key), probe: os.Getenv("REPLICA_PROBE") != "0"}
 	n := cfg.Shadow.WorkerCount()
 	if v, err := strconv.Atoi(os.Getenv("REPLICA_WORKERS")); err == nil && v > 0 {
 		n = v
@@ -413,10 +422,19 @@ func (r *replica) run(c *capture.Capture, w *replicaWorker, started chan<- struc
 	w.tid.Store(int64(unix.Gettid()))
 	t0 := threadCPU()
 	started <- struct{}{}
+	probe := make([]byte, 1448)
 	for {
 		err := c.Next(handle)
 		if err == nil {
 			r.wakeups.Add(1)
+			if r.probe {
+				p0 := threadCPU()
+				for range probeSums {
+					probeSink = md5.Sum(probe)
+				}
+				r.probeCPU.Add(int64(threadCPU() - p0))
+				r.probeN.Add(probeSums)
+			}
 		}
 		if errors.Is(err, capture.ErrClosed) {
 			break
@@ -430,10 +448,39 @@ func (r *replica) run(c *capture.Capture, w *replicaWorker, started chan<- struc
 	w.lens, w.frames, w.spans, w.links = lens, frames, spans, links
 }
 
+// probeSums is how many MD5 sums a probe times (see replica.probe).
+const probeSums = 4
+
+var probeSink [16]byte
+
+// probeIdle is the time of one probe md5.Sum on an idle machine, best of
+// passes, as the floor is timed.
+func probeIdle(passes int) time.Duration {
+	probe := make([]byte, 1448)
+	best := time.Duration(1<<63 - 1)
+	for range passes {
+		t0 := time.Now()
+		for range probeSums {
+			probeSink = md5.Sum(probe)
+		}
+		best = min(best, time.Since(t0))
+	}
+	return best / probeSums
+}
+
+// probeLoaded is the mean time of one probe md5.Sum during the transfer
+// (0: not probed).
+func (r *replica) probeLoaded() time.Duration {
+	if n := r.probeN.Load(); n > 0 {
+		return time.Duration(r.probeCPU.Load() / n)
+	}
+	return 0
+}
+
 // cpuSoFar is the workers' thread CPU time up to now (read from
-// /proc/self/task/TID/schedstat of the locked threads).
+// /proc/self/task/TID/schedstat of the locked threads), probes excluded.
 func (r *replica) cpuSoFar() time.Duration {
-	var sum time.Duration
+	sum := -time.Duration(r.probeCPU.Load())
 	for _, w := range r.workers {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", w.tid.Load()))
 		if err != nil {
