@@ -1598,6 +1598,12 @@ func TestNextBatchBracketsBlocks(t *testing.T) {
 // the offsets we assume, on the receive and on the transmit path), both
 // rings must get pairs, and the rings together must see every frame.
 func TestFanout(t *testing.T) {
+	t.Run("all-interfaces", func(t *testing.T) { testFanout(t, nil) })
+	t.Run("eth0", func(t *testing.T) { testFanout(t, []string{"eth0"}) })
+}
+
+// testFanout is TestFanout capturing on ifaces (nil: all).
+func testFanout(t *testing.T, ifaces []string) {
 	_, a, b := pair(t)
 	var targets []string
 	for i := range 8 {
@@ -1609,7 +1615,7 @@ func TestFanout(t *testing.T) {
 	}
 	var caps []*Capture
 	if err := netns.Do(a, func() (err error) {
-		caps, err = OpenFanout(Options{Timeout: testTimeout}, 2)
+		caps, err = OpenFanout(Options{Timeout: testTimeout, Interfaces: ifaces}, 2)
 		return err
 	}); err != nil {
 		t.Fatalf("OpenFanout in %s: %v", a, err)

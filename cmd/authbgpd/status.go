@@ -319,6 +319,9 @@ func captureLine(c *status.Capture) string {
 	if len(c.Interfaces) > 0 {
 		on = strings.Join(c.Interfaces, ",")
 	}
+	if c.Workers > 1 {
+		on += fmt.Sprintf(" (%d workers)", c.Workers)
+	}
 	return fmt.Sprintf("capture: running on %s: %d packets, %d dropped, %d truncated", on, c.Packets, c.Drops, c.Truncated)
 }
 

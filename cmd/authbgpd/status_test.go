@@ -518,8 +518,13 @@ func TestStatusNoCapture(t *testing.T) {
 		t.Errorf("detail:\n%s", out)
 	}
 	var buf bytes.Buffer
-	printStatus(&buf, &status.Status{Capture: &status.Capture{Running: true, Interfaces: []string{"eth0"}, Packets: 7}})
+	printStatus(&buf, &status.Status{Capture: &status.Capture{Running: true, Workers: 1, Interfaces: []string{"eth0"}, Packets: 7}})
 	if !strings.Contains(buf.String(), "capture: running on eth0: 7 packets, 0 dropped, 0 truncated\n") {
 		t.Errorf("running:\n%s", buf.String())
+	}
+	buf.Reset()
+	printStatus(&buf, &status.Status{Capture: &status.Capture{Running: true, Workers: 2, Packets: 7}})
+	if !strings.Contains(buf.String(), "capture: running on all interfaces (2 workers): 7 packets, 0 dropped, 0 truncated\n") {
+		t.Errorf("running, 2 workers:\n%s", buf.String())
 	}
 }
