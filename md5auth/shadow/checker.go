@@ -440,7 +440,7 @@ func (c *Checker) attribute(src, dst netip.Addr, srcPort, dstPort uint16) (p *Pe
 // classify verifies signature sig of segment (pseudo-header ph) against
 // p's keys, the active one (index act) first. keyID is the key that
 // verified (-1: none); other is set for a BadDigest that another key of p
-// verified. check has already set aside the unsigned segments of unkeyed
+// verified. CheckHeld has already set aside the unsigned segments of unkeyed
 // peers (Ignored).
 func (c *Checker) classify(p *Peer, ph *md5auth.PseudoHeader, segment, sig []byte, act int) (v Verdict, keyID int, other bool) {
 	switch {
