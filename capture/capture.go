@@ -41,6 +41,9 @@ var (
 	// ErrUnsupportedLink means an interface named in Options.Interfaces
 	// has a device type whose frames the capture cannot decode.
 	ErrUnsupportedLink = errors.New("capture: unsupported link type")
+	// ErrFanout means the kernel refused to join rings in a fanout group
+	// (OpenFanout): one ring (Open) still captures everything.
+	ErrFanout = errors.New("capture: cannot spread frames over several rings (PACKET_FANOUT)")
 	// ErrClosed is returned by Next after Close.
 	ErrClosed = errors.New("capture: closed")
 )

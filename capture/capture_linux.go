@@ -178,13 +178,13 @@ func OpenFanout(opts Options, n int) ([]*Capture, error) {
 			if i == 0 {
 				id, err := newFanout(r.fd, prog)
 				if err != nil {
-					return fail(fmt.Errorf("capture: %s: PACKET_FANOUT: %w", r.where, err))
+					return fail(fmt.Errorf("%w: %s: %w", ErrFanout, r.where, err))
 				}
 				groups = append(groups, id)
 				continue
 			}
 			if err := unix.SetsockoptInt(r.fd, unix.SOL_PACKET, unix.PACKET_FANOUT, groups[j]|unix.PACKET_FANOUT_CBPF<<16); err != nil {
-				return fail(fmt.Errorf("capture: %s: PACKET_FANOUT joining group %d: %w", r.where, groups[j], err))
+				return fail(fmt.Errorf("%w: %s: joining group %d: %w", ErrFanout, r.where, groups[j], err))
 			}
 		}
 	}

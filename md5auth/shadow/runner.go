@@ -134,8 +134,15 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 	return s
 }
 
-// Workers is the number of capture rings and checkers.
-func (s *Runner) Workers() int { return len(s.chks) }
+// Workers is the number of capture rings and checkers: running once
+// started (one if the kernel could not spread the capture), configured
+// before.
+func (s *Runner) Workers() int {
+	if s.caps != nil {
+		return len(s.caps)
+	}
+	return len(s.chks)
+}
 
 func (s *Runner) Name() string { return "shadow" }
 
@@ -143,9 +150,9 @@ func (s *Runner) Start(ctx context.Context, _ *plugin.Host) error {
 	// With SRv6 HMAC keys configured, SRv6 packets are captured too.
 	o := capture.Options{Interfaces: s.ifaces, Port: s.port, SRv6: s.srh.Enabled()}
 	caps, err := capture.OpenFanout(o, len(s.chks))
-	if err != nil && len(s.chks) > 1 && !errors.Is(err, capture.ErrPermission) {
-		// A kernel without PACKET_FANOUT_CBPF (before 4.3): one ring
-		// still checks every segment, on one CPU.
+	if errors.Is(err, capture.ErrFanout) {
+		// A kernel without classic BPF fanout or unique group ids: one
+		// ring still checks every segment, on one CPU.
 		s.log.WithError(err).WithField("workers", len(s.chks)).Warn("shadow checker cannot spread the capture over several rings: running one worker")
 		caps, err = capture.OpenFanout(o, 1)
 	}
