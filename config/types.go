@@ -297,7 +297,8 @@ const (
 
 // WorkerCount is the number of shadow workers to run: Workers, or for 0
 // one per CPU the process may use (GOMAXPROCS), at most AutoShadowWorkers
-// (each ring holds 8 MiB of kernel memory per captured interface).
+// (each ring is 8 MiB per captured interface, mapped into the process and
+// counted in its RSS).
 func (s *Shadow) WorkerCount() int {
 	if s.Workers > 0 {
 		return s.Workers
