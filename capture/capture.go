@@ -144,6 +144,15 @@ type Stats struct {
 	LinkErrors uint64
 }
 
+// Add adds the counters of o to s (the captures of a fanout group).
+func (s *Stats) Add(o Stats) {
+	s.Packets += o.Packets
+	s.Drops += o.Drops
+	s.FreezeQueue += o.FreezeQueue
+	s.Unsupported += o.Unsupported
+	s.LinkErrors += o.LinkErrors
+}
+
 // Batcher brackets the frames of one ring block (see Capture.NextBatch).
 // A shadow.Checker is one: its lock is taken once per block.
 type Batcher interface {

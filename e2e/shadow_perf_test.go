@@ -500,9 +500,7 @@ func (r *replica) stop(b testing.TB) capture.Stats {
 	var st capture.Stats
 	for _, c := range r.caps {
 		cs, _ := c.Stats()
-		st.Packets += cs.Packets
-		st.Drops += cs.Drops
-		st.FreezeQueue += cs.FreezeQueue
+		st.Add(cs)
 		if err := c.Close(); err != nil {
 			b.Errorf("replica capture close: %v", err)
 		}

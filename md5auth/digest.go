@@ -89,7 +89,7 @@ func (d *Digester) digest(src, dst netip.Addr, segment, key []byte) error {
 // belongs to no family: digesting with it is ErrAddrFamily.
 type PseudoHeader struct {
 	// w holds the address bytes as the little-endian 8-byte words that
-	// digestPH stores (IPv4: w[0] only), so preparing does all the
+	// digestWords stores (IPv4: w[0] only), so preparing does all the
 	// shuffling and a segment only adds its length/protocol word.
 	w   [4]uint64
 	fam uint8 // 4 or 6; 0 for the zero value
@@ -99,95 +99,71 @@ type PseudoHeader struct {
 // src to dst. IPv4-mapped IPv6 addresses count as IPv4 (the kernel signs
 // a 4-in-6 connection as IPv4). Mixed families are ErrAddrFamily.
 func NewPseudoHeader(src, dst netip.Addr) (PseudoHeader, error) {
+	var ph PseudoHeader
+	ph.fam = addrWords(&ph.w, src, dst)
+	if ph.fam == 0 {
+		return PseudoHeader{}, ErrAddrFamily
+	}
+	return ph, nil
+}
+
+// addrWords fills w with the address words of a pseudo-header from src to
+// dst (see PseudoHeader) and returns the family, 4 or 6 (0: mixed).
+func addrWords(w *[4]uint64, src, dst netip.Addr) uint8 {
 	src, dst = src.Unmap(), dst.Unmap()
 	le := binary.LittleEndian
 	switch {
 	case src.Is4() && dst.Is4():
 		s, t := src.As4(), dst.As4()
-		return PseudoHeader{w: [4]uint64{uint64(le.Uint32(s[:])) | uint64(le.Uint32(t[:]))<<32}, fam: 4}, nil
+		w[0] = uint64(le.Uint32(s[:])) | uint64(le.Uint32(t[:]))<<32
+		return 4
 	case src.Is6() && dst.Is6():
 		s, t := src.As16(), dst.As16()
-		return PseudoHeader{w: [4]uint64{le.Uint64(s[0:8]), le.Uint64(s[8:16]), le.Uint64(t[0:8]), le.Uint64(t[8:16])}, fam: 6}, nil
+		w[0], w[1], w[2], w[3] = le.Uint64(s[0:8]), le.Uint64(s[8:16]), le.Uint64(t[0:8]), le.Uint64(t[8:16])
+		return 6
 	}
-	return PseudoHeader{}, ErrAddrFamily
+	return 0
 }
 
 // digestHL is digest for a segment whose header length (checked by
-// headerLen) is hdrLen. It builds the pseudo-header from the addresses
-// directly: going through a PseudoHeader cost this one-off path 2–3% at
-// 140 bytes (BenchmarkDigest), for nothing to reuse.
+// headerLen) is hdrLen.
 func (d *Digester) digestHL(src, dst netip.Addr, segment []byte, hdrLen int, key []byte) error {
-	b, err := d.grow(segment, hdrLen, key)
-	if err != nil {
-		return err
-	}
-	src, dst = src.Unmap(), dst.Unmap()
-	// The header words are stored 8 and 4 bytes at a time: md5's 4-byte
-	// loads that follow at once are then forwarded from one store each,
-	// where byte stores would stall every load that spans several.
-	le := binary.LittleEndian
-	switch {
-	case src.Is4() && dst.Is4():
-		s, t := src.As4(), dst.As4()
-		le.PutUint64(b[0:8], uint64(le.Uint32(s[:]))|uint64(le.Uint32(t[:]))<<32)
-		le.PutUint32(b[8:12], 6<<8|uint32(bits.ReverseBytes16(uint16(len(segment))))<<16)
-		d.finish(b, 12, segment, hdrLen, key)
-	case src.Is6() && dst.Is6():
-		s, t := src.As16(), dst.As16()
-		le.PutUint64(b[0:8], le.Uint64(s[0:8]))
-		le.PutUint64(b[8:16], le.Uint64(s[8:16]))
-		le.PutUint64(b[16:24], le.Uint64(t[0:8]))
-		le.PutUint64(b[24:32], le.Uint64(t[8:16]))
-		le.PutUint64(b[32:40], uint64(bits.ReverseBytes32(uint32(len(segment))))|6<<56)
-		d.finish(b, 40, segment, hdrLen, key)
-	default:
-		return ErrAddrFamily
-	}
-	return nil
+	var w [4]uint64
+	fam := addrWords(&w, src, dst)
+	return d.digestWords(&w, fam, segment, hdrLen, key)
 }
 
-// digestPH is digestHL with the addresses already prepared in ph.
-func (d *Digester) digestPH(ph *PseudoHeader, segment []byte, hdrLen int, key []byte) error {
-	b, err := d.grow(segment, hdrLen, key)
-	if err != nil {
-		return err
-	}
-	le := binary.LittleEndian
-	switch ph.fam {
-	case 4:
-		le.PutUint64(b[0:8], ph.w[0])
-		le.PutUint32(b[8:12], 6<<8|uint32(bits.ReverseBytes16(uint16(len(segment))))<<16)
-		d.finish(b, 12, segment, hdrLen, key)
-	case 6:
-		le.PutUint64(b[0:8], ph.w[0])
-		le.PutUint64(b[8:16], ph.w[1])
-		le.PutUint64(b[16:24], ph.w[2])
-		le.PutUint64(b[24:32], ph.w[3])
-		le.PutUint64(b[32:40], uint64(bits.ReverseBytes32(uint32(len(segment))))|6<<56)
-		d.finish(b, 40, segment, hdrLen, key)
-	default:
-		return ErrAddrFamily
-	}
-	return nil
-}
-
-// grow checks the segment's length and returns d.buf with room for the
-// bytes its digest covers.
-func (d *Digester) grow(segment []byte, hdrLen int, key []byte) ([]byte, error) {
+// digestWords digests segment with the pseudo-header address words w of
+// family fam (0: ErrAddrFamily, after the length check as always).
+func (d *Digester) digestWords(w *[4]uint64, fam uint8, segment []byte, hdrLen int, key []byte) error {
 	if len(segment) > 0xffff {
-		return nil, ErrSegmentTooBig
+		return ErrSegmentTooBig
 	}
 	need := 40 + 20 + len(segment) - hdrLen + len(key)
 	if cap(d.buf) < need {
 		d.buf = make([]byte, 0, need+need/4)
 	}
-	return d.buf[:need], nil
-}
-
-// finish appends to the n pseudo-header bytes in b the TCP header with a
-// zero checksum, the payload and the key, and digests them into d.sum.
-func (d *Digester) finish(b []byte, n int, segment []byte, hdrLen int, key []byte) {
+	b := d.buf[:need]
+	// The header words are stored 8 and 4 bytes at a time: md5's 4-byte
+	// loads that follow at once are then forwarded from one store each,
+	// where byte stores would stall every load that spans several.
 	le := binary.LittleEndian
+	var n int
+	switch fam {
+	case 4:
+		le.PutUint64(b[0:8], w[0])
+		le.PutUint32(b[8:12], 6<<8|uint32(bits.ReverseBytes16(uint16(len(segment))))<<16)
+		n = 12
+	case 6:
+		le.PutUint64(b[0:8], w[0])
+		le.PutUint64(b[8:16], w[1])
+		le.PutUint64(b[16:24], w[2])
+		le.PutUint64(b[24:32], w[3])
+		le.PutUint64(b[32:40], uint64(bits.ReverseBytes32(uint32(len(segment))))|6<<56)
+		n = 40
+	default:
+		return ErrAddrFamily
+	}
 	le.PutUint64(b[n:n+8], le.Uint64(segment[0:8]))
 	le.PutUint64(b[n+8:n+16], le.Uint64(segment[8:16]))
 	le.PutUint32(b[n+16:n+20], le.Uint32(segment[16:20])&0xffff0000) // checksum zeroed
@@ -195,6 +171,7 @@ func (d *Digester) finish(b []byte, n int, segment []byte, hdrLen int, key []byt
 	m += copy(b[m:], segment[hdrLen:])
 	m += copy(b[m:], key)
 	d.sum = md5.Sum(b[:m])
+	return nil
 }
 
 // Check verifies the MD5 option of segment against key. A segment without
@@ -220,7 +197,7 @@ func (d *Digester) CheckSignature(src, dst netip.Addr, segment, sig, key []byte)
 func (d *Digester) CheckSignaturePrepared(ph *PseudoHeader, segment, sig, key []byte) (Verdict, error) {
 	hdrLen, err := headerLen(segment)
 	if err == nil {
-		err = d.digestPH(ph, segment, hdrLen, key)
+		err = d.digestWords(&ph.w, ph.fam, segment, hdrLen, key)
 	}
 	return d.verdict(err, sig)
 }

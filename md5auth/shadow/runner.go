@@ -243,11 +243,7 @@ func (s *Runner) pollStats() {
 		if err != nil {
 			return
 		}
-		st.Packets += cs.Packets
-		st.Drops += cs.Drops
-		st.FreezeQueue += cs.FreezeQueue
-		st.Unsupported += cs.Unsupported
-		st.LinkErrors += cs.LinkErrors
+		st.Add(cs)
 	}
 	s.mu.Lock()
 	if d := st.Drops - s.stats.Drops; d > 0 {
