@@ -55,6 +55,13 @@ func (e *events) init() {
 // subscribers. cancel (idempotent) unsubscribes and closes the channel;
 // Stop closes all channels.
 func (h *Host) Subscribe(buf int) (<-chan PeerEvent, func()) {
+	_, ch, cancel := h.subscribe(buf)
+	return ch, cancel
+}
+
+// subscribe is Subscribe that also returns the snapshot the channel starts
+// with.
+func (h *Host) subscribe(buf int) ([]PeerEvent, <-chan PeerEvent, func()) {
 	if buf < 0 {
 		buf = 0
 	}
@@ -72,11 +79,11 @@ func (h *Host) Subscribe(buf int) (<-chan PeerEvent, func()) {
 	}
 	if e.closed {
 		close(s.ch)
-		return s.ch, func() {}
+		return snap, s.ch, func() {}
 	}
 	e.subs[s] = struct{}{}
 	var once sync.Once
-	return s.ch, func() {
+	return snap, s.ch, func() {
 		once.Do(func() {
 			e.mu.Lock()
 			defer e.mu.Unlock()
