@@ -45,7 +45,7 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"github.com/authbgp/authbgpd/md5auth/shadow"
+	"github.com/authbgp/authbgpd/shadow"
 )
 
 func BenchmarkShadowPerf(b *testing.B) {

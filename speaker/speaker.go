@@ -23,10 +23,10 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/httpapi"
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/authbgp/authbgpd/md5auth/shadow"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/peers"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/srv6"
 	"github.com/authbgp/authbgpd/status"
 )

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/authbgp/authbgpd/frame"
-	"github.com/authbgp/authbgpd/md5auth/shadow"
+	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/srv6"
 	"github.com/authbgp/authbgpd/srv6policy"
 	"github.com/authbgp/authbgpd/status"

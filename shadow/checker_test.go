@@ -20,8 +20,8 @@ import (
 // FRR's address.
 const (
 	e2eKey  = "authbgpd-e2e-md5-key"
-	capV4   = "../../e2e/testdata/frr-gobgpd-md5-v4.pcap"
-	capV6   = "../../e2e/testdata/frr-gobgpd-md5-v6.pcap"
+	capV4   = "../e2e/testdata/frr-gobgpd-md5-v4.pcap"
+	capV6   = "../e2e/testdata/frr-gobgpd-md5-v6.pcap"
 	wrongK  = "not-the-key"
 	farPast = "2000-01-01T00:00:00Z"
 )
@@ -139,7 +139,7 @@ func TestMissingOnUnsignedSession(t *testing.T) {
 	// basic_usec.pcap: an unsigned TCP exchange on port 179 between
 	// 192.0.2.1 and 192.0.2.2 (see capfile/testdata).
 	c := New([]Peer{addrPeer("192.0.2.1", pw("k")), addrPeer("192.0.2.2", pw("k"))}, Options{})
-	run(t, "../../capture/capfile/testdata/basic_usec.pcap", c)
+	run(t, "../capture/capfile/testdata/basic_usec.pcap", c)
 	reps := c.Reports(time.Time{})
 	if len(reps) == 0 {
 		t.Fatal("no reports")
@@ -151,7 +151,7 @@ func TestMissingOnUnsignedSession(t *testing.T) {
 	}
 	// Without keys an unsigned session is nothing to report.
 	c = New([]Peer{addrPeer("192.0.2.1"), addrPeer("192.0.2.2")}, Options{})
-	run(t, "../../capture/capfile/testdata/basic_usec.pcap", c)
+	run(t, "../capture/capfile/testdata/basic_usec.pcap", c)
 	if reps := c.Reports(time.Time{}); len(reps) != 0 {
 		t.Fatalf("unkeyed unsigned session reported: %+v", reps)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/authbgp/authbgpd/md5auth/shadow"
+	"github.com/authbgp/authbgpd/shadow"
 )
 
 // tcpSeg builds a segment from the peer (port sport) to us (port 179) with

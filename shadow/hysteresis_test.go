@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/authbgp/authbgpd/md5auth/shadow"
+	"github.com/authbgp/authbgpd/shadow"
 )
 
 const (

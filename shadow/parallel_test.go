@@ -136,7 +136,7 @@ func TestOfflineMatchesSequential(t *testing.T) {
 	dir := t.TempDir()
 	peers, a := mixedCapture(t, dir, 1, 6000)
 	_, b := mixedCapture(t, dir, 2, 3000)
-	names := []string{a, "../../capture/capfile/testdata/basic_usec.pcap", b}
+	names := []string{a, "../capture/capfile/testdata/basic_usec.pcap", b}
 	o := Options{IdleAfter: -1}
 	wantStats, wantReps := sequential(t, peers, o, names)
 	diags := map[string]bool{}
