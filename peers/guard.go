@@ -65,7 +65,7 @@ func (m *Manager) refusePeer(op, addr string) error {
 	}
 	a = a.Unmap()
 	if id := m.peerFor(a); id != "" {
-		cp := m.peers[id].cfg
+		cp := m.cfg.Peer(id)
 		what := a.String()
 		if cp.IsDynamic() {
 			what = fmt.Sprintf("%s (in dynamic range %s)", a, cp.Prefix)
@@ -76,9 +76,9 @@ func (m *Manager) refusePeer(op, addr string) error {
 }
 
 func (m *Manager) refuseGroup(op, name string) error {
-	for _, st := range m.peers {
-		if st.cfg.IsDynamic() && groupName(st.cfg.Prefix) == name {
-			return fmt.Errorf("peers: peer group %s carries dynamic range %s, configured in %s (line %d); change it there and reload: %w", name, st.cfg.Prefix, m.cfg.File, st.cfg.Line, ErrManagedByConfig)
+	for i := range m.cfg.Peers {
+		if cp := &m.cfg.Peers[i]; cp.IsDynamic() && groupName(cp.Prefix) == name {
+			return fmt.Errorf("peers: peer group %s carries dynamic range %s, configured in %s (line %d); change it there and reload: %w", name, cp.Prefix, m.cfg.File, cp.Line, ErrManagedByConfig)
 		}
 	}
 	return fmt.Errorf("peers: cannot %s peer group %q: peer groups are made from the dynamic ranges of %s; configure the range there and reload: %w", op, name, m.cfg.File, ErrManagedByConfig)
@@ -87,9 +87,9 @@ func (m *Manager) refuseGroup(op, name string) error {
 func (m *Manager) refuseRange(op, prefix string) error {
 	if p, err := netip.ParsePrefix(strings.TrimSpace(prefix)); err == nil {
 		p = p.Masked()
-		for _, st := range m.peers {
-			if st.cfg.IsDynamic() && st.cfg.Prefix.Masked() == p {
-				return fmt.Errorf("peers: dynamic range %s is configured in %s (line %d); change it there and reload: %w", p, m.cfg.File, st.cfg.Line, ErrManagedByConfig)
+		for i := range m.cfg.Peers {
+			if cp := &m.cfg.Peers[i]; cp.IsDynamic() && cp.Prefix.Masked() == p {
+				return fmt.Errorf("peers: dynamic range %s is configured in %s (line %d); change it there and reload: %w", p, m.cfg.File, cp.Line, ErrManagedByConfig)
 			}
 		}
 	}

@@ -10,41 +10,57 @@ import (
 	"github.com/authbgp/authbgpd/plugin"
 )
 
-// ConnectionRefused is told (by plugin.Host, from GoBGP's log) that GoBGP
-// closed a connection from addr that the kernel had accepted while addr's
-// session was Established. It never blocks: the check runs on the
-// reconciler's goroutine, and a burst beyond the queue is dropped (the
-// peer's next attempt is told again).
-func (m *Manager) ConnectionRefused(addr netip.Addr) {
-	select {
-	case m.refused <- addr.Unmap():
-	default:
+// Stale sessions. A session is stale when the peer gave it up while our
+// kernel kept dropping its NOTIFICATION and FIN (signed with a key we no
+// longer hold): GoBGP keeps it Established and turns away every new
+// connection from the peer until its hold timer fires. Two inputs say so:
+// the shadow checker's proof (EndStale), and GoBGP closing a connection the
+// kernel accepted (ConnectionRefused), judged here.
+
+// endStale ends the sessions asked to be ended that still are what was
+// asked about (m.mu held: the pass, or the loop's judgeStale).
+func (p *pass) endStale() {
+	m := p.m
+	for a, w := range m.stale {
+		delete(m.stale, a)
+		s := m.sess[a]
+		if s == nil || s.state != "established" || m.peerFor(a) == "" {
+			continue // already gone, or not ours
+		}
+		if !w.proven {
+			if err := p.staleByRefusal(a, s); err != nil {
+				m.log.WithError(err).Error("cannot end a stale session")
+			}
+			continue
+		}
+		if s.remote.IsValid() && w.remote.IsValid() && s.remote != w.remote {
+			continue // another session now
+		}
+		m.log.WithFields(logrus.Fields{"peer": a, "connection": w.remote, "reason": w.why}).Warn("ending stale session: the peer reconnected with a valid TCP-MD5 signature while its old connection stopped verifying")
+		if err := p.resetStale(a, s); err != nil {
+			m.log.WithError(err).Error("cannot end the stale session")
+		}
 	}
 }
 
-// endIfStale ends the established session with addr when it is stale
+// staleByRefusal ends the established session with addr when it is stale
 // without the shadow checker's help. GoBGP turned away a new connection
 // from addr, which the kernel accepted: its SYN carried a valid signature
 // under the key now installed for addr. If the session was re-keyed in
 // place and has received no BGP message since, the peer gave it up when it
-// changed its key: its NOTIFICATION and FIN, signed with the old key, were
-// dropped by our kernel, and GoBGP would keep the dead session and turn
-// the peer away until its hold timer fired. A session that received
-// anything since the change is alive (the peer signs with the new key on
-// it), so it is left alone; so is one that was not re-keyed (a peer
-// restarting with an unchanged key gets GoBGP's usual treatment).
-func (m *Manager) endIfStale(ctx context.Context, addr netip.Addr) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.sess[addr]
-	if s == nil || s.state != "established" || !s.rekeyedConn.IsValid() || s.rekeyedConn != s.remote {
+// changed its key. A session that received anything since the change is
+// alive (the peer signs with the new key on it), so it is left alone; so
+// is one that was not re-keyed (a peer restarting with an unchanged key
+// gets GoBGP's usual treatment).
+func (p *pass) staleByRefusal(addr netip.Addr, s *session) error {
+	m := p.m
+	if !s.rekeyedConn.IsValid() || s.rekeyedConn != s.remote {
 		return nil
 	}
-	id := m.peerFor(addr)
-	if st := m.peers[id]; st == nil || st.secret == nil {
+	if _, st := p.owner(addr); st == nil {
 		return nil
 	}
-	rx, err := m.received(ctx, addr)
+	rx, err := m.received(p.ctx, addr)
 	if err != nil {
 		return fmt.Errorf("peers: is the session with %s stale: %w", addr, err)
 	}
@@ -54,7 +70,19 @@ func (m *Manager) endIfStale(ctx context.Context, addr netip.Addr) error {
 		return nil
 	}
 	log.WithField("reason", "new authenticated connection, nothing received since the key change").Warn("ending stale session: the peer opened a new connection signed with the new key, and its old session has carried no message since the key was changed in place")
-	return m.resetStale(ctx, addr, s)
+	return p.resetStale(addr, s)
+}
+
+// resetStale ends the stale established session s with addr: GoBGP resets
+// it, and the peer's new connection can come up.
+func (p *pass) resetStale(addr netip.Addr, s *session) error {
+	err := p.act(action{kind: actResetSession, addr: addr, why: "authbgpd: stale session replaced by a new authenticated connection"})
+	if err != nil {
+		return fmt.Errorf("peers: end stale session with %s: %w", addr, err)
+	}
+	s.rekeyedConn = netip.AddrPort{}
+	p.m.kickReconcile()
+	return nil
 }
 
 // received returns the number of BGP messages GoBGP has received from addr
@@ -72,11 +100,10 @@ func (m *Manager) received(ctx context.Context, addr netip.Addr) (uint64, error)
 	return 0, fmt.Errorf("GoBGP does not list %s", addr)
 }
 
-// noteRekeyed remembers that the established session s with addr now
-// carries the new key, and how many messages it had received by then
-// (after the socket was re-keyed: anything counted later passed the new
-// key). Without the count the session is not marked, so endIfStale never
-// ends it.
+// noteRekeyed remembers that the established session s now carries the new
+// key, and how many messages it had received by then (after the socket was
+// re-keyed: anything counted later passed the new key). Without the count
+// the session is not marked, so it is never judged stale by a refusal.
 func (m *Manager) noteRekeyed(ctx context.Context, s *session) {
 	s.rekeyedConn = netip.AddrPort{}
 	rx, err := m.received(ctx, s.remote.Addr())

@@ -63,16 +63,12 @@ func TestStaleAfterKeyChange(t *testing.T) {
 				}
 			}
 			b.setReceived(addr, 7+c.rxSince)
-			if err := m.endIfStale(context.Background(), netip.MustParseAddr(addr)); err != nil {
-				t.Fatal(err)
-			}
+			m.judgeStale(netip.MustParseAddr(addr))
 			if got := b.resets(addr); (got == 1) != c.wantReset {
 				t.Fatalf("%d resets, want reset %v: calls %v", got, c.wantReset, b.calls)
 			}
 			// Once ended, a second refused connection does not reset again.
-			if err := m.endIfStale(context.Background(), netip.MustParseAddr(addr)); err != nil {
-				t.Fatal(err)
-			}
+			m.judgeStale(netip.MustParseAddr(addr))
 			if got := b.resets(addr); got > 1 {
 				t.Fatalf("%d resets: calls %v", got, b.calls)
 			}
@@ -107,9 +103,7 @@ func TestStaleAfterKeyChangeThroughTheHook(t *testing.T) {
 	established(b, addr)
 	waitFor(t, "established again", func() bool { return m.Status()[0].State == "established" })
 	b.setReceived(addr, 3) // as many as when re-keyed: only the new session tells them apart
-	if err := m.endIfStale(context.Background(), netip.MustParseAddr(addr)); err != nil {
-		t.Fatal(err)
-	}
+	m.judgeStale(netip.MustParseAddr(addr))
 	if got := b.resets(addr); got != 1 {
 		t.Fatalf("%d resets: the new session was ended: calls %v", got, b.calls)
 	}

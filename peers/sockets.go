@@ -26,3 +26,6 @@ type Sockets interface {
 	// kernel support).
 	Preflight() error
 }
+
+// defaultSockets keys the real sockets of this process.
+func defaultSockets() Sockets { return SystemSockets{} }

@@ -1,0 +1,201 @@
+package peers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// This file is the only code of the peers runtime that changes GoBGP's
+// peers or the keys on sockets. A pass (pass.go) decides; apply acts, one
+// action at a time, and returns the action's error for the pass to record.
+
+// actKind is what an action does.
+type actKind uint8
+
+const (
+	actSetListenerKey    actKind = iota + 1 // key on every listener of the family
+	actDeleteListenerKey                    // a key off every listener
+	actSetConnKey                           // re-key one connection in place
+	actAddNeighbor                          // AddPeer (a static peer, with its password and admin state)
+	actReaddNeighbor                        // DeletePeer + AddPeer (see readd)
+	actDeleteNeighbor                       // DeletePeer
+	actAddRange                             // AddPeerGroup + AddDynamicNeighbor
+	actDropRange                            // DeleteDynamicNeighbor, its sessions, DeletePeerGroup
+	actDeleteRange                          // DeleteDynamicNeighbor of a range no config names
+	actResetSession                         // ResetPeer: end a session (unsigned or stale)
+)
+
+// action is one change the pass decided.
+type action struct {
+	kind actKind
+	peer *config.Peer // the configured peer acted for (nil: unmanaged)
+	// key: the socket key (set/delete listener key, set conn key).
+	key md5auth.Key
+	// password and adminDown: what GoBGP gets for a static peer.
+	password  md5auth.Secret
+	adminDown bool
+	// addr, group: a neighbor or range no config names, or a session's
+	// address; local, remote: a connection's ends.
+	addr          netip.Addr
+	prefix, group string
+	local, remote netip.AddrPort
+	why           string
+}
+
+// apply carries out a (m.mu held: nothing else acts meanwhile).
+func (m *Manager) apply(ctx context.Context, a action) error {
+	switch a.kind {
+	case actSetListenerKey:
+		return m.setListenerKey(a.peer, a.key)
+	case actDeleteListenerKey:
+		return m.socks.DeleteListenerKey(m.port, a.key)
+	case actSetConnKey:
+		return m.socks.SetConnKey(a.local, a.remote, a.key)
+	case actAddNeighbor:
+		ap, err := apiPeer(a.peer, string(a.password), a.adminDown)
+		if err != nil {
+			return err
+		}
+		return m.bgp.AddPeer(ctx, ap)
+	case actReaddNeighbor:
+		return m.readd(ctx, a.peer, a.password, a.adminDown)
+	case actDeleteNeighbor:
+		return m.bgp.DeletePeer(ctx, a.addr.String())
+	case actAddRange:
+		return m.addRange(ctx, a.peer)
+	case actDropRange:
+		return m.dropRange(ctx, a.peer)
+	case actDeleteRange:
+		return m.bgp.DeleteDynamicNeighbor(ctx, a.prefix, a.group)
+	case actResetSession:
+		return m.bgp.ResetPeer(ctx, a.addr.String(), a.why, false, api.ResetPeerRequest_BOTH)
+	}
+	return fmt.Errorf("peers: unknown action %d", a.kind)
+}
+
+// setListenerKey puts p's key on the listeners.
+func (m *Manager) setListenerKey(p *config.Peer, k md5auth.Key) error {
+	if m.preErr != nil {
+		return m.preErr
+	}
+	if m.port == 0 {
+		return nil // GoBGP does not listen: only dialed sockets, keyed by GoBGP
+	}
+	if _, err := m.socks.SetListenerKey(m.port, k); err != nil {
+		return fmt.Errorf("peers: peer %s (%s:%d): %w", p.ID(), m.cfg.File, p.Line, err)
+	}
+	return nil
+}
+
+// readd replaces a static peer in GoBGP with password and admin state. It
+// deletes and re-adds the neighbor rather than calling UpdatePeer: GoBGP's
+// UpdatePeer (like a DeletePeer of a neighbor it holds a password for)
+// first deletes the listener key and then re-installs it, leaving a moment
+// in which an unsigned SYN from the peer would be accepted and handed to
+// the re-added neighbor. A DeletePeer from the API carries no password, so
+// GoBGP leaves our listener key alone, and while the neighbor is gone GoBGP
+// closes any connection from its address.
+func (m *Manager) readd(ctx context.Context, p *config.Peer, password md5auth.Secret, adminDown bool) error {
+	ap, err := apiPeer(p, string(password), adminDown)
+	if err != nil {
+		return err
+	}
+	if err := m.bgp.DeletePeer(ctx, p.Address.String()); err != nil {
+		return err
+	}
+	return m.bgp.AddPeer(ctx, ap)
+}
+
+// addRange gives GoBGP a dynamic range: its peer group, then the range.
+func (m *Manager) addRange(ctx context.Context, p *config.Peer) error {
+	g, err := apiPeerGroup(p)
+	if err != nil {
+		return err
+	}
+	if err := m.bgp.AddPeerGroup(ctx, g); err != nil {
+		return fmt.Errorf("peers: dynamic range %s: %w", p.ID(), err)
+	}
+	if err := m.bgp.AddDynamicNeighbor(ctx, &api.DynamicNeighbor{Prefix: p.Prefix.String(), PeerGroup: g.Conf.PeerGroupName}); err != nil {
+		_ = m.bgp.DeletePeerGroup(ctx, g.Conf.PeerGroupName)
+		return fmt.Errorf("peers: dynamic range %s: %w", p.ID(), err)
+	}
+	return nil
+}
+
+// dropRange removes a range from GoBGP: the range first (so that no new
+// sessions come), then the sessions GoBGP accepted through it, then its
+// group. GoBGP leaves such sessions running when the range goes, and
+// refuses to delete their peer group ("neighbor X is in use"): a removed
+// or held-down range would keep its sessions, unseen in /status, and its
+// group, so that adding the range back fails.
+func (m *Manager) dropRange(ctx context.Context, p *config.Peer) error {
+	group := groupName(p.Prefix)
+	var errs []error
+	if err := m.bgp.DeleteDynamicNeighbor(ctx, p.Prefix.String(), group); err != nil {
+		errs = append(errs, err)
+	}
+	for _, a := range m.rangeSessions(ctx, p) {
+		if err := m.bgp.DeletePeer(ctx, a.String()); err != nil {
+			m.log.WithError(err).WithField("peer", a.String()).Debug("dynamic neighbor already gone")
+			continue
+		}
+		m.log.WithFields(logrus.Fields{"peer": a.String(), "prefix": p.ID()}).Info("session from the range closed")
+	}
+	if err := m.bgp.DeletePeerGroup(ctx, group); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("peers: remove dynamic range %s: %w", p.ID(), err)
+	}
+	return nil
+}
+
+// rangeSessions lists the neighbors GoBGP accepted through range p: those
+// the session table owns to p, and those GoBGP lists in p's peer group.
+func (m *Manager) rangeSessions(ctx context.Context, p *config.Peer) []netip.Addr {
+	group := groupName(p.Prefix)
+	seen := map[netip.Addr]bool{}
+	var out []netip.Addr
+	add := func(a netip.Addr) {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	for a := range m.sess {
+		if p.Prefix.Contains(a) && !m.isStatic(a) && m.rangeOwns(p, a) {
+			add(a)
+		}
+	}
+	ps, err := m.bgp.ListPeer(ctx, "")
+	if err != nil {
+		m.log.WithError(err).WithField("prefix", p.ID()).Warn("cannot list the range's sessions")
+	}
+	for _, gp := range ps {
+		if gp.GetConf().GetPeerGroup() != group {
+			continue
+		}
+		if a, err := netip.ParseAddr(gp.GetConf().GetNeighborAddress()); err == nil {
+			add(a.Unmap())
+		}
+	}
+	return out
+}
+
+// rangeOwns reports whether a session with a belongs to range p: p is the
+// most specific range of the config containing a, or p is no longer
+// configured (a removed range's sessions are its own still).
+func (m *Manager) rangeOwns(p *config.Peer, a netip.Addr) bool {
+	if m.cfg.Peer(p.ID()) == nil {
+		return true
+	}
+	return ownerOf(m.cfg, a) == p.ID()
+}

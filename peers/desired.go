@@ -1,0 +1,166 @@
+package peers
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// Mechanism names how a peer's TCP segments are authenticated.
+type Mechanism string
+
+// The mechanisms a Key can carry. TCP-AO joins them with its master key
+// tuples; the reconciler compares and installs Keys, never bare secrets.
+const (
+	MechNone Mechanism = ""
+	MechMD5  Mechanism = "md5"
+)
+
+// Key is what a peer's sockets must carry: one mechanism and its material.
+// For TCP-MD5 that is one secret and the keychain key it came from.
+type Key struct {
+	Mech Mechanism
+	// MD5 is the TCP-MD5 secret (Mech == MechMD5); nil when the peer is
+	// keyed but has no usable key (a keychain whose keys all start later).
+	MD5 md5auth.Secret
+	// KeyID is the keychain key id, -1 when the key is not from a keychain.
+	KeyID int
+}
+
+// Keyed reports whether the peer must be authenticated at all.
+func (k Key) Keyed() bool { return k.Mech != MechNone }
+
+// Usable reports whether k has material that can be put on a socket.
+func (k Key) Usable() bool { return k.Mech == MechMD5 && len(k.MD5) > 0 }
+
+// Equal compares two keys; secrets are compared in constant time.
+func (k Key) Equal(o Key) bool {
+	return k.Mech == o.Mech && k.KeyID == o.KeyID && k.MD5.Equal(o.MD5)
+}
+
+// Want is the desired state of one configured peer.
+type Want struct {
+	Cfg *config.Peer
+	Key Key
+	// Pin is the accepted proposal (a keychain key id the peer was proven
+	// to use) that still rules, ahead of the schedule; -1 when none.
+	Pin int
+	// HeldDown: the peer must not run (fail closed): its key is not usable
+	// or could not be installed. Err says why.
+	HeldDown bool
+	Err      error
+}
+
+// Inputs is everything the desired state depends on. The triggers record
+// these; nothing else goes into a pass's decisions.
+type Inputs struct {
+	Config *config.Config
+	Now    time.Time
+	// Proposals are the accepted proposals of the shadow checker
+	// (follow-peer-rollover): peer ID -> keychain key id.
+	Proposals map[string]int
+	// Held are the key install failures of earlier passes, per peer ID: a
+	// peer stays held down until an install of its key succeeds.
+	Held map[string]error
+	// Preflight is what makes the kernel's TCP-MD5 unusable here (FIPS,
+	// no support); nil when it works.
+	Preflight error
+}
+
+// Desired is the desired state of every configured peer.
+type Desired struct {
+	Peers map[string]Want
+	// NextSwitch is when a keychain next changes some peer's key (zero
+	// when none will): the time of the next pass.
+	NextSwitch time.Time
+}
+
+// IDs returns the peer IDs of d, sorted.
+func (d Desired) IDs() []string {
+	ids := make([]string, 0, len(d.Peers))
+	for id := range d.Peers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// ErrNoValidKey marks a keyed peer whose keychain has no key valid now.
+var ErrNoValidKey = errors.New("no key valid now")
+
+// ComputeDesired is the pure heart of a pass: which peers run, with which
+// key, and which are held down. It does no I/O.
+func ComputeDesired(in Inputs) Desired {
+	d := Desired{Peers: make(map[string]Want, len(in.Config.Peers))}
+	for i := range in.Config.Peers {
+		p := &in.Config.Peers[i]
+		pin, ok := in.Proposals[p.ID()]
+		if !ok {
+			pin = -1
+		}
+		w := Want{Cfg: p, Pin: -1}
+		var err error
+		w.Key, w.Pin, err = wantKey(in.Config, p, in.Now, pin)
+		switch {
+		case !w.Key.Keyed():
+		case in.Preflight != nil:
+			w.HeldDown, w.Err = true, in.Preflight
+		case err != nil:
+			w.HeldDown, w.Err = true, err
+		case in.Held[p.ID()] != nil:
+			w.HeldDown, w.Err = true, in.Held[p.ID()]
+		}
+		d.Peers[p.ID()] = w
+		if kc := in.Config.Keychain(p.Keychain); w.Key.Keyed() && kc != nil {
+			if t, ok := kc.NextSwitch(in.Now); ok && (d.NextSwitch.IsZero() || t.Before(d.NextSwitch)) {
+				d.NextSwitch = t
+			}
+		}
+	}
+	return d
+}
+
+// wantKey resolves p's key at now: the schedule of cfg, unless an accepted
+// proposal (pin) names a newer key of the same keychain that the schedule
+// has not reached yet. A pin the schedule caught up with, or whose key
+// left the keychain, is dropped (keptPin -1).
+func wantKey(cfg *config.Config, p *config.Peer, now time.Time, pin int) (k Key, keptPin int, err error) {
+	if p.Auth().Mode != config.AuthMD5 {
+		return Key{KeyID: -1}, -1, nil
+	}
+	if kc := cfg.Keychain(p.Keychain); kc != nil && pin >= 0 {
+		if sched := kc.Schedule(); sched.Ahead(now, pin) {
+			return Key{Mech: MechMD5, MD5: kc.Keys[sched.Active(now, pin)].Secret, KeyID: pin}, pin, nil
+		}
+	}
+	s, id, ok := cfg.PeerKey(p, now)
+	if !ok {
+		return Key{Mech: MechMD5, KeyID: -1}, -1, noKeyError(cfg, p, now)
+	}
+	return Key{Mech: MechMD5, MD5: s, KeyID: id}, -1, nil
+}
+
+// noKeyError says why a keychain peer has no key, and when its first key
+// starts if one will.
+func noKeyError(cfg *config.Config, p *config.Peer, now time.Time) error {
+	kc := cfg.Keychain(p.Keychain)
+	if kc == nil {
+		return fmt.Errorf("peers: peer %s (%s:%d): keychain %q does not exist: %w", p.ID(), cfg.File, p.Line, p.Keychain, ErrNoValidKey)
+	}
+	if t, ok := kc.NextSwitch(now); ok {
+		return fmt.Errorf("peers: peer %s (%s:%d): keychain %q has no key valid now (its first key starts at %s): %w", p.ID(), cfg.File, p.Line, p.Keychain, t.UTC().Format(time.RFC3339), ErrNoValidKey)
+	}
+	return fmt.Errorf("peers: peer %s (%s:%d): keychain %q has no key valid now: %w", p.ID(), cfg.File, p.Line, p.Keychain, ErrNoValidKey)
+}
+
+// mdKey is the md5auth key (address or prefix scope) of p for secret.
+func mdKey(p *config.Peer, secret md5auth.Secret) md5auth.Key {
+	if p.IsDynamic() {
+		return md5auth.PrefixKey(p.Prefix, secret)
+	}
+	return md5auth.AddrKey(p.Address, secret)
+}

@@ -1,0 +1,174 @@
+package peers
+
+import (
+	"context"
+	"net/netip"
+	"time"
+)
+
+// The reconciler's goroutine. Triggers record their input and ask:
+//
+//   - pass: a full pass, and wait for it (Start, Reload, the shadow's
+//     proposals, Reconcile);
+//   - kickSessions: a light pass soon (a session changed state: GoBGP's
+//     event told it, so the pass need not read every neighbor back);
+//   - kickReconcile: a full pass soon;
+//   - askStale / ConnectionRefused: judge the sessions asked to be ended
+//     now, not behind a kicked pass's delay.
+//
+// The timer's full pass runs every m.every, and the desired state's next
+// keychain switch is the time of another.
+
+// passReq is a caller waiting for a full pass.
+type passReq struct{ done chan error }
+
+// pass asks the reconciler for a full pass and waits for it. It returns
+// what GoBGP refused in it. Before start and after stop it does nothing.
+func (m *Manager) pass(ctx context.Context) error {
+	m.mu.Lock()
+	stop := m.stop
+	m.mu.Unlock()
+	if stop == nil {
+		return nil
+	}
+	r := &passReq{done: make(chan error, 1)}
+	select {
+	case m.reqs <- r:
+	case <-stop:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-stop:
+		return nil
+	}
+}
+
+// kickReconcile asks for a full pass soon (never blocks).
+func (m *Manager) kickReconcile() {
+	m.fullKick.Store(true)
+	m.kickSessions()
+}
+
+// kickSessions asks for a pass soon that need not read GoBGP's view: a
+// session changed state, which GoBGP's event already told (never blocks).
+// With many neighbors, asking GoBGP for all of them is most of a pass's
+// cost; the next full pass (the timer's, at the latest) reads it.
+func (m *Manager) kickSessions() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}
+
+// askStale asks for the recorded stale sessions to be judged now.
+func (m *Manager) askStale() {
+	select {
+	case m.refused <- netip.Addr{}:
+	default:
+	}
+}
+
+// kickDelay is how long a kicked pass waits after the kick, given what the
+// last pass cost: 100 ms to coalesce a burst, and 9 times the last cost
+// (at most the timer's 2 s) so that passes take at most a tenth of a core.
+func kickDelay(cost time.Duration) time.Duration {
+	return min(max(100*time.Millisecond, 9*cost), 2*time.Second)
+}
+
+// loop is the reconciler: the one goroutine that acts.
+func (m *Manager) loop(stop, done chan struct{}) {
+	defer close(done)
+	tick := time.NewTicker(m.every)
+	defer tick.Stop()
+	next := time.NewTimer(time.Hour)
+	next.Stop()
+	defer next.Stop()
+	var cost time.Duration // of the last pass
+	var lastDropped uint64
+	for {
+		full := true
+		var reqs []*passReq
+		select {
+		case <-stop:
+			return
+		case r := <-m.reqs:
+			reqs = append(reqs, r)
+		case <-tick.C:
+		case <-next.C:
+		case a := <-m.refused:
+			m.judgeStale(a)
+			continue
+		case <-m.kick:
+			r, ok := m.coalesce(stop, kickDelay(cost))
+			if !ok {
+				return
+			}
+			if r != nil {
+				reqs = append(reqs, r)
+			} else {
+				full = m.fullKick.Swap(false)
+			}
+		}
+		if m.dropped != nil {
+			if d := m.dropped(); d != lastDropped {
+				m.log.WithField("dropped_events", d-lastDropped).Warn("GoBGP peer events were dropped: resynchronising from GoBGP and the sockets")
+				lastDropped, full = d, true // the session table cannot be trusted
+			}
+		}
+		if full {
+			m.fullKick.Store(false)
+		}
+		t0 := time.Now()
+		at, err := m.runPass(context.Background(), full)
+		cost = time.Since(t0)
+		if !at.IsZero() {
+			next.Reset(max(time.Until(at), 0) + time.Millisecond)
+		}
+		for _, r := range reqs {
+			r.done <- err
+		}
+	}
+}
+
+// coalesce waits d after a kick (a burst of events makes one pass),
+// judging stale sessions meanwhile; a caller asking for a full pass ends
+// the wait (its pass answers the kick too). ok is false on stop.
+func (m *Manager) coalesce(stop chan struct{}, d time.Duration) (*passReq, bool) {
+	wait := time.NewTimer(d)
+	defer wait.Stop()
+	for {
+		select {
+		case <-stop:
+			return nil, false
+		case a := <-m.refused:
+			m.judgeStale(a)
+		case r := <-m.reqs:
+			return r, true
+		case <-wait.C:
+			return nil, true
+		}
+	}
+}
+
+// judgeStale records a refused connection from a (a zero a only asks) and
+// ends the sessions that are stale.
+func (m *Manager) judgeStale(a netip.Addr) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopping {
+		return
+	}
+	if a.IsValid() {
+		if _, ok := m.stale[a]; !ok {
+			m.stale[a] = staleWant{}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p := &pass{m: m, ctx: ctx, in: m.inputs()}
+	p.endStale()
+}

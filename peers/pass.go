@@ -1,0 +1,485 @@
+package peers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/plugin"
+)
+
+// A pass, level-triggered: observe GoBGP (a full pass) and the sockets
+// once, compute the desired state from the recorded inputs (ComputeDesired,
+// pure), diff it against what was observed and what the reconciler last
+// applied, and act (apply.go). Nothing done once is trusted: every pass
+// checks again. /status reports what the last pass observed.
+
+// Linux address families as sock_diag reports them.
+const (
+	afInet  = 2
+	afInet6 = 10
+)
+
+// peer is the reconciler's record of one configured peer: what it applied
+// and what it last observed.
+type peer struct {
+	cfg *config.Peer
+	// shape is the config GoBGP's neighbor or range was built from (nil
+	// when GoBGP has none of ours).
+	shape *config.Peer
+	// secret is our copy of the key on the listeners (nil: none); keyID
+	// its keychain key id (-1 when not from a keychain).
+	secret md5auth.Secret
+	keyID  int
+	// installed: the last install of secret succeeded on every listener.
+	installed bool
+	err       error
+	// heldDown: GoBGP holds the static peer administratively down, or
+	// does not have the range (fail closed).
+	heldDown bool
+	inGoBGP  bool
+	// gobgpSecret is the password GoBGP holds for this static peer;
+	// pending when it differs from secret (waiting for the session to
+	// leave Established).
+	gobgpSecret md5auth.Secret
+	// obs is what the last pass saw on the sockets.
+	obs observation
+}
+
+// observation is the observed state of one peer's keys.
+type observation struct {
+	// by is how installed is known: "kernel" (the keys read back from the
+	// sockets through sock_diag matched), "install" (the kernel does not
+	// show keys to this process: only the install calls are known to have
+	// succeeded); "" before the first pass.
+	by string
+	// ok: every listener (and established socket) carries the key.
+	ok bool
+	// drift describes what differed at the last pass ("" none).
+	drift string
+}
+
+func (st *peer) pending() bool {
+	return !st.cfg.IsDynamic() && !st.gobgpSecret.Equal(st.secret)
+}
+
+// observedInstalled is what /status and metrics say of st's key: with the
+// kernel's view, installed only when the last pass saw it on the sockets.
+func (st *peer) observedInstalled() bool {
+	return st.installed && (st.obs.by != "kernel" || st.obs.ok)
+}
+
+// Observed is what the kernel says about this process's BGP sockets.
+type Observed struct {
+	// KeysVisible is false when the kernel hides TCP-MD5 keys from this
+	// process (no CAP_NET_ADMIN): then Keys are empty and prove nothing.
+	KeysVisible bool
+	// Sockets are the listeners on the BGP port and the connections to or
+	// from it, with the keys the kernel holds on each.
+	Sockets []md5auth.SocketKeys
+}
+
+// inputs snapshots what the triggers recorded (m.mu held).
+func (m *Manager) inputs() Inputs {
+	return Inputs{Config: m.cfg, Now: m.now(), Proposals: maps.Clone(m.pins), Held: maps.Clone(m.held), Preflight: m.preErr}
+}
+
+// pass is one reconciliation pass in progress (m.mu held while it acts).
+type pass struct {
+	m    *Manager
+	ctx  context.Context
+	in   Inputs
+	d    Desired
+	full bool
+	gv   gobgpView
+	obs  Observed
+	seen bool // the kernel's view of the keys is there
+	port uint16
+	// prev holds, for peers whose key this pass changed, the key before.
+	prev map[string]md5auth.Secret
+	// deleted are listener key scopes this pass removed; gone the
+	// neighbors and dropped the ranges' groups it took out of GoBGP (its
+	// view, read before, still shows them).
+	deleted map[netip.Prefix]bool
+	gone    map[netip.Addr]bool
+	dropped map[string]bool
+	errs    []error
+}
+
+// runPass observes, then decides and acts under m.mu. It returns the time
+// of the next keychain switch and the errors GoBGP answered.
+func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	m.mu.Lock()
+	port := m.port
+	m.mu.Unlock()
+	if port == 0 {
+		port = 179 // not listening: only dialed sessions, to the peers' BGP port
+	}
+	var gv gobgpView
+	if full {
+		gv = m.observeGoBGP(ctx)
+	}
+	obs, oerr := m.socks.Observe(port)
+	defer wipeObserved(obs)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopping {
+		return time.Time{}, nil
+	}
+	m.passes++
+	if oerr != nil {
+		m.log.WithError(oerr).Debug("reconcile: cannot observe socket keys")
+	}
+	if full && gv.err != nil {
+		m.log.WithError(gv.err).Warn("reconcile: cannot read GoBGP's peers")
+		full = false
+	}
+	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
+		port: port, prev: map[string]md5auth.Secret{}, deleted: map[netip.Prefix]bool{},
+		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}}
+	p.run()
+	return p.d.NextSwitch, errors.Join(p.errs...)
+}
+
+// run is the pass's order of work. Keys go on the listeners before GoBGP
+// learns of a peer; a key that fails holds the peer down in the same pass.
+func (p *pass) run() {
+	m := p.m
+	p.d = ComputeDesired(p.in)
+	m.keepPins(p.in.Proposals, p.d)
+	for _, st := range m.peers {
+		st.obs.drift = ""
+	}
+	p.sessions()
+	p.removals()
+	p.keys()
+	p.in.Held = maps.Clone(m.held)
+	p.d = ComputeDesired(p.in) // the install failures of this pass hold their peers down now
+	p.gobgp()
+	p.unmanaged()
+	p.conns()
+	p.strays()
+	p.endStale()
+	p.tell()
+}
+
+// keepPins drops the accepted proposals the schedule caught up with (the
+// only change a pass makes to an input: it is the pure part's verdict).
+func (m *Manager) keepPins(seen map[string]int, d Desired) {
+	for id, pin := range seen {
+		if w, ok := d.Peers[id]; (!ok || w.Pin != pin) && m.pins[id] == pin {
+			delete(m.pins, id)
+		}
+	}
+}
+
+// act applies a and notes its error.
+func (p *pass) act(a action) error {
+	err := p.m.apply(p.ctx, a)
+	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
+		p.errs = append(p.errs, err)
+	}
+	return err
+}
+
+// sorted returns the reconciler's records in ID order.
+func (m *Manager) sorted() []*peer {
+	ids := make([]string, 0, len(m.peers))
+	for id := range m.peers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]*peer, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, m.peers[id])
+	}
+	return out
+}
+
+// drift records and logs a difference between desired and observed state.
+func (m *Manager) drift(st *peer, what string) {
+	if st.obs.drift == "" || !strings.Contains(st.obs.drift, what) {
+		m.log.WithFields(logrus.Fields{"peer": st.cfg.ID(), "drift": what}).Warn("reconcile: observed state differs from the config")
+	}
+	if st.obs.drift == "" {
+		st.obs.drift = what
+	} else if !strings.Contains(st.obs.drift, what) {
+		st.obs.drift += "; " + what
+	}
+}
+
+// removals takes out of GoBGP the peers the config no longer names, with
+// their keys, and the GoBGP objects of peers whose BGP settings changed
+// (gobgp re-adds them). A changed peer keeps its listener key throughout.
+func (p *pass) removals() {
+	m := p.m
+	for _, st := range m.sorted() {
+		id := st.cfg.ID()
+		w, ok := p.d.Peers[id]
+		if ok && (st.shape == nil || sameShape(st.shape, w.Cfg)) {
+			st.cfg = w.Cfg
+			continue
+		}
+		if st.inGoBGP {
+			if ok {
+				m.log.WithField("peer", id).Info("peer changed: re-adding it")
+			}
+			p.removeFromGoBGP(st)
+		}
+		if ok {
+			st.cfg, st.shape = w.Cfg, nil
+			continue
+		}
+		p.deleteKey(st)
+		delete(m.peers, id)
+		delete(m.held, id)
+		m.obs.PeerRemoved(id)
+		m.log.WithField("peer", id).Info("peer removed")
+	}
+}
+
+// removeFromGoBGP deletes st's neighbor or range from GoBGP.
+func (p *pass) removeFromGoBGP(st *peer) {
+	a := action{kind: actDeleteNeighbor, peer: st.cfg, addr: st.cfg.Address}
+	p.gone[st.cfg.Address] = true
+	if st.cfg.IsDynamic() {
+		a = action{kind: actDropRange, peer: st.cfg}
+		p.dropped[groupName(st.cfg.Prefix)] = true
+	}
+	if err := p.act(a); err != nil {
+		p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot remove the peer from GoBGP")
+	}
+	st.inGoBGP, st.shape = false, nil
+	st.gobgpSecret.Wipe()
+	st.gobgpSecret = nil
+}
+
+// deleteKey takes st's key off the listeners.
+func (p *pass) deleteKey(st *peer) {
+	m := p.m
+	if st.secret != nil && m.port != 0 && m.preErr == nil {
+		k := mdKey(st.cfg, st.secret)
+		if err := p.act(action{kind: actDeleteListenerKey, peer: st.cfg, key: k}); err != nil {
+			m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's listener key")
+		}
+		p.deleted[k.Prefix] = true
+	}
+	st.secret.Wipe()
+	st.secret, st.keyID, st.installed = nil, -1, false
+}
+
+// sameShape reports whether GoBGP's object for a can serve b: the same BGP
+// settings, and authenticated or not alike (switching authentication on
+// or off re-adds the peer, as BGP cannot change it on a live session).
+func sameShape(a, b *config.Peer) bool {
+	if a.ID() != b.ID() || (a.Auth().Mode == config.AuthMD5) != (b.Auth().Mode == config.AuthMD5) {
+		return false
+	}
+	if a.IsDynamic() {
+		x, e1 := apiPeerGroup(a)
+		y, e2 := apiPeerGroup(b)
+		return e1 == nil && e2 == nil && protoEqual(x, y)
+	}
+	x, e1 := apiPeer(a, "", false)
+	y, e2 := apiPeer(b, "", false)
+	return e1 == nil && e2 == nil && protoEqual(x, y)
+}
+
+// record returns the reconciler's record of w's peer, made if new.
+func (m *Manager) record(w Want) *peer {
+	st := m.peers[w.Cfg.ID()]
+	if st == nil {
+		st = &peer{cfg: w.Cfg, keyID: -1}
+		m.peers[w.Cfg.ID()] = st
+	}
+	st.cfg = w.Cfg
+	return st
+}
+
+// keys puts every keyed peer's key on the listeners where it is not
+// (new, changed, failed before, or seen missing or wrong on a listener);
+// a failure holds the peer down (m.held) until an install succeeds.
+func (p *pass) keys() {
+	m := p.m
+	for _, id := range p.d.IDs() {
+		w := p.d.Peers[id]
+		st := m.record(w)
+		st.obs.by = "install"
+		if p.seen {
+			st.obs.by = "kernel"
+		}
+		switch {
+		case !w.Key.Keyed():
+			p.deleteKey(st)
+			st.err = nil
+			continue
+		case !w.Key.Usable():
+			st.err, st.installed = w.Err, false
+			st.obs.ok = false
+			continue
+		}
+		st.obs.ok = st.installed
+		if !p.needsInstall(st, w) {
+			st.keyID = w.Key.KeyID
+			continue
+		}
+		p.install(st, w)
+	}
+}
+
+// needsInstall reports whether w's key must be put on the listeners.
+func (p *pass) needsInstall(st *peer, w Want) bool {
+	if st.secret == nil || !st.secret.Equal(w.Key.MD5) || !st.installed || p.m.held[w.Cfg.ID()] != nil {
+		return true
+	}
+	if !p.seen || p.m.port == 0 || p.m.preErr != nil {
+		return false
+	}
+	if bad := listenerProblems(mdKey(st.cfg, st.secret), p.listeners()); bad != "" {
+		p.m.drift(st, bad+": installing it again")
+		st.obs.ok = false
+		return true
+	}
+	return false
+}
+
+// install puts w's key on the listeners and adopts it.
+func (p *pass) install(st *peer, w Want) {
+	m := p.m
+	id := w.Cfg.ID()
+	log := m.log.WithField("peer", id)
+	if err := p.act(action{kind: actSetListenerKey, peer: w.Cfg, key: mdKey(w.Cfg, w.Key.MD5)}); err != nil {
+		if m.held[id] == nil || m.held[id].Error() != err.Error() {
+			log.WithError(err).Error("TCP-MD5 key not installed: peer held down (fail closed)")
+		} else {
+			log.WithError(err).Debug("reconcile: key still cannot be installed; peer stays held down")
+		}
+		m.held[id] = err
+		st.err, st.installed, st.obs.ok = err, false, false
+		return
+	}
+	if m.held[id] != nil {
+		log.Info("reconcile: TCP-MD5 key installed after an earlier failure")
+		delete(m.held, id)
+	}
+	changed := st.secret != nil && (!st.secret.Equal(w.Key.MD5) || st.keyID != w.Key.KeyID)
+	if changed {
+		p.prev[id] = st.secret
+		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "reason": p.why(w, st)}).Info("TCP-MD5 key changed in place")
+	} else {
+		st.secret.Wipe()
+	}
+	st.secret = append(md5auth.Secret(nil), w.Key.MD5...)
+	st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
+	// What the kernel was seen to hold stands until the next pass looks
+	// again; an install not prompted by drift is trusted until then.
+	st.obs.ok = st.obs.drift == ""
+	if changed {
+		m.obs.KeyChanged(id, st.keyID)
+	}
+}
+
+// why names what changed a key (for the log).
+func (p *pass) why(w Want, st *peer) string {
+	switch {
+	case w.Pin >= 0:
+		return "peer proven on a newer key"
+	case w.Cfg.Keychain != "" && w.Key.KeyID != st.keyID:
+		return "keychain switch"
+	}
+	return "config"
+}
+
+// listeners are the observed listeners on the BGP port.
+func (p *pass) listeners() []md5auth.SocketKeys {
+	var out []md5auth.SocketKeys
+	for _, s := range p.obs.Sockets {
+		if s.Listening && p.m.port != 0 && s.Local.Port() == p.m.port {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// listenerProblems says what is wrong with key k on the listeners of its
+// family ("" when every one carries exactly k).
+func listenerProblems(k md5auth.Key, listeners []md5auth.SocketKeys) string {
+	v4 := k.Prefix.Addr().Is4()
+	for _, l := range listeners {
+		if (l.Family == afInet) != v4 {
+			continue
+		}
+		found := false
+		for _, o := range l.Keys {
+			if o.Prefix != k.Prefix {
+				continue
+			}
+			found = true
+			if !k.Secret.Equal(o.Secret) {
+				return fmt.Sprintf("listener %s carries another key for %s", l.Local, k.Prefix)
+			}
+		}
+		if !found {
+			return fmt.Sprintf("listener %s has no key for %s", l.Local, k.Prefix)
+		}
+	}
+	// No listener of the peer's family (listen-addresses names none): only
+	// dialed sockets carry the key, nothing to check here.
+	return ""
+}
+
+// wipeObserved clears the secrets read back from the kernel.
+func wipeObserved(o Observed) {
+	for _, s := range o.Sockets {
+		for _, k := range s.Keys {
+			k.Secret.Wipe()
+		}
+	}
+}
+
+// gobgpView is what GoBGP reports.
+type gobgpView struct {
+	peers     map[netip.Addr]*api.Peer
+	passwords map[netip.Addr]md5auth.Secret
+	dynamic   map[string]string // prefix -> group
+	err       error
+}
+
+func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
+	v := gobgpView{peers: map[netip.Addr]*api.Peer{}, dynamic: map[string]string{}}
+	ps, pw, err := m.bgp.PeersAndPasswords(ctx)
+	if err != nil {
+		v.err = err
+		return v
+	}
+	for _, p := range ps {
+		if a, ok := plugin.NeighborAddr(p); ok {
+			v.peers[a] = p
+		}
+	}
+	v.passwords = pw
+	ds, err := m.bgp.ListDynamicNeighbor(ctx, "")
+	if err != nil {
+		v.err = err
+		return v
+	}
+	for _, d := range ds {
+		if pfx, err := netip.ParsePrefix(d.GetPrefix()); err == nil {
+			v.dynamic[pfx.Masked().String()] = d.GetPeerGroup()
+		}
+	}
+	return v
+}

@@ -1,0 +1,245 @@
+package peers
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/plugin"
+)
+
+// sessions brings the session table in line with GoBGP (a full pass:
+// events may have been lost) and takes the connection ends of established
+// sessions from the sockets when the events did not give them.
+func (p *pass) sessions() {
+	m := p.m
+	if p.full {
+		now := m.now()
+		for a, gp := range p.gv.peers {
+			m.syncSession(a, gp, now)
+		}
+		for a, s := range m.sess {
+			if p.gv.peers[a] == nil {
+				s.key.Wipe()
+				delete(m.sess, a)
+			}
+		}
+	}
+	if p.obs.Sockets == nil {
+		return
+	}
+	for a, s := range m.sess {
+		if s.state == "established" && !p.connOpen(s.local, s.remote) {
+			if l, r, ok := p.findConn(a); ok {
+				s.local, s.remote = l, r
+			}
+		}
+	}
+}
+
+// syncSession takes GoBGP's word for the state of the session with a.
+func (m *Manager) syncSession(a netip.Addr, gp *api.Peer, now time.Time) {
+	state := plugin.SessionStateName(gp.GetState().GetSessionState())
+	s := m.sess[a]
+	if s == nil {
+		s = &session{since: now}
+		m.sess[a] = s
+	}
+	if was := s.state; was != state {
+		s.changed(now)
+		if was != "" {
+			m.log.WithFields(logrus.Fields{"peer": a, "state": state, "was": was}).Info("BGP session state (resynchronised from GoBGP)")
+		}
+	}
+	s.state, s.adminDown, s.asn = state, gp.GetState().GetAdminState() == api.PeerState_DOWN, gp.GetState().GetPeerAsn()
+	if state != "established" {
+		s.local, s.remote = netip.AddrPort{}, netip.AddrPort{}
+	}
+}
+
+func (p *pass) connOpen(local, remote netip.AddrPort) bool {
+	if !local.IsValid() || !remote.IsValid() {
+		return false
+	}
+	for _, s := range p.obs.Sockets {
+		if !s.Listening && s.Local == local && s.Remote == remote {
+			return true
+		}
+	}
+	return false
+}
+
+// findConn finds the established BGP connection with a among the sockets.
+func (p *pass) findConn(a netip.Addr) (local, remote netip.AddrPort, ok bool) {
+	for _, s := range p.obs.Sockets {
+		if s.Listening || !s.Remote.IsValid() || s.Remote.Addr() != a {
+			continue
+		}
+		return s.Local, s.Remote, true
+	}
+	return netip.AddrPort{}, netip.AddrPort{}, false
+}
+
+// conns gives every connection of a keyed peer its owner's key: with the
+// kernel's view, every connected socket on the BGP port as observed;
+// without it, the established sessions as recorded. A connection with
+// another key is re-keyed in place (a changed key, or drift); one with no
+// key at all is keyed and its session ended (fail closed).
+func (p *pass) conns() {
+	defer func() {
+		for _, s := range p.prev {
+			s.Wipe()
+		}
+	}()
+	if p.seen {
+		for _, c := range p.obs.Sockets {
+			if !c.Listening && c.Remote.IsValid() && (c.Local.Port() == p.port || c.Remote.Port() == p.port) {
+				p.observedConn(c)
+			}
+		}
+		return
+	}
+	for a, s := range p.m.sess {
+		if s.established() {
+			p.recordedConn(a, s)
+		}
+	}
+}
+
+// owner returns the record of the keyed peer that owns connections with a
+// (nil when none, or it has no key on the sockets).
+func (p *pass) owner(a netip.Addr) (string, *peer) {
+	id := p.m.peerFor(a)
+	st := p.m.peers[id]
+	if st == nil || st.secret == nil {
+		return id, nil
+	}
+	return id, st
+}
+
+// observedConn converges one observed connection.
+func (p *pass) observedConn(c md5auth.SocketKeys) {
+	m := p.m
+	a := c.Remote.Addr()
+	id, st := p.owner(a)
+	if st == nil {
+		return
+	}
+	k, ok := c.KeyFor(a)
+	switch {
+	case !ok:
+		st.obs.ok = false
+		m.drift(st, fmt.Sprintf("connection %s-%s carries no TCP-MD5 key: ending it (fail closed)", c.Local, c.Remote))
+		if err := p.act(action{kind: actSetConnKey, local: c.Local, remote: c.Remote, key: md5auth.AddrKey(a, st.secret)}); err != nil {
+			m.log.WithError(err).WithField("peer", a).Warn("reconcile: cannot key the unsigned connection")
+		}
+		if err := p.act(action{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-MD5"}); err != nil {
+			m.log.WithError(err).WithField("peer", a).Debug("reconcile: reset of the unsigned session")
+		}
+	case !st.secret.Equal(k.Secret):
+		if old := p.prev[id]; old == nil || !old.Equal(k.Secret) {
+			st.obs.ok = false
+			m.drift(st, fmt.Sprintf("connection %s-%s carries another key: re-keying it in place", c.Local, c.Remote))
+		}
+		p.rekey(a, c.Local, c.Remote, st)
+	}
+}
+
+// recordedConn converges one established session's connection as the
+// record knows it (the kernel hides keys).
+func (p *pass) recordedConn(a netip.Addr, s *session) {
+	id, st := p.owner(a)
+	if st == nil {
+		return
+	}
+	if s.key == nil {
+		// It came up with the key the listeners carried: the one before
+		// this pass's change, if any.
+		s.key = append(md5auth.Secret(nil), st.secret...)
+		if old := p.prev[id]; old != nil {
+			s.key = append(s.key[:0], old...)
+		}
+	}
+	if !s.key.Equal(st.secret) {
+		p.rekey(a, s.local, s.remote, st)
+	}
+}
+
+// rekey puts st's key on the connection (local, remote) with a in place;
+// when that connection carries a's established session, the session is
+// marked re-keyed (see staleByRefusal).
+func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
+	m := p.m
+	err := p.act(action{kind: actSetConnKey, local: local, remote: remote, key: md5auth.AddrKey(a, st.secret)})
+	if err != nil {
+		m.log.WithError(err).WithField("peer", a).Warn("could not re-key the session's connection in place; it will recover on reconnect")
+		return
+	}
+	s := m.sess[a]
+	if s == nil || s.state != "established" || s.local != local || s.remote != remote {
+		return
+	}
+	s.key.Wipe()
+	s.key = append(md5auth.Secret(nil), st.secret...)
+	m.noteRekeyed(p.ctx, s)
+	m.log.WithFields(logrus.Fields{"peer": a, "connection": remote}).Info("established session re-keyed in place")
+}
+
+// strays deletes listener keys that no configured peer owns (left by
+// GoBGP or by a removed peer).
+func (p *pass) strays() {
+	m := p.m
+	if !p.seen || m.port == 0 {
+		return
+	}
+	wanted := map[netip.Prefix]bool{}
+	for _, st := range m.peers {
+		if st.secret != nil {
+			wanted[mdKey(st.cfg, st.secret).Prefix] = true
+		}
+	}
+	for _, l := range p.listeners() {
+		for _, k := range l.Keys {
+			if wanted[k.Prefix] || p.deleted[k.Prefix] {
+				continue
+			}
+			m.log.WithFields(logrus.Fields{"listener": l.Local, "scope": k.Prefix}).Warn("reconcile: listener carries a TCP-MD5 key no configured peer owns: deleting it")
+			if err := p.act(action{kind: actDeleteListenerKey, key: md5auth.Key{Prefix: k.Prefix, Secret: k.Secret}}); err != nil {
+				m.log.WithError(err).WithField("scope", k.Prefix).Error("reconcile: cannot delete stray listener key")
+			}
+			p.deleted[k.Prefix] = true
+		}
+	}
+}
+
+// tell tells the observers what the pass found: each keyed peer's key as
+// observed, and which connection carries each established session.
+func (p *pass) tell() {
+	m := p.m
+	for _, st := range m.sorted() {
+		if st.cfg.Auth().Mode != config.AuthNone {
+			m.obs.KeyInstalled(st.cfg.ID(), st.observedInstalled())
+		}
+	}
+	for a, s := range m.sess {
+		var remote netip.AddrPort
+		if s.state == "established" && s.remote.IsValid() {
+			remote = s.remote
+		}
+		if m.told[a] != remote {
+			m.obs.Session(a, remote)
+			m.told[a] = remote
+		}
+	}
+	for a := range m.told {
+		if m.sess[a] == nil {
+			m.obs.Session(a, netip.AddrPort{})
+			delete(m.told, a)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package peers
+
+import (
+	"net/netip"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/sirupsen/logrus"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+func protoEqual(a, b proto.Message) bool { return proto.Equal(a, b) }
+
+// gobgp makes GoBGP hold exactly the desired peers and ranges, with the
+// passwords and admin state decided: a held-down static peer is admin
+// down, a held-down range is not in GoBGP at all, and GoBGP's copy of a
+// changed password waits until the session leaves Established (GoBGP
+// resets a session whose password changes).
+func (p *pass) gobgp() {
+	for _, id := range p.d.IDs() {
+		w := p.d.Peers[id]
+		st := p.m.peers[id]
+		if st == nil {
+			continue
+		}
+		if w.Cfg.IsDynamic() {
+			p.gobgpRange(w, st)
+		} else {
+			p.gobgpStatic(w, st)
+		}
+	}
+}
+
+// gobgpStatic converges one static peer's GoBGP neighbor.
+func (p *pass) gobgpStatic(w Want, st *peer) {
+	m := p.m
+	log := m.log.WithField("peer", w.Cfg.ID())
+	password := st.secret // GoBGP dials with the key on the listeners
+	force, known := p.observeStatic(w, st)
+	switch {
+	case !st.inGoBGP:
+		k := actAddNeighbor
+		if known {
+			k = actReaddNeighbor
+		}
+		if err := p.act(action{kind: k, peer: w.Cfg, password: password, adminDown: w.HeldDown}); err != nil {
+			log.WithError(err).Error("cannot add the peer to GoBGP")
+			return
+		}
+		log.WithFields(logrus.Fields{"asn": w.Cfg.ASN, "md5": w.Key.Keyed(), "held_down": w.HeldDown}).Info("peer added")
+	case force || st.heldDown != w.HeldDown:
+		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg, password: password, adminDown: w.HeldDown}); err != nil {
+			log.WithError(err).Error("cannot change the peer's admin state in GoBGP")
+			return
+		}
+		if w.HeldDown {
+			log.WithError(w.Err).Warn("peer held down: its key is not installed (fail closed)")
+		} else {
+			log.Info("key installed: peer no longer held down")
+		}
+	case !st.gobgpSecret.Equal(password) && !p.m.hasSession(w.Cfg.ID()):
+		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg, password: password, adminDown: w.HeldDown}); err != nil {
+			log.WithError(err).Error("cannot update GoBGP's password")
+			return
+		}
+		log.Debug("GoBGP's copy of the password brought in line")
+	default:
+		return
+	}
+	st.inGoBGP, st.shape, st.heldDown = true, w.Cfg, w.HeldDown
+	st.gobgpSecret.Wipe()
+	st.gobgpSecret = append(md5auth.Secret(nil), password...)
+}
+
+// observeStatic compares GoBGP's view (a full pass) of a static peer with
+// the record. force: GoBGP enabled a held-down peer; known: GoBGP has the
+// neighbor (so adding it back is a re-add).
+func (p *pass) observeStatic(w Want, st *peer) (force, known bool) {
+	if !p.full {
+		return false, st.inGoBGP
+	}
+	m := p.m
+	gp := p.gv.peers[w.Cfg.Address]
+	switch {
+	case gp == nil:
+		if st.inGoBGP {
+			m.drift(st, "GoBGP lost the peer: adding it back")
+			st.inGoBGP = false
+		}
+		return false, false
+	case !st.inGoBGP:
+		return false, !p.gone[w.Cfg.Address]
+	case st.heldDown && gp.GetState().GetAdminState() != api.PeerState_DOWN && !gp.GetConf().GetAdminDown():
+		m.drift(st, "held-down peer is enabled in GoBGP: holding it down again")
+		return true, true
+	}
+	if got := p.gv.passwords[w.Cfg.Address]; !st.gobgpSecret.Equal(got) {
+		// GoBGP holds a password we did not give it: treat it as stale, so
+		// it is replaced before GoBGP can dial or re-key a listener with it.
+		m.drift(st, "GoBGP holds another password for the peer: replacing it")
+		st.gobgpSecret.Wipe()
+		st.gobgpSecret = append(md5auth.Secret(nil), got...)
+	}
+	return false, true
+}
+
+// gobgpRange converges one dynamic range.
+func (p *pass) gobgpRange(w Want, st *peer) {
+	m := p.m
+	log := m.log.WithField("peer", w.Cfg.ID())
+	if p.full {
+		g, ok := p.gv.dynamic[w.Cfg.Prefix.Masked().String()]
+		switch {
+		case st.inGoBGP && !w.HeldDown && (!ok || g != groupName(w.Cfg.Prefix)):
+			m.drift(st, "GoBGP lost the dynamic range: adding it back")
+			p.removeFromGoBGP(st)
+		case !st.inGoBGP && ok && !p.dropped[groupName(w.Cfg.Prefix)]:
+			if w.HeldDown {
+				m.drift(st, "GoBGP accepts sessions from the held-down range: removing it")
+			}
+			st.inGoBGP = true // ours, from an earlier pass whose record was lost: drop or keep below
+		}
+	}
+	switch {
+	case w.HeldDown && st.inGoBGP:
+		p.removeFromGoBGP(st)
+		log.WithError(w.Err).Warn("dynamic range held down: its key is not installed (fail closed)")
+	case w.HeldDown:
+	case !st.inGoBGP:
+		if err := p.act(action{kind: actAddRange, peer: w.Cfg}); err != nil {
+			log.WithError(err).Error("cannot add the dynamic range to GoBGP")
+			return
+		}
+		st.inGoBGP, st.shape = true, w.Cfg
+		log.WithFields(logrus.Fields{"prefix": w.Cfg.ID(), "asn": w.Cfg.ASN, "md5": w.Key.Keyed()}).Info("dynamic neighbor range added")
+	default:
+		if st.shape == nil {
+			st.shape = w.Cfg
+		}
+	}
+	st.heldDown = w.HeldDown
+}
+
+// hasSession reports whether a session owned by peer id is Established
+// (m.mu held).
+func (m *Manager) hasSession(id string) bool {
+	for a, s := range m.sess {
+		if s.state == "established" && m.peerFor(a) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// unmanaged deletes (a full pass) GoBGP's neighbors and ranges that no
+// config names: dynamic sessions of a configured range are fine; anything
+// else did not come from us (the API refuses such requests), so it goes,
+// failing closed.
+func (p *pass) unmanaged() {
+	if !p.full {
+		return
+	}
+	m := p.m
+	groups := map[string]netip.Prefix{}
+	for _, w := range p.d.Peers {
+		if w.Cfg.IsDynamic() {
+			groups[groupName(w.Cfg.Prefix)] = w.Cfg.Prefix
+		}
+	}
+	for a, gp := range p.gv.peers {
+		if m.isStatic(a) || p.gone[a] || p.dropped[gp.GetConf().GetPeerGroup()] {
+			continue
+		}
+		if pfx, ok := groups[gp.GetConf().GetPeerGroup()]; ok && pfx.Contains(a) {
+			continue
+		}
+		m.log.WithField("peer", a).Warn("reconcile: GoBGP runs a neighbor the config does not name: deleting it")
+		if err := p.act(action{kind: actDeleteNeighbor, addr: a}); err != nil {
+			m.log.WithError(err).WithField("peer", a).Error("reconcile: cannot delete unmanaged neighbor")
+		}
+	}
+	for pfx, g := range p.gv.dynamic {
+		if q, ok := groups[g]; (ok && q.Masked().String() == pfx) || p.dropped[g] {
+			continue
+		}
+		m.log.WithFields(logrus.Fields{"prefix": pfx, "group": g}).Warn("reconcile: GoBGP accepts a dynamic range the config does not name: deleting it")
+		if err := p.act(action{kind: actDeleteRange, prefix: pfx, group: g}); err != nil {
+			m.log.WithError(err).WithField("prefix", pfx).Error("reconcile: cannot delete unmanaged dynamic range")
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package peers
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/plugin"
+)
+
+// session is what GoBGP's events told about one neighbor address (input),
+// plus what the reconciler did to its connection.
+type session struct {
+	state         string
+	local, remote netip.AddrPort
+	since         time.Time
+	adminDown     bool
+	asn           uint32
+
+	// Written by the pass only.
+	// key is the secret the reconciler knows the connection carries (the
+	// peer's key when the session came up, or what the pass put on it);
+	// it is what the pass compares when the kernel hides keys.
+	key md5auth.Secret
+	// rekeyedConn is the connection (remote end) re-keyed in place by the
+	// last key change, and rxAtRekey the messages GoBGP had received on
+	// it by then (see staleByRefusal); zero when not re-keyed.
+	rekeyedConn netip.AddrPort
+	rxAtRekey   uint64
+}
+
+// changed records that s entered another state at t: a new session (or
+// none), so no longer the one a key change re-keyed.
+func (s *session) changed(t time.Time) {
+	s.since, s.rekeyedConn = t, netip.AddrPort{}
+	s.key.Wipe()
+	s.key = nil
+}
+
+func (s *session) established() bool {
+	return s.state == "established" && s.local.IsValid() && s.remote.IsValid()
+}
+
+// staleWant is a request to end a session: a proof from the shadow checker
+// (proven) or a connection GoBGP refused (to be judged by the pass).
+type staleWant struct {
+	remote netip.AddrPort // the session's peer end; zero: whatever it is
+	why    string
+	proven bool
+}
+
+// watch follows GoBGP's peer events.
+func (m *Manager) watch(ch <-chan plugin.PeerEvent) {
+	defer close(m.done)
+	for ev := range ch {
+		m.event(ev)
+	}
+}
+
+// event records one GoBGP peer event in the session table and asks for a
+// pass when a session changed state. It changes nothing else.
+func (m *Manager) event(ev plugin.PeerEvent) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ev.Deleted {
+		if s := m.sess[ev.Peer]; s != nil {
+			s.key.Wipe()
+		}
+		delete(m.sess, ev.Peer)
+		return
+	}
+	s := m.sess[ev.Peer]
+	if s == nil {
+		s = &session{}
+		m.sess[ev.Peer] = s
+	}
+	was := s.state
+	if was != ev.State {
+		s.changed(ev.Time)
+	}
+	s.state, s.adminDown, s.asn = ev.State, ev.AdminDown, ev.PeerASN
+	if ev.Local.IsValid() {
+		s.local, s.remote = ev.Local, ev.Remote
+	}
+	if ev.State != "established" {
+		s.local, s.remote = netip.AddrPort{}, netip.AddrPort{}
+	}
+	// GoBGP deletes a dynamic neighbor (an address that is not a static
+	// peer) when its session leaves Established (no graceful restart is
+	// configured) and reports only this state change: forget it too, or
+	// /status would list it for ever. The pass tells the observers.
+	if was == "established" && ev.State != "established" && !m.isStatic(ev.Peer) {
+		delete(m.sess, ev.Peer)
+	}
+	if m.peerFor(ev.Peer) == "" || was == ev.State {
+		return
+	}
+	if was == "established" || ev.State == "established" {
+		m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Info("BGP session state")
+	}
+	m.kickSessions()
+}
+
+// isStatic reports whether a is a configured static peer (m.mu held).
+func (m *Manager) isStatic(a netip.Addr) bool {
+	p := m.cfg.Peer(a.String())
+	return p != nil && !p.IsDynamic()
+}
