@@ -1,0 +1,5 @@
+//go:build !race
+
+package tcpao
+
+const raceEnabled = false
