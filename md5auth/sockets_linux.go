@@ -164,38 +164,72 @@ func normAddrPort(ap netip.AddrPort) netip.AddrPort {
 // procFdDir lists this process's descriptors.
 const procFdDir = "/proc/self/fd"
 
-// scan duplicates every socket descriptor of the process, identifies the
-// duplicate and keeps those match accepts (one per inode). With first, it
-// stops at the first match.
-func scan(match func(*Socket) bool, first bool) ([]*Socket, error) {
+// socketFds calls fn for every descriptor of this process that was a
+// socket when /proc/self/fd was read, with the inode its link names
+// ("socket:[inode]"), until fn returns false. It is the one walk of
+// /proc/self/fd: the descriptor may be closed, and its number reused, by
+// the time fn runs, so the inode is a hint for filtering, never the
+// identity of the descriptor (see identify).
+func socketFds(fn func(fd int, inode uint64) bool) error {
 	ents, err := os.ReadDir(procFdDir)
 	if err != nil {
-		return nil, fmt.Errorf("md5auth: list sockets: %w", err)
+		return fmt.Errorf("md5auth: list sockets: %w", err)
 	}
-	var out []*Socket
-	seen := map[uint64]bool{}
 	for _, e := range ents {
 		fd, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		link, err := os.Readlink(procFdDir + "/" + e.Name())
-		if err != nil || !strings.HasPrefix(link, "socket:[") {
-			continue // closed meanwhile, or not a socket
+		if err != nil {
+			continue // closed meanwhile
 		}
+		num, ok := strings.CutPrefix(link, "socket:[")
+		if !ok {
+			continue // not a socket
+		}
+		ino, err := strconv.ParseUint(strings.TrimSuffix(num, "]"), 10, 64)
+		if err != nil {
+			continue
+		}
+		if !fn(fd, ino) {
+			break
+		}
+	}
+	return nil
+}
+
+// ownSocketInodes returns the inodes of this process's sockets.
+func ownSocketInodes() (map[uint64]bool, error) {
+	own := map[uint64]bool{}
+	err := socketFds(func(_ int, ino uint64) bool {
+		own[ino] = true
+		return true
+	})
+	return own, err
+}
+
+// scan duplicates every socket descriptor of the process, identifies the
+// duplicate and keeps those match accepts (one per inode). With first, it
+// stops at the first match.
+func scan(match func(*Socket) bool, first bool) ([]*Socket, error) {
+	var out []*Socket
+	seen := map[uint64]bool{}
+	err := socketFds(func(fd int, _ uint64) bool {
 		s := identify(fd)
 		if s == nil {
-			continue
+			return true
 		}
 		if seen[s.Inode] || !match(s) {
 			_ = s.Close()
-			continue
+			return true
 		}
 		seen[s.Inode] = true
 		out = append(out, s)
-		if first {
-			break
-		}
+		return !first
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -1,0 +1,22 @@
+//go:build !linux
+
+package md5auth
+
+import "net/netip"
+
+// SetListenerKey returns ErrNotSupported: keys go on sockets on Linux only.
+func (ProcessSockets) SetListenerKey(port uint16, k Key) (int, error) { return 0, ErrNotSupported }
+
+// DeleteListenerKey returns ErrNotSupported.
+func (ProcessSockets) DeleteListenerKey(port uint16, k Key) error { return ErrNotSupported }
+
+// SetConnKey returns ErrNotSupported.
+func (ProcessSockets) SetConnKey(local, remote netip.AddrPort, k Key) error {
+	return ErrNotSupported
+}
+
+// Observe returns ErrNotSupported: sock_diag is Linux's.
+func (ProcessSockets) Observe(port uint16) (Observed, error) { return Observed{}, ErrNotSupported }
+
+// Preflight returns ErrNotSupported.
+func (ProcessSockets) Preflight() error { return ErrNotSupported }
