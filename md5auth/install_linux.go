@@ -166,9 +166,11 @@ func md5sig(family int, k Key) (*unix.TCPMD5Sig, error) {
 func classify(fd int, err error, set bool) error {
 	switch {
 	case errors.Is(err, unix.ENOPROTOOPT), errors.Is(err, unix.EOPNOTSUPP):
-		if proto, perr := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_PROTOCOL); perr == nil && proto == ProtoMPTCP {
+		if proto, perr := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_PROTOCOL); perr == nil {
 			local, _ := sockAddrPort(unix.Getsockname(fd))
-			return &MultipathError{Local: local, Err: err}
+			if merr := multipath(proto, local, err); merr != nil {
+				return merr
+			}
 		}
 		if errors.Is(err, unix.EOPNOTSUPP) && CheckKernelFIPS() != nil {
 			return fmt.Errorf("%w: %w", ErrKernelFIPS, err)

@@ -117,15 +117,26 @@ const ProtoMPTCP = 262
 
 // CheckListener returns a *MultipathError if s is a multipath TCP socket,
 // on which TCP-MD5 keys cannot be installed. It returns nil for a plain TCP
-// socket.
+// socket. It is the one multipath check of authbgpd: ProcessSockets
+// checks every listener with it before keying it, the plugin checks
+// GoBGP's listeners with it at start, and a key operation that the kernel
+// refuses on a multipath socket (ENOPROTOOPT) is reported by the same
+// test, with the same error.
 func CheckListener(s *Socket) error {
 	if s == nil {
 		return errors.New("md5auth: CheckListener: nil socket")
 	}
-	if s.Protocol == ProtoMPTCP {
-		return &MultipathError{Local: s.Local}
+	return multipath(s.Protocol, s.Local, nil)
+}
+
+// multipath returns a *MultipathError for a socket at local whose
+// SO_PROTOCOL is proto if it is multipath TCP, nil otherwise. cause is the
+// error of the key operation that failed on it, if any.
+func multipath(proto int, local netip.AddrPort, cause error) error {
+	if proto != ProtoMPTCP {
+		return nil
 	}
-	return nil
+	return &MultipathError{Local: local, Err: cause}
 }
 
 // KernelFIPSPath is where CheckKernelFIPS reads the kernel's FIPS flag.
@@ -187,8 +198,7 @@ func probeMD5() (err error) {
 // TCP-MD5 keys (CheckKernelMD5). Every failed check is reported, joined
 // with errors.Join; each matches its sentinel with errors.Is.
 //
-// Preflight does not check listeners (see CheckListener) nor Go's MPTCP
-// default (see CheckMultipathDefault).
+// Preflight does not check listeners (see CheckListener).
 func Preflight() error {
 	kernel := CheckKernelFIPS()
 	var probe error

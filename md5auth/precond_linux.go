@@ -4,7 +4,6 @@ package md5auth
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 
 	"golang.org/x/sys/unix"
@@ -28,23 +27,4 @@ func CheckKernelMD5() error {
 		return fmt.Errorf("md5auth: the kernel refuses TCP-MD5 keys: %w", err)
 	}
 	return nil
-}
-
-// CheckMultipathDefault returns a *MultipathError (with a zero Local) if
-// listeners created by this process with a default net.ListenConfig (as
-// GoBGP creates its listeners) would be multipath TCP: Go's default (Go ≥
-// 1.24, unless GODEBUG multipathtcp=0) and a kernel that accepts MPTCP
-// sockets (CONFIG_MPTCP and net.mptcp.enabled=1). TCP-MD5 keys cannot be
-// installed on such listeners.
-func CheckMultipathDefault() error {
-	var lc net.ListenConfig
-	if !lc.MultipathTCP() {
-		return nil
-	}
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, ProtoMPTCP)
-	if err != nil {
-		return nil // no MPTCP in this kernel or namespace: Go falls back to TCP
-	}
-	_ = unix.Close(fd)
-	return &MultipathError{}
 }
