@@ -3,6 +3,7 @@ package shadow
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -233,7 +234,9 @@ func New(peers []Peer, o Options) *Checker {
 }
 
 // SetPeers replaces the configured peers (reload). State of addresses that
-// still belong to a peer is kept.
+// still belong to a peer is kept. The checker keeps its own copy of the
+// peers' secrets (the caller's are not retained) and wipes the copies it
+// replaces.
 func (c *Checker) SetPeers(peers []Peer) {
 	exact := map[netip.Addr]*Peer{}
 	var ranges []*Peer
@@ -242,6 +245,7 @@ func (c *Checker) SetPeers(peers []Peer) {
 		p.Keys = append([]Key(nil), p.Keys...)
 		p.sched = make(keys.Schedule, len(p.Keys))
 		for j, k := range p.Keys {
+			p.Keys[j].Secret = slices.Clone(k.Secret)
 			p.sched[j] = keys.Entry{ID: k.ID, SendFrom: k.SendFrom}
 		}
 		if p.Prefix.Bits() == p.Prefix.Addr().BitLen() {
@@ -252,6 +256,7 @@ func (c *Checker) SetPeers(peers []Peer) {
 	}
 	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].Prefix.Bits() > ranges[j].Prefix.Bits() })
 	c.mu.Lock()
+	wipeKeys(c.exact, c.ranges) // only ever read under c.mu
 	c.exact, c.ranges = exact, ranges
 	c.lastAddr, c.lastLocal, c.lastPeer, c.lastSt = netip.Addr{}, netip.Addr{}, nil, nil
 	for a, st := range c.state {
@@ -263,6 +268,20 @@ func (c *Checker) SetPeers(peers []Peer) {
 		st.rep.PeerID = p.ID
 	}
 	c.mu.Unlock()
+}
+
+// wipeKeys wipes the secrets of the checker's peers being replaced.
+func wipeKeys(exact map[netip.Addr]*Peer, ranges []*Peer) {
+	for _, p := range exact {
+		for _, k := range p.Keys {
+			k.Secret.Wipe()
+		}
+	}
+	for _, p := range ranges {
+		for _, k := range p.Keys {
+			k.Secret.Wipe()
+		}
+	}
 }
 
 // Pin makes the checker treat key id as peerID's active key (after a
