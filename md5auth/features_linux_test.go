@@ -33,6 +33,25 @@ func TestKernelFeatureProbes(t *testing.T) {
 	t.Logf("VRF devices: %v; TCP-AO: %v", vrfErr, CheckTCPAO())
 }
 
+// TestKernelFeatures: the start-up summary says what each probe says:
+// "yes" when it passes, "no" when it reports the feature missing.
+func TestKernelFeatures(t *testing.T) {
+	testenv.RequireRoot(t) // the VRF probe makes a namespace
+	f := KernelFeatures()
+	for name, err := range map[string]error{"tcp_md5": CheckKernelMD5(), "tcp_ao": CheckTCPAO(), "vrf": CheckVRF()} {
+		want := "yes"
+		if err != nil {
+			want = "no"
+		}
+		if f[name] != want {
+			t.Errorf("KernelFeatures()[%q] = %q, want %q (probe: %v)", name, f[name], want, err)
+		}
+	}
+	if len(f) != 3 {
+		t.Errorf("KernelFeatures() = %v, want tcp_md5, tcp_ao and vrf", f)
+	}
+}
+
 // TestVRFScopedKey: a key scoped by ifindex to a VRF (TCP_MD5SIG_FLAG_IFINDEX)
 // admits a signed peer on a listener in that VRF, and a key scoped to
 // another VRF does not. Skipped, naming the feature, on kernels without VRF

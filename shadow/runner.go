@@ -92,8 +92,9 @@ type noSRH struct{}
 func (noSRH) Enabled() bool                  { return false }
 func (noSRH) Check(netip.Addr, []byte, bool) {}
 
-// NewRunner makes the live checker of cfg's peers; Start (a plugin
-// method) opens the capture.
+// NewRunner makes the live checker of cfg's peers, with the segment
+// series of its keyed peers at 0; Start (a plugin method) opens the
+// capture.
 func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o RunnerOptions) *Runner {
 	s := &Runner{
 		log:       log.WithField("component", "shadow"),
@@ -131,6 +132,7 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 			OnStale:    s.onStale,
 		}))
 	}
+	s.segmentSeries(cfg)
 	return s
 }
 
@@ -435,7 +437,11 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 	}()
 }
 
-// Reload gives the checker the new peers and keys.
+// Reload gives the checker the new peers and keys, once the peers manager
+// has applied cfg: it makes the keyed peers' segment series exist, pins
+// the keychain keys the peers manager uses (RunnerOptions.KeyIDs) and,
+// off the caller's goroutine, acts on a proof made while
+// follow-peer-rollover was off (FollowProven).
 func (s *Runner) Reload(cfg *config.Config) {
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
 	peers := PeersOf(cfg)
@@ -445,6 +451,24 @@ func (s *Runner) Reload(cfg *config.Config) {
 	s.mu.Lock()
 	s.followErr = map[string]string{}
 	s.mu.Unlock()
+	s.segmentSeries(cfg)
+	if s.keyIDs != nil {
+		for peer, id := range s.keyIDs() {
+			s.Pin(peer, id)
+		}
+	}
+	go s.FollowProven()
+}
+
+// segmentSeries makes every keyed peer's authbgpd_md5_segments_total
+// series exist at 0 (when the Runner is made and at each reload: not
+// during a scrape, whose collectors run concurrently).
+func (s *Runner) segmentSeries(cfg *config.Config) {
+	for _, p := range cfg.Peers {
+		if p.Auth().Mode == config.AuthMD5 {
+			s.metrics.SegmentCounters(p.ID())
+		}
+	}
 }
 
 // Pin tells the checker which keychain key of peerID is installed.

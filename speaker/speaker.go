@@ -138,7 +138,6 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		_ = s.host.Stop(context.Background())
 		return nil, err
 	}
-	s.segmentSeries(cfg)
 	if err := s.setupMetrics(); err != nil {
 		_ = s.host.Stop(context.Background())
 		return nil, err
@@ -264,12 +263,7 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 		err = errors.Join(err, serr)
 	}
 	if s.shadow != nil {
-		s.shadow.Reload(next)
-		s.segmentSeries(next)
-		for peer, id := range s.peers.KeyIDs() {
-			s.shadow.Pin(peer, id)
-		}
-		go s.shadow.FollowProven() // a proof made while following was off counts now
+		s.shadow.Reload(next) // after peers: it pins the keys they now use
 	}
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
@@ -391,23 +385,11 @@ func (o observer) Session(addr netip.Addr, remote netip.AddrPort) {
 	}
 }
 
-// kernelFeatures reports what the kernel offers for keyed BGP, so an
-// operator sees at start-up why, say, TCP-AO or VRF-scoped keys are not
-// available.
+// kernelFeatures is md5auth.KernelFeatures as log fields.
 func kernelFeatures() logrus.Fields {
 	f := logrus.Fields{}
-	say := func(k string, err error, missing error) {
-		switch {
-		case err == nil:
-			f[k] = "yes"
-		case errors.Is(err, missing):
-			f[k] = "no"
-		default:
-			f[k] = "unknown (" + err.Error() + ")"
-		}
+	for name, v := range md5auth.KernelFeatures() {
+		f[name] = v
 	}
-	say("tcp_md5", md5auth.CheckKernelMD5(), md5auth.ErrNotSupported)
-	say("tcp_ao", md5auth.CheckTCPAO(), md5auth.ErrNoTCPAO)
-	say("vrf", md5auth.CheckVRF(), md5auth.ErrNoVRF)
 	return f
 }
