@@ -9,6 +9,8 @@ import (
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
+
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // PeerEvent is a BGP session state change of one peer.
@@ -263,5 +265,5 @@ func SessionStateName(s api.PeerState_SessionState) string {
 // a received SR Policy segment list without a Weight sub-TLV panics that
 // conversion, which no caller can recover. Prefer ListPath for SR policies.
 func (h *Host) WatchEvent(ctx context.Context, r *api.WatchEventRequest, fn func(*api.WatchEventResponse)) error {
-	return h.bgp.WatchEvent(ctx, r, func(resp *api.WatchEventResponse) { fn(RedactProto(resp)) })
+	return h.bgp.WatchEvent(ctx, r, func(resp *api.WatchEventResponse) { fn(redact.Proto(resp)) })
 }

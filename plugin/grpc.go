@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // unaryInterceptor guards GoBGP's gRPC API:
@@ -53,7 +55,7 @@ func (h *Host) unaryInterceptor(ctx context.Context, req any, info *grpc.UnarySe
 	}
 	resp, err = handler(ctx, req)
 	if m, ok := resp.(proto.Message); ok && m != nil {
-		resp = RedactProto(m)
+		resp = redact.Proto(m)
 	}
 	return resp, err
 }
@@ -94,7 +96,7 @@ func (h *Host) guardAPI(ctx context.Context, req any) error {
 		return nil
 	}
 	if err := (*g)(ctx, req); err != nil {
-		msg, _ := h.secrets.scrub(err.Error())
+		msg, _ := h.secrets.Scrub(err.Error())
 		h.log.WithField("component", "grpc").Warn("gRPC request refused: " + msg)
 		return status.Error(codes.FailedPrecondition, msg)
 	}
@@ -121,7 +123,7 @@ func (h *Host) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.Strea
 
 func (h *Host) recoverGRPC(method string, err *error) {
 	if r := recover(); r != nil {
-		msg, _ := h.secrets.scrub(fmt.Sprint(r))
+		msg, _ := h.secrets.Scrub(fmt.Sprint(r))
 		h.log.WithField("method", method).Errorf("plugin: gRPC handler panicked: %s", msg)
 		*err = status.Errorf(codes.Internal, "%s: internal error (panic in GoBGP)", method)
 	}
@@ -134,7 +136,7 @@ type redactingStream struct {
 
 func (s *redactingStream) SendMsg(m any) error {
 	if pm, ok := m.(proto.Message); ok && pm != nil {
-		m = RedactProto(pm)
+		m = redact.Proto(pm)
 	}
 	return s.ServerStream.SendMsg(m)
 }

@@ -1,17 +1,29 @@
-// Package plugin embeds GoBGP (github.com/osrg/gobgp/v3/pkg/server) and is
-// the only package of authbgpd that imports it. It provides:
+// Package plugin is the embedded GoBGP host: it embeds GoBGP
+// (github.com/osrg/gobgp/v3/pkg/server) and is the only package of
+// authbgpd that imports it (the product card fixes its name). Its files:
 //
-//   - Host: the BGP server with its global configuration (New, Start, Stop);
-//   - a logrus adapter for GoBGP's logger that never exits the process and
-//     redacts passwords;
-//   - GoBGP's gRPC API (so the stock `gobgp` CLI works) behind interceptors
-//     that redact AuthPassword in every answer and refuse requests that
-//     would crash GoBGP;
-//   - thin wrappers for peers, peer groups, dynamic neighbors and paths,
-//     taking the protobuf types of github.com/osrg/gobgp/v3/api;
-//   - a fan-out of GoBGP's peer state events to any number of subscribers;
-//   - the Plugin interface that features implement, started after GoBGP and
-//     stopped before it.
+//   - host.go: Host, the BGP server with its global configuration (New,
+//     Start, Stop), and the Plugin interface that features implement,
+//     started after GoBGP and stopped before it;
+//   - grpc.go: GoBGP's gRPC API (so the stock `gobgp` CLI works) behind
+//     interceptors that redact every answer, refuse redacted passwords,
+//     refuse requests that would crash GoBGP and ask the APIGuard;
+//   - logger.go: the adapter for GoBGP's logger, which never exits the
+//     process, names fields as ours and redacts every line;
+//   - gobgplog.go: what the Host learns from GoBGP's log lines (last
+//     NOTIFICATION, down reason, connections refused behind an Established
+//     session, gRPC listen failures);
+//   - peers.go, paths.go: thin wrappers for peers, peer groups, dynamic
+//     neighbors and paths, taking the protobuf types of
+//     github.com/osrg/gobgp/v3/api, passwords redacted in every answer;
+//   - peercache.go: the ListPeer cache behind PeerStates;
+//   - events.go: a fan-out of GoBGP's peer state events to any number of
+//     subscribers;
+//   - listeners.go: GoBGP's BGP listeners, refused when multipath TCP;
+//   - families.go: address family names.
+//
+// Redaction itself is package redact (importable without GoBGP's server);
+// redact.go here keeps the names callers used before it moved.
 package plugin
 
 import (
@@ -30,6 +42,8 @@ import (
 	"github.com/osrg/gobgp/v3/pkg/server"
 	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc"
+
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // Options is the global configuration of a Host.
@@ -56,10 +70,10 @@ type Host struct {
 	opts    Options
 	log     *logrus.Logger
 	logger  *logAdapter
-	secrets *secretSet
+	secrets *redact.Set
 	bgp     *server.BgpServer
 
-	grpcFatal chan string // "failed to listen grpc port" from GoBGP, buffered 1
+	grpcFatal chan string // "failed to listen grpc port" from GoBGP, buffered 1 (gobgplog.go)
 
 	// pgMu serialises peer-group deletion with dynamic-neighbor changes,
 	// so the existence check before AddDynamicNeighbor stays true (GoBGP
@@ -73,12 +87,12 @@ type Host struct {
 
 	ev events
 
-	notes peerNotes    // last NOTIFICATION and down reason per neighbor (peerstate.go)
-	snap  peerSnapshot // last ListPeer answer for /status (peerstate.go)
+	notes peerNotes    // last NOTIFICATION and down reason per neighbor (gobgplog.go)
+	snap  peerSnapshot // last ListPeer answer for /status (peercache.go)
 
 	guard atomic.Pointer[APIGuard]
 
-	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (peerstate.go)
+	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (gobgplog.go)
 }
 
 type hostState int
@@ -115,24 +129,13 @@ func New(opts Options) (*Host, error) {
 	h := &Host{
 		opts:      opts,
 		log:       opts.Logger,
-		secrets:   &secretSet{},
+		secrets:   &redact.Set{},
 		grpcFatal: make(chan string, 1),
 	}
 	h.ev.init()
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
 	h.logger.observe = h.observe
-	h.logger.onFatal = func(msg string, f logrus.Fields) {
-		if strings.Contains(msg, "grpc") {
-			s := msg
-			if e, ok := f["Err"]; ok {
-				s = fmt.Sprintf("%s: %v", msg, e)
-			}
-			select {
-			case h.grpcFatal <- s:
-			default:
-			}
-		}
-	}
+	h.logger.onFatal = h.grpcListenFailed
 
 	sopts := []server.ServerOption{server.LoggerOption(h.logger)}
 	if opts.GRPCAddr != "" {
@@ -238,7 +241,7 @@ func (h *Host) FatalLogs() uint64 { return h.logger.fatals.Load() }
 
 // RegisterSecret adds a secret that the log adapter scrubs from every GoBGP
 // log line (passwords passed through this package are added automatically).
-func (h *Host) RegisterSecret(s string) { h.secrets.add(s) }
+func (h *Host) RegisterSecret(s string) { h.secrets.Add(s) }
 
 // Register adds a plugin. Plugins start in registration order after GoBGP
 // and stop in reverse order before it. Register panics after Start.

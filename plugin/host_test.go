@@ -20,6 +20,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+
+	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // freePort returns a TCP port that was free on 127.0.0.1 a moment ago.
@@ -258,7 +261,7 @@ func TestDynamicNeighborUnknownGroup(t *testing.T) {
 		t.Fatalf("ListPeerGroup = %v, %v", gs, err)
 	}
 	// A redacted group written back is refused, in process and over gRPC.
-	if _, err := h.UpdatePeerGroup(ctx, gs[0]); !errors.Is(err, errRedactedSecret) {
+	if _, err := h.UpdatePeerGroup(ctx, gs[0]); !errors.Is(err, redact.ErrPlaceholder) {
 		t.Fatalf("UpdatePeerGroup(redacted) = %v", err)
 	}
 	if _, err := c.UpdatePeerGroup(ctx, &api.UpdatePeerGroupRequest{PeerGroup: gs[0]}); status.Code(err) != codes.InvalidArgument {
@@ -341,7 +344,8 @@ func TestStartRefusesMPTCP(t *testing.T) {
 			fmt.Printf("CHILD: Start succeeded, listeners %v\n", ls)
 			return
 		}
-		fmt.Printf("CHILD: Start failed: %v\n", err)
+		var me *md5auth.MultipathError
+		fmt.Printf("CHILD: Start failed: %v (md5auth.MultipathError: %v)\n", err, errors.As(err, &me))
 		return
 	}
 	if b, err := os.ReadFile("/proc/sys/net/mptcp/enabled"); err != nil || strings.TrimSpace(string(b)) != "1" {
@@ -352,7 +356,7 @@ func TestStartRefusesMPTCP(t *testing.T) {
 	out, _ := cmd.CombinedOutput()
 	s := string(out)
 	switch {
-	case strings.Contains(s, "CHILD: Start failed") && strings.Contains(s, "multipath TCP"):
+	case strings.Contains(s, "CHILD: Start failed") && strings.Contains(s, "multipath TCP") && strings.Contains(s, "(md5auth.MultipathError: true)"):
 	case strings.Contains(s, "CHILD: Start succeeded, listeners []"):
 		// Not a missing precondition: the kernel has MPTCP enabled (checked
 		// above), and had Go fallen back to plain TCP the listener would be
@@ -451,6 +455,29 @@ func TestPeersAndPasswords(t *testing.T) {
 	for _, p := range ps {
 		if s := p.GetConf().GetAuthPassword(); s != "" && s != Redacted {
 			t.Fatalf("peer %s answered with its password", p.GetConf().GetNeighborAddress())
+		}
+	}
+	// The other in-process answers holding peers are redacted too.
+	states, _, err := h.PeerStates(ctx, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := h.ListPeer(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, ps := range map[string][]*api.Peer{"PeerStates": states, "ListPeer": listed} {
+		if len(ps) != 2 {
+			t.Fatalf("%s: %d peers", what, len(ps))
+		}
+		for _, p := range ps {
+			want := ""
+			if p.GetConf().GetNeighborAddress() == "192.0.2.2" {
+				want = Redacted
+			}
+			if p.GetConf().GetAuthPassword() != want {
+				t.Errorf("%s: peer %s answered with a password that is not %q", what, p.GetConf().GetNeighborAddress(), want)
+			}
 		}
 	}
 	if _, _, err := newTestHost(t, Options{ListenPort: -1}).PeersAndPasswords(ctx); !errors.Is(err, ErrNotRunning) {

@@ -16,6 +16,8 @@ type ListenerSocket struct {
 }
 
 // MPTCP reports a multipath TCP listener, on which TCP-MD5 cannot be set.
+// It describes; checkListeners refuses such listeners through
+// md5auth.CheckListener.
 func (l ListenerSocket) MPTCP() bool { return l.Protocol == md5auth.ProtoMPTCP }
 
 // Listeners finds GoBGP's BGP listeners among this process's sockets: the
@@ -23,6 +25,20 @@ func (l ListenerSocket) MPTCP() bool { return l.Protocol == md5auth.ProtoMPTCP }
 // 0), through md5auth's socket discovery (each descriptor identified on a
 // duplicate, so a reused descriptor number is never mistaken for one).
 func (h *Host) Listeners() ([]ListenerSocket, error) {
+	socks, err := h.listenerSockets()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ListenerSocket, 0, len(socks))
+	for _, s := range socks {
+		out = append(out, ListenerSocket{Addr: s.Local, Protocol: s.Protocol})
+		_ = s.Close()
+	}
+	return out, nil
+}
+
+// listenerSockets is Listeners' discovery; the caller closes the sockets.
+func (h *Host) listenerSockets() ([]*md5auth.Socket, error) {
 	port := h.opts.ListenPort
 	if port < 0 {
 		return nil, nil
@@ -34,19 +50,15 @@ func (h *Host) Listeners() ([]ListenerSocket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin: list sockets: %w", err)
 	}
-	out := make([]ListenerSocket, 0, len(socks))
-	for _, s := range socks {
-		out = append(out, ListenerSocket{Addr: s.Local, Protocol: s.Protocol})
-		_ = s.Close()
-	}
-	return out, nil
+	return socks, nil
 }
 
-// checkListeners fails if a BGP listener is multipath TCP: TCP-MD5 keys
-// cannot be installed there (GoBGP only warns), so signed SYNs would be
-// dropped and authenticated sessions never come up.
+// checkListeners fails if a BGP listener is multipath TCP
+// (md5auth.CheckListener): TCP-MD5 keys cannot be installed there (GoBGP
+// only warns), so signed SYNs would be dropped and authenticated sessions
+// never come up. The error matches *md5auth.MultipathError with errors.As.
 func (h *Host) checkListeners() error {
-	ls, err := h.Listeners()
+	socks, err := h.listenerSockets()
 	if errors.Is(err, md5auth.ErrNotSupported) {
 		return nil // no socket discovery on this OS
 	}
@@ -54,18 +66,34 @@ func (h *Host) checkListeners() error {
 		h.log.WithError(err).Warn("plugin: cannot check BGP listeners for multipath TCP")
 		return nil
 	}
-	var bad []string
-	for _, l := range ls {
-		if l.MPTCP() {
-			bad = append(bad, l.Addr.String())
+	var bad mptcpListeners
+	for _, s := range socks {
+		if err := md5auth.CheckListener(s); err != nil {
+			bad.addrs = append(bad.addrs, s.Local.String())
+			bad.errs = append(bad.errs, err)
 		}
+		_ = s.Close()
 	}
-	if len(bad) > 0 {
-		return errors.New("plugin: BGP listener(s) " + strings.Join(bad, ", ") +
-			" are multipath TCP, on which TCP-MD5 cannot work: build with `godebug multipathtcp=0` in go.mod (or //go:debug multipathtcp=0) and do not override it with GODEBUG")
+	if len(bad.errs) > 0 {
+		return &bad
 	}
-	if h.opts.ListenPort >= 0 && len(ls) == 0 {
+	if h.opts.ListenPort >= 0 && len(socks) == 0 {
 		h.log.Warn("plugin: found no BGP listener socket to check")
 	}
 	return nil
 }
+
+// mptcpListeners is checkListeners' error: the multipath TCP listeners,
+// with md5auth.CheckListener's error for each.
+type mptcpListeners struct {
+	addrs []string
+	errs  []error
+}
+
+func (e *mptcpListeners) Error() string {
+	return "plugin: BGP listener(s) " + strings.Join(e.addrs, ", ") +
+		" are multipath TCP, on which TCP-MD5 cannot work: build with `godebug multipathtcp=0` in go.mod (or //go:debug multipathtcp=0) and do not override it with GODEBUG"
+}
+
+// Unwrap returns md5auth.CheckListener's errors (*md5auth.MultipathError).
+func (e *mptcpListeners) Unwrap() []error { return e.errs }

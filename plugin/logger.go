@@ -5,6 +5,8 @@ import (
 
 	gobgplog "github.com/osrg/gobgp/v3/pkg/log"
 	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // logAdapter implements GoBGP's pkg/log.Logger on top of a logrus.Logger.
@@ -24,7 +26,7 @@ import (
 //     GoBGP is scrubbed from the message and from the text of every value.
 type logAdapter struct {
 	l       *logrus.Logger
-	secrets *secretSet
+	secrets *redact.Set
 	fatals  atomic.Uint64
 	onFatal func(msg string, fields logrus.Fields)
 	// observe sees every line, whatever the level, before redaction.
@@ -33,9 +35,9 @@ type logAdapter struct {
 
 var _ gobgplog.Logger = (*logAdapter)(nil)
 
-func newLogAdapter(l *logrus.Logger, secrets *secretSet) *logAdapter {
+func newLogAdapter(l *logrus.Logger, secrets *redact.Set) *logAdapter {
 	if secrets == nil {
-		secrets = &secretSet{}
+		secrets = &redact.Set{}
 	}
 	return &logAdapter{l: l, secrets: secrets}
 }
@@ -49,9 +51,9 @@ func (a *logAdapter) emit(level logrus.Level, gobgpLevel string, msg string, fie
 	}
 	lf := make(logrus.Fields, len(fields)+2)
 	for k, v := range fields {
-		lf[fieldName(k)] = a.secrets.scrubField(k, v)
+		lf[fieldName(k)] = a.secrets.Field(k, v)
 	}
-	if out, ok := a.secrets.scrub(msg); ok {
+	if out, ok := a.secrets.Scrub(msg); ok {
 		msg = out
 	}
 	lf["component"] = "gobgp"

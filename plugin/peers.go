@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // ErrNotRunning is returned by operations that need a started Host.
@@ -25,11 +26,12 @@ func (h *Host) checkRunning() error {
 }
 
 // acceptSecrets refuses m if it carries the Redacted placeholder as a
-// secret, and registers its secrets with the log scrubber.
+// secret (redact.ErrPlaceholder), and registers its secrets with the log
+// scrubber.
 func (h *Host) acceptSecrets(m proto.Message) error {
-	secrets, err := protoSecrets(m)
+	secrets, err := redact.Secrets(m)
 	for _, s := range secrets {
-		h.secrets.add(s)
+		h.secrets.Add(s)
 	}
 	return err
 }
@@ -45,7 +47,7 @@ func (h *Host) AddPeer(ctx context.Context, p *api.Peer) error {
 		return err
 	}
 	if err := h.acceptSecrets(p); err != nil {
-		return err
+		return fmt.Errorf("plugin: add peer %s: %w", p.Conf.NeighborAddress, err)
 	}
 	if err := h.bgp.AddPeer(ctx, &api.AddPeerRequest{Peer: p}); err != nil {
 		return fmt.Errorf("plugin: add peer %s: %w", p.Conf.NeighborAddress, err)
@@ -65,7 +67,7 @@ func (h *Host) UpdatePeer(ctx context.Context, p *api.Peer) (needsSoftResetIn bo
 		return false, err
 	}
 	if err := h.acceptSecrets(p); err != nil {
-		return false, err
+		return false, fmt.Errorf("plugin: update peer %s: %w", p.Conf.NeighborAddress, err)
 	}
 	r, err := h.bgp.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: p})
 	if err != nil {
@@ -154,7 +156,7 @@ func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.P
 	}
 	var out []*api.Peer
 	err := h.bgp.ListPeer(ctx, req, func(p *api.Peer) {
-		out = append(out, RedactProto(p))
+		out = append(out, redact.Proto(p))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plugin: list peer %q: %w", addr, err)
@@ -177,7 +179,7 @@ func (h *Host) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Ad
 		if a, ok := NeighborAddr(p); ok {
 			pw[a] = md5auth.Secret(p.GetConf().GetAuthPassword())
 		}
-		ps = append(ps, RedactProto(p))
+		ps = append(ps, redact.Proto(p))
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("plugin: list peers and passwords: %w", err)
@@ -195,7 +197,7 @@ func (h *Host) AddPeerGroup(ctx context.Context, g *api.PeerGroup) error {
 		return err
 	}
 	if err := h.acceptSecrets(g); err != nil {
-		return err
+		return fmt.Errorf("plugin: add peer group %s: %w", g.Conf.PeerGroupName, err)
 	}
 	if err := h.bgp.AddPeerGroup(ctx, &api.AddPeerGroupRequest{PeerGroup: g}); err != nil {
 		return fmt.Errorf("plugin: add peer group %s: %w", g.Conf.PeerGroupName, err)
@@ -213,7 +215,7 @@ func (h *Host) UpdatePeerGroup(ctx context.Context, g *api.PeerGroup) (needsSoft
 		return false, err
 	}
 	if err := h.acceptSecrets(g); err != nil {
-		return false, err
+		return false, fmt.Errorf("plugin: update peer group %s: %w", g.Conf.PeerGroupName, err)
 	}
 	r, err := h.bgp.UpdatePeerGroup(ctx, &api.UpdatePeerGroupRequest{PeerGroup: g})
 	if err != nil {
@@ -243,7 +245,7 @@ func (h *Host) ListPeerGroup(ctx context.Context, name string) ([]*api.PeerGroup
 	}
 	var out []*api.PeerGroup
 	err := h.bgp.ListPeerGroup(ctx, &api.ListPeerGroupRequest{PeerGroupName: name}, func(g *api.PeerGroup) {
-		out = append(out, RedactProto(g))
+		out = append(out, redact.Proto(g))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plugin: list peer group %q: %w", name, err)
@@ -339,7 +341,7 @@ func (h *Host) ListDynamicNeighbor(ctx context.Context, group string) ([]*api.Dy
 	}
 	var out []*api.DynamicNeighbor
 	err := h.bgp.ListDynamicNeighbor(ctx, &api.ListDynamicNeighborRequest{PeerGroup: group}, func(d *api.DynamicNeighbor) {
-		out = append(out, RedactProto(d))
+		out = append(out, redact.Proto(d))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plugin: list dynamic neighbors %q: %w", group, err)

@@ -1,4 +1,4 @@
-package plugin
+package redact
 
 import (
 	api "github.com/osrg/gobgp/v3/api"

@@ -1,4 +1,4 @@
-package plugin
+package redact
 
 import (
 	api "github.com/osrg/gobgp/v3/api"
@@ -20,10 +20,10 @@ func redactPeer(p *api.Peer) *api.Peer {
 		return p
 	}
 	if cok {
-		conf.AuthPassword = Redacted
+		conf.AuthPassword = Placeholder
 	}
 	if sok {
-		state.AuthPassword = Redacted
+		state.AuthPassword = Placeholder
 	}
 	return &api.Peer{
 		ApplyPolicy:     p.ApplyPolicy,
@@ -43,7 +43,7 @@ func redactPeer(p *api.Peer) *api.Peer {
 // redactedCopy returns a copy of m to redact (true) when its password pw
 // needs redacting, else m itself (false).
 func redactedCopy[M proto.Message](m M, pw string) (M, bool) {
-	if pw == "" || pw == Redacted {
+	if pw == "" || pw == Placeholder {
 		return m, false
 	}
 	return proto.CloneOf(m), true

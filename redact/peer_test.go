@@ -1,4 +1,4 @@
-package plugin
+package redact
 
 import (
 	"slices"
@@ -103,7 +103,7 @@ func TestPeerHoldsOnlyItsPassword(t *testing.T) {
 		t.Fatal("redactPeer modified its argument")
 	}
 	want := proto.CloneOf(p)
-	want.Conf.AuthPassword, want.State.AuthPassword = Redacted, Redacted
+	want.Conf.AuthPassword, want.State.AuthPassword = Placeholder, Placeholder
 	if !proto.Equal(c, want) {
 		t.Fatalf("redactPeer dropped fields:\n got %v\nwant %v", c, want)
 	}
@@ -112,7 +112,7 @@ func TestPeerHoldsOnlyItsPassword(t *testing.T) {
 // TestRedactPeerAgreesWithTheWalk: on peers and ListPeer answers the fast
 // path gives what the reflective walk gives.
 func TestRedactPeerAgreesWithTheWalk(t *testing.T) {
-	for _, pw := range [][2]string{{"", ""}, {"s3cret-peer", ""}, {"", "s3cret-state"}, {"s3cret-peer", "s3cret-state"}, {Redacted, ""}} {
+	for _, pw := range [][2]string{{"", ""}, {"s3cret-peer", ""}, {"", "s3cret-state"}, {"s3cret-peer", "s3cret-state"}, {Placeholder, ""}} {
 		p := &api.Peer{
 			Conf:     &api.PeerConf{NeighborAddress: "192.0.2.2", PeerAsn: 65002, AuthPassword: pw[0], Description: "edge"},
 			State:    &api.PeerState{NeighborAddress: "192.0.2.2", SessionState: api.PeerState_ESTABLISHED, AuthPassword: pw[1]},
@@ -122,7 +122,7 @@ func TestRedactPeerAgreesWithTheWalk(t *testing.T) {
 		protoVisit(walk.ProtoReflect(), redactFn, 0)
 		ev := &api.WatchEventResponse{Event: &api.WatchEventResponse_Peer{Peer: &api.WatchEventResponse_PeerEvent{Type: api.WatchEventResponse_PeerEvent_STATE, Peer: p}}}
 		for _, m := range []proto.Message{p, &api.ListPeerResponse{Peer: p}, ev} {
-			got := RedactProto(m)
+			got := Proto(m)
 			gp, _ := got.(*api.Peer)
 			switch r := got.(type) {
 			case *api.ListPeerResponse:
@@ -138,7 +138,7 @@ func TestRedactPeerAgreesWithTheWalk(t *testing.T) {
 			}
 		}
 		if p.Conf.AuthPassword != pw[0] || p.State.AuthPassword != pw[1] {
-			t.Fatal("RedactProto modified the peer")
+			t.Fatal("Proto modified the peer")
 		}
 	}
 }
@@ -174,10 +174,10 @@ func BenchmarkRedactPeer(b *testing.B) {
 		name string
 		fn   func()
 	}{
-		{"fast", func() { _ = RedactProto(p) }},
+		{"fast", func() { _ = Proto(p) }},
 		{"walk", func() {
 			c := proto.CloneOf(p)
-			if protoHasSecret(c) {
+			if HasSecret(c) {
 				protoVisit(c.ProtoReflect(), redactFn, 0)
 			}
 		}},

@@ -1,4 +1,4 @@
-package plugin
+package redact
 
 import (
 	"fmt"
@@ -86,7 +86,7 @@ func TestRIBAnswerPeerEventRedacted(t *testing.T) {
 	if ribAnswer(ev) {
 		t.Fatal("a peer event counted as a RIB answer")
 	}
-	if got := RedactProto(ev).GetPeer().GetPeer().GetConf().GetAuthPassword(); got != Redacted {
+	if got := Proto(ev).GetPeer().GetPeer().GetConf().GetAuthPassword(); got != Placeholder {
 		t.Fatalf("password in a peer event = %q", got)
 	}
 	tab := &api.WatchEventResponse{Event: &api.WatchEventResponse_Table{Table: &api.WatchEventResponse_TableEvent{}}}
@@ -127,8 +127,8 @@ func ribResponse(tb testing.TB, paths int) *api.ListPathResponse {
 
 // BenchmarkRedactRIB: the cost redaction adds to each streamed RIB answer
 // relative to marshalling it for the wire (x-marshal, timed interleaved in
-// the same run), with the fast path (RedactProto now) and with the
-// reflective walk RedactProto did before (walk).
+// the same run), with the fast path (Proto now) and with the
+// reflective walk Proto did before (walk).
 func BenchmarkRedactRIB(b *testing.B) {
 	for _, paths := range []int{1, 4, 16} {
 		m := ribResponse(b, paths)
@@ -136,8 +136,8 @@ func BenchmarkRedactRIB(b *testing.B) {
 			name string
 			fn   func()
 		}{
-			{"fast", func() { _ = RedactProto(m) }},
-			{"walk", func() { _ = protoHasSecret(m) }},
+			{"fast", func() { _ = Proto(m) }},
+			{"walk", func() { _ = HasSecret(m) }},
 		} {
 			b.Run(fmt.Sprintf("paths-%d/%s", paths, v.name), func(b *testing.B) { benchAgainstMarshal(b, m, v.fn) })
 		}

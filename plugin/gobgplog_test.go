@@ -1,14 +1,17 @@
 package plugin
 
 import (
+	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
-	"time"
 
 	gobgplog "github.com/osrg/gobgp/v3/pkg/log"
 	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
 	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // TestNotesFromGoBGPLogs: the last NOTIFICATION (both ways, both shapes
@@ -45,37 +48,6 @@ func TestNotesFromGoBGPLogs(t *testing.T) {
 	}
 }
 
-func TestNegotiatedFamilies(t *testing.T) {
-	if f := NegotiatedFamilies(nil); f != nil {
-		t.Errorf("nil state: %v", f)
-	}
-}
-
-// TestAdvertisedDue: the advertised counts are taken again after 50 times
-// their cost, at least every second and at most every 5 minutes.
-func TestAdvertisedDue(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		cost, age time.Duration
-		due       bool
-	}{
-		{time.Millisecond, 900 * time.Millisecond, false},
-		{time.Millisecond, time.Second, true},
-		{2 * time.Second, 99 * time.Second, false},
-		{2 * time.Second, 100 * time.Second, true},
-		{time.Minute, 4 * time.Minute, false},
-		{time.Minute, 5 * time.Minute, true},
-	} {
-		s := &peerSnapshot{adv: map[advKey]uint64{}, advAt: t0, advCost: c.cost}
-		if got := s.advertisedDue(t0.Add(c.age)); got != c.due {
-			t.Errorf("cost %v, age %v: due %v, want %v", c.cost, c.age, got, c.due)
-		}
-	}
-	if !(&peerSnapshot{}).advertisedDue(t0) {
-		t.Error("no counts yet: not due")
-	}
-}
-
 // TestConnectionRefusedHook: GoBGP's "Closed an accepted connection" line
 // reaches OnConnectionRefused's function only for an Established session
 // (GoBGP logs the same line in OpenSent and OpenConfirm, where the new
@@ -102,5 +74,35 @@ func TestConnectionRefusedHook(t *testing.T) {
 	want := []netip.Addr{netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3")}
 	if !slices.Equal(got, want) {
 		t.Fatalf("hook saw %v, want %v", got, want)
+	}
+}
+
+// TestGRPCListenFailed: GoBGP's Fatal "failed to listen grpc port" reaches
+// waitGRPC with GoBGP's error (logged as Err, ours "error"), scrubbed of
+// known secrets; other fatal lines do not.
+func TestGRPCListenFailed(t *testing.T) {
+	const pw = "grpc-f4tal-secret"
+	var buf syncBuffer
+	h := &Host{secrets: &redact.Set{}, grpcFatal: make(chan string, 1)}
+	h.secrets.Add(pw)
+	a := newLogAdapter(newTestLogger(&buf, logrus.InfoLevel, false), h.secrets)
+	a.onFatal = h.grpcListenFailed
+	a.Fatal("code logic bug", gobgplog.Fields{"Topic": "Peer"})
+	select {
+	case s := <-h.grpcFatal:
+		t.Fatalf("a fatal line about something else reached waitGRPC: %q", s)
+	default:
+	}
+	a.Fatal("failed to listen grpc port", gobgplog.Fields{"Err": errors.New("listen unix /run/" + pw + ".sock: bind: permission denied")})
+	select {
+	case s := <-h.grpcFatal:
+		if !strings.Contains(s, "failed to listen grpc port: listen unix /run/") || !strings.Contains(s, "bind: permission denied") {
+			t.Errorf("waitGRPC told %q: GoBGP's error is missing", s)
+		}
+		if strings.Contains(s, pw) {
+			t.Error("waitGRPC was told a known secret")
+		}
+	default:
+		t.Fatal("the gRPC listen failure did not reach waitGRPC")
 	}
 }
