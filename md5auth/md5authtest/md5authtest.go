@@ -54,8 +54,13 @@ var probe = md5auth.AddrKey(netip.MustParseAddr("192.0.2.254"), []byte("md5autht
 // of network namespace ns (a name under /run/netns, from the test's own
 // netns.Topology; never the test process's namespace): it sets ns's
 // net.core.optmem_max to OptmemMax, then proves the refusal on a fresh
-// socket in ns. Keys already installed stay. The test fails if the kernel
-// still accepts a key.
+// socket in ns. The test fails if the kernel still accepts a key.
+//
+// Only a key for a scope the socket does not hold yet is refused: keys
+// already installed stay, and replacing one in place (same scope, new
+// secret) still works, since the kernel allocates nothing then. Lower
+// optmem_max before the socket gets its first key for the scope (as
+// RefusingListener does) to make a re-key fail too.
 func RefuseKeys(t testing.TB, ns string) {
 	t.Helper()
 	err := netns.Do(ns, func() error {
