@@ -9,15 +9,17 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
 
+	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
-// Fail closed on a re-key, through the real socket path (SystemSockets,
+// Fail closed on a re-key, through the real socket path (md5auth.ProcessSockets,
 // md5auth's discovery and setsockopt), not a test hook: the peer's key
 // installs at start, then a listener on which TCP-MD5 cannot work (a
 // multipath TCP socket) appears on the BGP port; the reload that changes
@@ -42,7 +44,7 @@ password = "Real-Key-One"
 `
 	var logs strings.Builder
 	c := cfg(t, conf)
-	m := New(Options{Config: c, Logger: quietLogger(&logs), Sockets: SystemSockets{}})
+	m := New(Options{Config: c, Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
 	b := newFakeBGP()
 	if err := m.start(context.Background(), b); err != nil {
 		t.Fatal(err)
@@ -99,4 +101,91 @@ func quietLogger(w io.Writer) *logrus.Logger {
 	l.SetOutput(w)
 	l.SetLevel(logrus.DebugLevel)
 	return l
+}
+
+// The kernel refuses a key on a plain TCP listener (not multipath TCP),
+// through the real socket code (md5auth.ProcessSockets, setsockopt): in a
+// namespace whose net.core.optmem_max is too small for a new TCP-MD5 key
+// the kernel answers ENOMEM. (Replacing a key of the same scope allocates
+// nothing, so only new scopes can be refused this way.) A range refused at
+// start stays out of GoBGP and comes once the retry installs its key; a
+// static peer added later inside it whose key is refused is held down,
+// and since the range's key still covers its address, an unsigned SYN from
+// it is never answered.
+func TestPlainListenerRefusalHoldsPeerDown(t *testing.T) {
+	testenv.RequireRoot(t)
+	tp := netns.NewPair(t, "pplr",
+		netns.End{NS: "rtr", If: "p0", Addrs: []string{"192.0.2.1/24"}},
+		netns.End{NS: "peer", If: "p1", Addrs: []string{"192.0.2.2/24"}})
+	optmem := func(v string) {
+		t.Helper()
+		netns.Run(t, "ip", "netns", "exec", tp.A, "sysctl", "-q", "-w", "net.core.optmem_max="+v)
+	}
+	var ln net.Listener
+	if err := netns.Do(tp.A, func() (err error) { ln, err = net.Listen("tcp4", "192.0.2.1:0"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	conf := fmt.Sprintf("listen-port = %d\nlisten-addresses = [\"192.0.2.1\"]\n", port) + `
+[[peers]]
+prefix = "192.0.2.0/24"
+asn = 65010
+password = "Range-Key-One"
+`
+	optmem("64")
+	var logs strings.Builder
+	m := New(Options{Config: cfg(t, conf), Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
+	b := newFakeBGP()
+	if err := m.start(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop(context.Background())
+	refused := func(id, what string) {
+		t.Helper()
+		for _, ps := range m.Status() {
+			if ps.Address == id && (ps.Auth.Installed || ps.State != "admin-down" || !strings.Contains(ps.Auth.Error, "cannot allocate memory")) {
+				t.Fatalf("%s: status %+v", what, ps)
+			}
+		}
+	}
+	ranges := func() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.dyn) }
+	if ranges() != 0 {
+		t.Fatal("a range whose key the kernel refused reached GoBGP")
+	}
+	refused("192.0.2.0/24", "the kernel refused the range's key")
+
+	optmem("20480")
+	m.Reconcile(context.Background()) // the retry installs it and releases the range
+	if ranges() != 1 {
+		t.Fatal("the range did not come once its key installed")
+	}
+
+	optmem("64")
+	if _, err := m.Reload(context.Background(), cfg(t, conf+`
+[[peers]]
+address = "192.0.2.2"
+asn = 65002
+password = "Plain-Key-Two"
+`)); err != nil {
+		t.Logf("reload: %v", err)
+	}
+	if p := b.peer("192.0.2.2"); p == nil || !p.Conf.AdminDown {
+		t.Fatalf("a static peer whose key the kernel refused must be held down: %+v", p.GetConf())
+	}
+	refused("192.0.2.2", "the kernel refused the static peer's key")
+	err := netns.Do(tp.B, func() error {
+		c, err := net.DialTimeout("tcp4", fmt.Sprintf("192.0.2.1:%d", port), 1500*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return errors.New("an unsigned connection from the held-down peer was answered")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "Key-One") || strings.Contains(logs.String(), "Key-Two") {
+		t.Fatal("secret in logs")
+	}
 }

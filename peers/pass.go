@@ -79,16 +79,6 @@ func (st *peer) observedInstalled() bool {
 	return st.installed && (st.obs.by != "kernel" || st.obs.ok)
 }
 
-// Observed is what the kernel says about this process's BGP sockets.
-type Observed struct {
-	// KeysVisible is false when the kernel hides TCP-MD5 keys from this
-	// process (no CAP_NET_ADMIN): then Keys are empty and prove nothing.
-	KeysVisible bool
-	// Sockets are the listeners on the BGP port and the connections to or
-	// from it, with the keys the kernel holds on each.
-	Sockets []md5auth.SocketKeys
-}
-
 // inputs snapshots what the triggers recorded (m.mu held).
 func (m *Manager) inputs() Inputs {
 	return Inputs{Config: m.cfg, Now: m.now(), Proposals: maps.Clone(m.pins), Held: maps.Clone(m.held), Preflight: m.preErr}

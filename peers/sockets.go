@@ -6,9 +6,10 @@ import (
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
-// Sockets puts TCP-MD5 keys on the process's BGP sockets. The Linux
-// implementation finds GoBGP's sockets through md5auth; tests substitute
-// one that fails on purpose.
+// Sockets puts keys on the process's BGP sockets and reads back what the
+// kernel holds. md5auth.ProcessSockets is the real one (it finds GoBGP's
+// sockets, holds the address-family rules and the multipath check); tests
+// substitute fakes that fail on purpose.
 type Sockets interface {
 	// SetListenerKey installs k on every listener on port that can receive
 	// connections from k's address family. It reports how many listeners
@@ -22,10 +23,13 @@ type Sockets interface {
 	// Observe reports this process's BGP sockets on port (listeners on
 	// it, connections to or from it) with the keys the kernel holds.
 	Observe(port uint16) (Observed, error)
-	// Preflight reports what stops TCP-MD5 from working at all (FIPS, no
-	// kernel support).
+	// Preflight reports what stops TCP-MD5 from working at all (FIPS,
+	// no kernel support).
 	Preflight() error
 }
 
+// Observed is what the kernel says about this process's BGP sockets.
+type Observed = md5auth.Observed
+
 // defaultSockets keys the real sockets of this process.
-func defaultSockets() Sockets { return SystemSockets{} }
+func defaultSockets() Sockets { return md5auth.ProcessSockets{} }

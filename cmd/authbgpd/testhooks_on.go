@@ -24,7 +24,7 @@ func testSockets() peers.Sockets {
 }
 
 type failing struct {
-	peers.SystemSockets
+	md5auth.ProcessSockets
 	fail []string
 }
 
@@ -34,5 +34,5 @@ func (f failing) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
 			return 0, fmt.Errorf("md5auth: set key for %s on listener port %d: injected failure (test build)", k.Scope(), port)
 		}
 	}
-	return f.SystemSockets.SetListenerKey(port, k)
+	return f.ProcessSockets.SetListenerKey(port, k)
 }
