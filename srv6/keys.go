@@ -24,8 +24,9 @@ type kernelKey struct {
 	id      uint32
 	algName string
 	alg     srv6policy.Algorithm
-	// secret is what the kernel holds (a copy), to tell a changed secret.
-	secret    []byte
+	// secret is what the kernel holds (a copy, wiped when replaced or
+	// removed), to tell a changed secret.
+	secret    srv6policy.Secret
 	installed bool
 	owned     bool // we put it there (so Stop removes it)
 	err       string
@@ -37,7 +38,7 @@ type kernelKey struct {
 
 type heldKey struct {
 	alg    srv6policy.Algorithm
-	secret []byte
+	secret srv6policy.Secret
 }
 
 // inKernel returns what the kernel holds of k's ID, as far as we know.
@@ -94,7 +95,7 @@ func (d *kernelDump) has(id uint32, alg srv6policy.Algorithm, secret []byte) boo
 
 func (d *kernelDump) wipe() {
 	for _, k := range d.keys {
-		clear(k.Secret)
+		k.Secret.Wipe()
 	}
 }
 
@@ -172,9 +173,9 @@ func (s *Manager) applyKeyLocked(ck *config.HMACKey, kk kernelKeys, kerr error, 
 		err = program(nk, cur, ck.Secret, kk, dump, s.log.WithField("key_id", ck.ID))
 	}
 	if nk.installed {
-		nk.secret = slices.Clone([]byte(ck.Secret))
+		nk.secret = slices.Clone(ck.Secret)
 		if h := cur.take(); h != nil {
-			clear(h.secret)
+			h.secret.Wipe()
 		}
 	} else {
 		nk.held = cur.take() // the kernel still has it
@@ -242,7 +243,7 @@ func (t *keyTable) remove(id uint32, log *logrus.Entry) error {
 		log.WithField("key_id", id).Info("srv6: HMAC key removed from the kernel")
 	}
 	if h := t.keys[id].take(); h != nil {
-		clear(h.secret)
+		h.secret.Wipe()
 	}
 	delete(t.keys, id)
 	return nil
@@ -259,7 +260,7 @@ func (t *keyTable) removeAll(log *logrus.Entry) []error {
 	}
 	for _, k := range t.keys { // kept by a failed delete: forgotten anyway
 		if h := k.take(); h != nil {
-			clear(h.secret)
+			h.secret.Wipe()
 		}
 	}
 	t.keys = map[uint32]*kernelKey{}

@@ -91,3 +91,49 @@ func TestFailedKeyChangeNotOrphaned(t *testing.T) {
 		t.Fatalf("Stop left key 42 in the kernel: ops %q, keys %v", l, f.keys.keys)
 	}
 }
+
+// TestKeyCopiesWiped: the key table's copy of a secret (what the kernel
+// holds) is wiped when the secret changes, when the key is removed from the
+// configuration and at Stop, not left for the garbage collector.
+func TestKeyCopiesWiped(t *testing.T) {
+	ctx := context.Background()
+	f := newSRv6Fixture(t, mustConfig(t, srv6Global+srv6Key(42, "secret-42")+srv6Key(43, "secret-43")))
+	if err := f.s.start(ctx, f.host); err != nil {
+		t.Fatal(err)
+	}
+	copyOf := func(id uint32) []byte {
+		f.s.mu.Lock()
+		defer f.s.mu.Unlock()
+		k := f.s.keys.keys[id]
+		if k == nil || !k.installed || len(k.secret) == 0 {
+			t.Fatalf("key %d is not installed with a secret", id)
+		}
+		return k.secret
+	}
+	wiped := func(what string, b []byte) {
+		t.Helper()
+		for _, c := range b {
+			if c != 0 {
+				t.Errorf("%s: the old copy of the secret is not wiped", what)
+				return
+			}
+		}
+	}
+	old42 := copyOf(42)
+	if err := f.s.Reload(ctx, mustConfig(t, srv6Global+srv6Key(42, "CHANGED-42")+srv6Key(43, "secret-43"))); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	wiped("changed secret", old42)
+	if got := copyOf(42); string(got) != "CHANGED-42" {
+		t.Fatalf("key 42 holds %d bytes, not the changed secret", len(got))
+	}
+	old42, old43 := copyOf(42), copyOf(43)
+	if err := f.s.Reload(ctx, mustConfig(t, srv6Global+srv6Key(43, "secret-43"))); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	wiped("removed key", old42)
+	if err := f.s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wiped("Stop", old43)
+}

@@ -190,7 +190,7 @@ func (k *KernelKeys) Dump() ([]KernelKey, error) {
 	err := k.request(seg6CmdDumpHMAC, netlink.Request|netlink.Dump, nil, func(ad *netlink.AttributeDecoder) error {
 		kk := decodeKernelKey(ad)
 		if err := ad.Err(); err != nil {
-			clear(kk.Secret)
+			kk.Secret.Wipe()
 			return err
 		}
 		keys = append(keys, kk)
@@ -198,7 +198,7 @@ func (k *KernelKeys) Dump() ([]KernelKey, error) {
 	})
 	if err != nil {
 		for _, kk := range keys {
-			clear(kk.Secret)
+			kk.Secret.Wipe()
 		}
 		return nil, k.wrap("dump HMAC keys", err)
 	}
