@@ -297,7 +297,7 @@ func schedCPU(pid int) time.Duration {
 }
 
 // replica runs the live shadow path of authbgpd (capture rings → frame
-// decode → Checker.Check → per-peer counters, as md5auth/shadow's Runner
+// decode → Checker.Check → per-peer counters, as shadow's Runner
 // does) in the test process, each worker on its own locked OS thread, so
 // that its CPU time can be read exactly: the checker's cost without GoBGP
 // around it. It runs as many workers as authbgpd's config gives

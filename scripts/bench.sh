@@ -44,8 +44,8 @@ echo "== raw outputs in $out"
 echo "== md5auth micro-benchmarks"
 go test -run '^$' -bench 'Digest|MD5Floor' -benchtime 2s ./md5auth/ | tee "$out/md5auth.txt"
 echo "== shadow checker micro-benchmarks (per-segment path; verify-pcap's engine on 1 and GOMAXPROCS workers)"
-go test -run '^$' -bench 'VerifyPath' -benchtime 2s ./md5auth/shadow/ | tee "$out/shadow.txt"
-go test -run '^$' -bench 'Offline' -benchtime 3x ./md5auth/shadow/ | tee -a "$out/shadow.txt"
+go test -run '^$' -bench 'VerifyPath' -benchtime 2s ./shadow/ | tee "$out/shadow.txt"
+go test -run '^$' -bench 'Offline' -benchtime 3x ./shadow/ | tee -a "$out/shadow.txt"
 
 bgp=${BENCH_BGP:-1}
 if [ "$bgp" = 1 ] && [ "$(id -u)" -ne 0 ]; then

@@ -8,7 +8,7 @@
 # key) and captures them in several formats. The kernel it was written on
 # has no VLAN devices, so vlan_*.pcap get their 802.1Q/802.1ad/0x9100 tags
 # from vlantag.py. Afterwards regenerate the golden files (tshark's view of
-# every frame): go generate ./md5auth/shadow/...
+# every frame): go generate ./frame/...
 #
 # Usage: sudo sh frame/testdata/mkcaptures.sh
 set -eu
