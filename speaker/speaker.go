@@ -370,7 +370,6 @@ type observer struct {
 	s *Speaker
 }
 
-func (o observer) PeerUp(peer string, up bool)              { o.m.SetPeerUp(peer, up) }
 func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalled(peer, installed) }
 func (o observer) KeyChanged(peer string, keyID int) {
 	o.m.KeyChanged(peer)
