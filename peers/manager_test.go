@@ -19,6 +19,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/redact"
 )
 
 // fakeBGP records what the manager asks of GoBGP.
@@ -116,7 +117,7 @@ func (f *fakeBGP) ListPeer(_ context.Context, addr string) ([]*api.Peer, error) 
 			c.State.AdminState = api.PeerState_DOWN
 		}
 		if c.Conf.AuthPassword != "" {
-			c.Conf.AuthPassword = plugin.Redacted
+			c.Conf.AuthPassword = redact.Placeholder
 		}
 		out = append(out, c)
 	}

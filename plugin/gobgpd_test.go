@@ -18,6 +18,7 @@ import (
 
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
+	"github.com/authbgp/authbgpd/redact"
 	api "github.com/osrg/gobgp/v3/api"
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/codes"
@@ -330,7 +331,7 @@ func TestPeerWithGobgpd(t *testing.T) {
 		n++
 		b, _ := protojson.Marshal(r)
 		checkNoPW("ListPeer", b)
-		if r.Peer.Conf.AuthPassword != Redacted {
+		if r.Peer.Conf.AuthPassword != redact.Placeholder {
 			t.Fatalf("ListPeer conf password = %q", r.Peer.Conf.AuthPassword)
 		}
 		if r.Peer.State.SessionState != api.PeerState_ESTABLISHED {
@@ -341,7 +342,7 @@ func TestPeerWithGobgpd(t *testing.T) {
 		t.Fatalf("ListPeer: %d peers", n)
 	}
 	inproc, err := h.ListPeer(ctx, "127.0.0.2")
-	if err != nil || len(inproc) != 1 || inproc[0].Conf.AuthPassword != Redacted {
+	if err != nil || len(inproc) != 1 || inproc[0].Conf.AuthPassword != redact.Placeholder {
 		t.Fatalf("in-process ListPeer: %v, %v", inproc, err)
 	}
 	if _, err := h.UpdatePeer(ctx, inproc[0]); err == nil {
@@ -369,7 +370,7 @@ func TestPeerWithGobgpd(t *testing.T) {
 	}
 	b, _ := protojson.Marshal(r)
 	checkNoPW("ListPeerGroup", b)
-	if r.PeerGroup.Conf.AuthPassword != Redacted {
+	if r.PeerGroup.Conf.AuthPassword != redact.Placeholder {
 		t.Fatalf("ListPeerGroup password = %q", r.PeerGroup.Conf.AuthPassword)
 	}
 	ld, err := c.ListDynamicNeighbor(ctx, &api.ListDynamicNeighborRequest{})

@@ -15,11 +15,11 @@ import (
 )
 
 // unaryInterceptor guards GoBGP's gRPC API:
-//   - requests carrying the Redacted placeholder as a password are refused,
+//   - requests carrying the redaction placeholder as a password are refused,
 //     and their real passwords are registered with the log scrubber;
 //   - AddDynamicNeighbor / DeleteDynamicNeighbor for an unknown peer group
 //     (which crash GoBGP) are refused;
-//   - every answer has its secrets redacted (RedactProto);
+//   - every answer has its secrets redacted (redact.Proto);
 //   - a panic in the handler (GoBGP converting a path it cannot represent,
 //     for instance) becomes an Internal error instead of killing the
 //     process (panics on GoBGP's own goroutines cannot be caught).

@@ -257,7 +257,7 @@ func TestDynamicNeighborUnknownGroup(t *testing.T) {
 		t.Fatalf("ListDynamicNeighbor = %v, %v", dns, err)
 	}
 	gs, err := h.ListPeerGroup(ctx, "g")
-	if err != nil || len(gs) != 1 || gs[0].Conf.AuthPassword != Redacted {
+	if err != nil || len(gs) != 1 || gs[0].Conf.AuthPassword != redact.Placeholder {
 		t.Fatalf("ListPeerGroup = %v, %v", gs, err)
 	}
 	// A redacted group written back is refused, in process and over gRPC.
@@ -383,10 +383,10 @@ func TestGRPCInterceptors(t *testing.T) {
 	resp, err := h.unaryInterceptor(ctx, &api.GetBgpRequest{}, info, func(ctx context.Context, req any) (any, error) {
 		return &api.ListPeerResponse{Peer: &api.Peer{Conf: &api.PeerConf{AuthPassword: pw}}}, nil
 	})
-	if err != nil || resp.(*api.ListPeerResponse).Peer.Conf.AuthPassword != Redacted {
+	if err != nil || resp.(*api.ListPeerResponse).Peer.Conf.AuthPassword != redact.Placeholder {
 		t.Fatalf("unary answer: %v, %v", resp, err)
 	}
-	_, err = h.unaryInterceptor(ctx, &api.AddPeerRequest{Peer: &api.Peer{Conf: &api.PeerConf{AuthPassword: Redacted}}}, info,
+	_, err = h.unaryInterceptor(ctx, &api.AddPeerRequest{Peer: &api.Peer{Conf: &api.PeerConf{AuthPassword: redact.Placeholder}}}, info,
 		func(ctx context.Context, req any) (any, error) { t.Fatal("handler called"); return nil, nil })
 	if status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("redacted password accepted: %v", err)
@@ -402,7 +402,7 @@ func TestGRPCInterceptors(t *testing.T) {
 	err = h.streamInterceptor(nil, ss, sinfo, func(srv any, s grpc.ServerStream) error {
 		return s.SendMsg(&api.ListPeerGroupResponse{PeerGroup: &api.PeerGroup{Conf: &api.PeerGroupConf{AuthPassword: pw}}})
 	})
-	if err != nil || len(ss.sent) != 1 || ss.sent[0].(*api.ListPeerGroupResponse).PeerGroup.Conf.AuthPassword != Redacted {
+	if err != nil || len(ss.sent) != 1 || ss.sent[0].(*api.ListPeerGroupResponse).PeerGroup.Conf.AuthPassword != redact.Placeholder {
 		t.Fatalf("stream: %v %v", ss.sent, err)
 	}
 	err = h.streamInterceptor(nil, ss, sinfo, func(srv any, s grpc.ServerStream) error { panic("boom") })
@@ -453,7 +453,7 @@ func TestPeersAndPasswords(t *testing.T) {
 		t.Fatalf("unkeyed peer: %v %v", ok, len(got))
 	}
 	for _, p := range ps {
-		if s := p.GetConf().GetAuthPassword(); s != "" && s != Redacted {
+		if s := p.GetConf().GetAuthPassword(); s != "" && s != redact.Placeholder {
 			t.Fatalf("peer %s answered with its password", p.GetConf().GetNeighborAddress())
 		}
 	}
@@ -473,7 +473,7 @@ func TestPeersAndPasswords(t *testing.T) {
 		for _, p := range ps {
 			want := ""
 			if p.GetConf().GetNeighborAddress() == "192.0.2.2" {
-				want = Redacted
+				want = redact.Placeholder
 			}
 			if p.GetConf().GetAuthPassword() != want {
 				t.Errorf("%s: peer %s answered with a password that is not %q", what, p.GetConf().GetNeighborAddress(), want)
