@@ -282,7 +282,7 @@ func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]boo
 	secret := false
 	switch {
 	case oa.Mode != na.Mode:
-		secret = na.Mode == AuthMD5 // on: new material; off: only "auth"
+		secret = na.Mode != AuthNone // on or another mechanism: new material; off: only "auth"
 		pc.KeyChanged = true
 	case na.Mode == AuthNone:
 	case oa.Source == SourceKeychain && na.Source == SourceKeychain:
@@ -308,7 +308,7 @@ func sameKeychain(a, b *Keychain) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if len(a.Keys) != len(b.Keys) {
+	if len(a.Keys) != len(b.Keys) || a.Type != b.Type {
 		return false
 	}
 	for i := range a.Keys {
@@ -317,7 +317,8 @@ func sameKeychain(a, b *Keychain) bool {
 			return false
 		}
 		ak := &a.Keys[i]
-		if !ak.SendFrom.Equal(bk.SendFrom) || !ak.Secret.Equal(bk.Secret) {
+		if !ak.SendFrom.Equal(bk.SendFrom) || !ak.Secret.Equal(bk.Secret) || ak.SendID != bk.SendID ||
+			ak.RecvID != bk.RecvID || ak.Algorithm != bk.Algorithm || ak.IncludeTCPOptions != bk.IncludeTCPOptions {
 			return false
 		}
 	}

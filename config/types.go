@@ -87,9 +87,29 @@ const (
 
 // Auth modes reported by Peer.Auth.
 const (
-	AuthMD5  = "md5"
-	AuthNone = "none"
+	AuthMD5   = "md5"
+	AuthTCPAO = "tcp-ao"
+	AuthNone  = "none"
 )
+
+// Keychain types ([[keychains]] type).
+const (
+	KeychainMD5   = "md5"
+	KeychainTCPAO = "tcp-ao"
+)
+
+// TCP-AO MAC algorithms (RFC 5926), as the config names them.
+const (
+	AlgHMACSHA196 = "hmac-sha-1-96"
+	AlgAESCMAC96  = "aes-128-cmac-96"
+)
+
+// MaxTCPAOSecretLen is the longest TCP-AO master key Linux accepts
+// (TCP_AO_MAXKEYLEN).
+const MaxTCPAOSecretLen = 80
+
+// tcpaoAlgorithms are the algorithms a TCP-AO key may name.
+var tcpaoAlgorithms = []string{AlgHMACSHA196, AlgAESCMAC96}
 
 // Config is a decoded, validated authbgpd configuration.
 type Config struct {
@@ -160,21 +180,37 @@ type Log struct {
 // LineOf returns the line of key in [log], or the table's line.
 func (l *Log) LineOf(key string) int { return l.m.lineOf(key, l.Line) }
 
-// Keychain is one [[keychains]] entry: named, time-switched TCP-MD5 keys.
+// Keychain is one [[keychains]] entry: named, time-switched keys, for
+// TCP-MD5 (type "md5", the default) or TCP-AO (type "tcp-ao": each key is
+// a master key tuple with its own send and receive KeyIDs).
 type Keychain struct {
 	Name string
+	Type string // KeychainMD5 or KeychainTCPAO
 	Keys []Key
 	Line int
 	m    meta
 }
+
+// IsTCPAO reports whether the keychain holds TCP-AO master key tuples.
+func (k *Keychain) IsTCPAO() bool { return k != nil && k.Type == KeychainTCPAO }
 
 // LineOf returns the line of key in this [[keychains]] entry, or its line.
 func (k *Keychain) LineOf(key string) int { return k.m.lineOf(key, k.Line) }
 
 // Key is one [[keychains.keys]] entry.
 type Key struct {
-	ID     uint8
-	Secret Secret
+	ID uint8
+	// SendID and RecvID are a TCP-AO key's KeyIDs (RFC 5925 §3.1): the
+	// KeyID we put in our segments, and the one the peer puts in its
+	// own. Both default to ID. Unused for TCP-MD5.
+	SendID, RecvID uint8
+	// Algorithm is a TCP-AO key's MAC (AlgHMACSHA196, the default, or
+	// AlgAESCMAC96); "" for TCP-MD5.
+	Algorithm string
+	// IncludeTCPOptions: the TCP-AO MAC covers the TCP options (true, the
+	// default; false is the MKT's "exclude TCP options" flag).
+	IncludeTCPOptions bool
+	Secret            Secret
 	// SecretSource is "secret", "secret-file" or "secret-env"; SecretRef is
 	// the resolved file path or the variable name (empty for inline).
 	SecretSource string
@@ -220,6 +256,8 @@ type Peer struct {
 	// Line is the line of this peer's [[peers]] header.
 	Line int
 	m    meta
+	// tcpao: Keychain names a TCP-AO keychain (set by validation).
+	tcpao bool
 }
 
 // LineOf returns the line of key in this [[peers]] entry, or the peer's line.
@@ -256,9 +294,9 @@ func (p *Peer) ID() string {
 // IsDynamic reports whether the peer is a prefix of dynamic neighbors.
 func (p *Peer) IsDynamic() bool { return p.Prefix.IsValid() }
 
-// Auth describes where a peer's TCP-MD5 key comes from.
+// Auth describes how a peer is authenticated and where its key comes from.
 type Auth struct {
-	Mode     string // "md5" or "none"
+	Mode     string // "md5", "tcp-ao" or "none"
 	Source   string // "password", "password-file", "password-env", "keychain"; "" for none
 	Keychain string // the keychain's name when Source is "keychain"
 }
@@ -266,6 +304,8 @@ type Auth struct {
 // Auth reports what the peer's key comes from.
 func (p *Peer) Auth() Auth {
 	switch {
+	case p.Keychain != "" && p.tcpao:
+		return Auth{Mode: AuthTCPAO, Source: SourceKeychain, Keychain: p.Keychain}
 	case p.Keychain != "":
 		return Auth{Mode: AuthMD5, Source: SourceKeychain, Keychain: p.Keychain}
 	case p.PasswordSource != "":

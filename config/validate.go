@@ -230,14 +230,60 @@ func (c *Config) validateKeychains(p *problems) {
 		if len(kc.Keys) == 0 && !kc.m.isBad("keys") {
 			p.errorf(kc.LineOf("keys"), "%s: has no keys", table)
 		}
-		validateKeys(p, table, kc.Keys)
+		switch {
+		case kc.m.isBad("type"):
+		case kc.Type == KeychainTCPAO:
+			validateAOKeys(p, table, kc.Keys)
+		case kc.Type == KeychainMD5:
+			noAOFields(p, table, kc.Keys)
+		default:
+			p.errorf(kc.LineOf("type"), "type: %q is not a keychain type (md5 or tcp-ao)", kc.Type)
+		}
+		validateKeys(p, table, kc.Keys, kc.IsTCPAO())
+	}
+}
+
+// aoFields are the [[keychains.keys]] keys only TCP-AO keys have.
+var aoFields = []string{"send-id", "recv-id", "algorithm", "include-tcp-options"}
+
+// noAOFields refuses TCP-AO fields in a TCP-MD5 keychain's keys.
+func noAOFields(p *problems, table string, keys []Key) {
+	for j := range keys {
+		for _, f := range aoFields {
+			if keys[j].m.has(f) {
+				p.errorf(keys[j].LineOf(f), "%s: only keys of a keychain of type = \"tcp-ao\" have it (%s is md5)", f, table)
+			}
+		}
+	}
+}
+
+// validateAOKeys checks the TCP-AO fields of a TCP-AO keychain's keys: a
+// known algorithm (hmac-sha-1-96 by default), and no two keys sharing a
+// send-id or a recv-id (RFC 5925 §3.1: the KeyIDs name the MKT).
+func validateAOKeys(p *problems, table string, keys []Key) {
+	send, recv := map[uint8]int{}, map[uint8]int{}
+	for j := range keys {
+		k := &keys[j]
+		if !k.m.isBad("algorithm") && !oneOf(k.Algorithm, tcpaoAlgorithms) {
+			p.errorf(k.LineOf("algorithm"), "algorithm: %q is not a TCP-AO algorithm (%s)", k.Algorithm, strings.Join(tcpaoAlgorithms, " or "))
+		}
+		if !k.m.isBad("send-id") && !k.m.isBad("id") {
+			firstOf(p, send, k.SendID, k.LineOf("send-id"), "send-id: %d is used by two keys of %s", k.SendID, table)
+		}
+		if !k.m.isBad("recv-id") && !k.m.isBad("id") {
+			firstOf(p, recv, k.RecvID, k.LineOf("recv-id"), "recv-id: %d is used by two keys of %s", k.RecvID, table)
+		}
 	}
 }
 
 // validateKeys checks the [[keychains.keys]] of the keychain table: ids
 // unique, at most one key without send-from, no two keys starting at the
 // same time.
-func validateKeys(p *problems, table string, keys []Key) {
+func validateKeys(p *problems, table string, keys []Key, tcpao bool) {
+	maxLen := MaxMD5SecretLen
+	if tcpao {
+		maxLen = MaxTCPAOSecretLen
+	}
 	ids := map[uint8]int{}
 	var always *Key
 	starts := map[time.Time]*Key{}
@@ -250,7 +296,7 @@ func validateKeys(p *problems, table string, keys []Key) {
 			ktable = fmt.Sprintf("%s key %d", table, k.ID)
 			firstOf(p, ids, k.ID, k.LineOf("id"), "id: duplicate key id %d in %s", k.ID, table)
 		}
-		validateSecret(p, &k.m, k.Line, ktable, SourceSecret, k.SecretSource, k.Secret, MaxMD5SecretLen)
+		validateSecret(p, &k.m, k.Line, ktable, SourceSecret, k.SecretSource, k.Secret, maxLen)
 		if k.m.isBad("send-from") {
 			continue
 		}
@@ -368,7 +414,9 @@ func (c *Config) validatePeerAuth(p *problems, pr *Peer, table string) {
 	case pr.PasswordSource != "":
 		validateSecret(p, &pr.m, pr.Line, table, SourcePassword, pr.PasswordSource, pr.Password, MaxMD5SecretLen)
 	case pr.Keychain != "":
-		if c.Keychain(pr.Keychain) == nil {
+		kc := c.Keychain(pr.Keychain)
+		pr.tcpao = kc.IsTCPAO()
+		if kc == nil {
 			p.errorf(pr.LineOf(SourceKeychain), "keychain: unknown keychain %q", pr.Keychain)
 		}
 	case pr.m.has(SourceKeychain) && !pr.m.isBad(SourceKeychain):

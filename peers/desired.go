@@ -16,8 +16,9 @@ type Mechanism string
 // The mechanisms a Key can carry. TCP-AO joins them with its master key
 // tuples; the reconciler compares and installs Keys, never bare secrets.
 const (
-	MechNone Mechanism = ""
-	MechMD5  Mechanism = "md5"
+	MechNone  Mechanism = ""
+	MechMD5   Mechanism = "md5"
+	MechTCPAO Mechanism = "tcp-ao"
 )
 
 // Key is what a peer's sockets must carry: one mechanism and its material.
@@ -92,6 +93,10 @@ func (d Desired) IDs() []string {
 // ErrNoValidKey marks a keyed peer whose keychain has no key valid now.
 var ErrNoValidKey = errors.New("no key valid now")
 
+// ErrMechanismUnsupported marks a peer whose authentication this build
+// cannot put on sockets (TCP-AO): it is held down, never run unsigned.
+var ErrMechanismUnsupported = errors.New("TCP-AO keys on sockets are not supported by this build")
+
 // ComputeDesired is the pure heart of a pass: which peers run, with which
 // key, and which are held down. It does no I/O.
 func ComputeDesired(in Inputs) Desired {
@@ -129,8 +134,12 @@ func ComputeDesired(in Inputs) Desired {
 // has not reached yet. A pin the schedule caught up with, or whose key
 // left the keychain, is dropped (keptPin -1).
 func wantKey(cfg *config.Config, p *config.Peer, now time.Time, pin int) (k Key, keptPin int, err error) {
-	if p.Auth().Mode != config.AuthMD5 {
+	switch p.Auth().Mode {
+	case config.AuthNone:
 		return Key{KeyID: -1}, -1, nil
+	case config.AuthTCPAO:
+		_, id, _ := cfg.PeerKey(p, now)
+		return Key{Mech: MechTCPAO, KeyID: id}, -1, fmt.Errorf("peers: peer %s (%s:%d): %w: held down", p.ID(), cfg.File, p.Line, ErrMechanismUnsupported)
 	}
 	if kc := cfg.Keychain(p.Keychain); kc != nil && pin >= 0 {
 		if sched := kc.Schedule(); sched.Ahead(now, pin) {

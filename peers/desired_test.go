@@ -301,3 +301,49 @@ asn = 65003
 	}
 	noUpdatePeer(t, b)
 }
+
+// TestTCPAOPeerHeldDown: until TCP-AO keys can be put on sockets, a peer
+// on a TCP-AO keychain is held down (admin down in GoBGP; its range kept
+// out of GoBGP), never run unauthenticated, and its status says why.
+func TestTCPAOPeerHeldDown(t *testing.T) {
+	c := cfg(t, `
+[[keychains]]
+name = "ao"
+type = "tcp-ao"
+  [[keychains.keys]]
+  id = 1
+  secret = "AO-Secret-One"
+[[peers]]
+address = "192.0.2.2"
+asn = 65002
+keychain = "ao"
+[[peers]]
+prefix = "198.51.100.0/24"
+asn = 65010
+keychain = "ao"
+`)
+	w := ComputeDesired(Inputs{Config: c, Now: t0}).Peers["192.0.2.2"]
+	if w.Key.Mech != MechTCPAO || !w.HeldDown || !errors.Is(w.Err, ErrMechanismUnsupported) {
+		t.Fatalf("desired %+v", w)
+	}
+	s := newFakeSockets()
+	var logs strings.Builder
+	m, b := start(t, c, s, &logs)
+	if p := b.peer("192.0.2.2"); p == nil || !p.Conf.AdminDown || p.Conf.AuthPassword != "" {
+		t.Fatalf("GoBGP neighbor %+v", p.GetConf())
+	}
+	b.mu.Lock()
+	n := len(b.dyn)
+	b.mu.Unlock()
+	if n != 0 {
+		t.Fatal("a TCP-AO range reached GoBGP")
+	}
+	for _, ps := range m.Status() {
+		if ps.Auth.Mode != "tcp-ao" || ps.Auth.Installed || ps.State != "admin-down" || !strings.Contains(ps.Auth.Error, "TCP-AO") {
+			t.Fatalf("status %+v", ps)
+		}
+	}
+	if strings.Contains(logs.String(), "AO-Secret") {
+		t.Fatal("secret in logs")
+	}
+}

@@ -272,10 +272,11 @@ func (p *pass) deleteKey(st *peer) {
 }
 
 // sameShape reports whether GoBGP's object for a can serve b: the same BGP
-// settings, and authenticated or not alike (switching authentication on
-// or off re-adds the peer, as BGP cannot change it on a live session).
+// settings and the same mechanism (switching authentication on or off, or
+// between TCP-MD5 and TCP-AO, re-adds the peer: an established socket
+// cannot change mechanism).
 func sameShape(a, b *config.Peer) bool {
-	if a.ID() != b.ID() || (a.Auth().Mode == config.AuthMD5) != (b.Auth().Mode == config.AuthMD5) {
+	if a.ID() != b.ID() || a.Auth().Mode != b.Auth().Mode {
 		return false
 	}
 	if a.IsDynamic() {

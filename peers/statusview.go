@@ -54,7 +54,7 @@ func (m *Manager) statusLocked() []status.Peer {
 	for id, st := range m.peers {
 		cp := st.cfg
 		a := status.Auth{Mode: config.AuthNone}
-		if au := cp.Auth(); au.Mode == config.AuthMD5 {
+		if au := cp.Auth(); au.Mode != config.AuthNone {
 			// Installed is what the sockets were seen to carry: with the
 			// kernel's view (sock_diag) a key counts only once read back
 			// from every listener and session; without it (no
