@@ -10,7 +10,6 @@ import (
 )
 
 // tcpAOInfo is TCP_AO_INFO (include/uapi/linux/tcp.h).
-const tcpAOInfo = 40
 
 // ErrNoTCPAO reports a kernel built without TCP-AO (CONFIG_TCP_AO).
 var ErrNoTCPAO = errors.New("md5auth: the kernel has no TCP-AO (RFC 5925) support (CONFIG_TCP_AO)")

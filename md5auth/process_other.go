@@ -20,3 +20,17 @@ func (ProcessSockets) Observe(port uint16) (Observed, error) { return Observed{}
 
 // Preflight returns ErrNotSupported.
 func (ProcessSockets) Preflight() error { return ErrNotSupported }
+
+// SetListenerAO returns ErrNotSupported.
+func (ProcessSockets) SetListenerAO(port uint16, set AOSet) (int, error) { return 0, ErrNotSupported }
+
+// DeleteListenerAO returns ErrNotSupported.
+func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error { return ErrNotSupported }
+
+// SetConnAO returns ErrNotSupported.
+func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
+	return ErrNotSupported
+}
+
+// ObserveAO returns ErrNotSupported.
+func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) { return nil, ErrNotSupported }

@@ -1,0 +1,238 @@
+package md5auth
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+)
+
+// TCP-AO (RFC 5925) on Linux sockets: the master key tuples (MKTs) of a
+// peer or prefix on a listener or connection, the per-socket current key
+// and RNextKeyID, and what the kernel reports back. The layouts of the
+// socket options' structs (include/uapi/linux/tcp.h, Linux 6.7+) are
+// encoded here by hand, portable and tested; the syscalls are in
+// ao_linux.go.
+
+// TCP-AO socket options (IPPROTO_TCP).
+const (
+	tcpAOAddKey  = 38 // TCP_AO_ADD_KEY
+	tcpAODelKey  = 39 // TCP_AO_DEL_KEY
+	tcpAOInfo    = 40 // TCP_AO_INFO
+	tcpAOGetKeys = 41 // TCP_AO_GET_KEYS
+)
+
+// Key flags of an MKT.
+const (
+	aoKeyfIfindex    = 1 << 0 // TCP_AO_KEYF_IFINDEX
+	aoKeyfExcludeOpt = 1 << 1 // TCP_AO_KEYF_EXCLUDE_OPT
+)
+
+// Sizes of the structs.
+const (
+	aoAddSize    = 288 // struct tcp_ao_add
+	aoDelSize    = 144 // struct tcp_ao_del
+	aoInfoSize   = 48  // struct tcp_ao_info_opt
+	aoGetSize    = 304 // struct tcp_ao_getsockopt
+	sockaddrSize = 128 // struct __kernel_sockaddr_storage
+	// MaxAOSecretLen is TCP_AO_MAXKEYLEN.
+	MaxAOSecretLen = 80
+)
+
+// The kernel's names of the TCP-AO algorithms (RFC 5926).
+const (
+	AOAlgHMACSHA1 = "hmac(sha1)"
+	AOAlgAESCMAC  = "cmac(aes128)"
+)
+
+// ErrAOKey marks an MKT that cannot be installed as given.
+var ErrAOKey = errors.New("md5auth: invalid TCP-AO key")
+
+// AOKey is one TCP-AO master key tuple for a peer address or prefix.
+type AOKey struct {
+	Prefix netip.Prefix // the peer's address (a /32 or /128) or a range
+	// Alg is the kernel's algorithm name (AOAlgHMACSHA1, AOAlgAESCMAC).
+	Alg            string
+	Secret         Secret
+	SendID, RecvID uint8
+	// ExcludeOptions: the MAC does not cover the TCP options.
+	ExcludeOptions bool
+	IfIndex        int // an L3 master (VRF) device; 0: none
+}
+
+// String names the key without its secret.
+func (k AOKey) String() string {
+	return fmt.Sprintf("tcp-ao key %d/%d for %s", k.SendID, k.RecvID, k.Prefix)
+}
+
+// Validate checks k before it goes to the kernel.
+func (k AOKey) Validate() error {
+	switch {
+	case !k.Prefix.IsValid():
+		return fmt.Errorf("%w: %s: no address", ErrAOKey, k)
+	case k.Alg != AOAlgHMACSHA1 && k.Alg != AOAlgAESCMAC:
+		return fmt.Errorf("%w: %s: unknown algorithm %q", ErrAOKey, k, k.Alg)
+	case len(k.Secret) == 0 || len(k.Secret) > MaxAOSecretLen:
+		return fmt.Errorf("%w: %s: secret of %d bytes (want 1..%d)", ErrAOKey, k, len(k.Secret), MaxAOSecretLen)
+	}
+	return nil
+}
+
+// aoSockaddr writes the peer prefix's address into b (a sockaddr_storage
+// of a socket of family: IPv4 addresses as v4-mapped on AF_INET6) and
+// returns the prefix length the kernel expects.
+func aoSockaddr(b []byte, family int, p netip.Prefix) (uint8, error) {
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	p = p.Masked()
+	a := p.Addr()
+	switch family {
+	case afInet:
+		if !a.Is4() {
+			return 0, fmt.Errorf("%w: an IPv6 key cannot go on an IPv4 (AF_INET) socket", ErrFamilyMismatch)
+		}
+		binary.NativeEndian.PutUint16(b[0:], afInet)
+		a4 := a.As4()
+		copy(b[4:8], a4[:])
+	case afInet6:
+		binary.NativeEndian.PutUint16(b[0:], afInet6)
+		a16 := a.As16()
+		copy(b[8:24], a16[:])
+	default:
+		return 0, fmt.Errorf("%w (address family %d)", ErrNotTCP, family)
+	}
+	return uint8(p.Bits()), nil
+}
+
+// encodeAOAdd builds a struct tcp_ao_add for k on a socket of family.
+func encodeAOAdd(b *[aoAddSize]byte, family int, k AOKey, setCurrent, setRNext bool) error {
+	clear(b[:])
+	prefix, err := aoSockaddr(b[:sockaddrSize], family, k.Prefix)
+	if err != nil {
+		return err
+	}
+	copy(b[128:192], k.Alg)
+	binary.NativeEndian.PutUint32(b[192:], uint32(int32(k.IfIndex)))
+	var bits uint32
+	if setCurrent {
+		bits |= 1
+	}
+	if setRNext {
+		bits |= 2
+	}
+	binary.NativeEndian.PutUint32(b[196:], bits)
+	b[202], b[203], b[204], b[205] = prefix, k.SendID, k.RecvID, 0 // maclen 0: the algorithm's default (12)
+	b[206] = keyFlags(k)
+	b[207] = byte(copy(b[208:288], k.Secret))
+	return nil
+}
+
+func keyFlags(k AOKey) byte {
+	var f byte
+	if k.IfIndex != 0 {
+		f |= aoKeyfIfindex
+	}
+	if k.ExcludeOptions {
+		f |= aoKeyfExcludeOpt
+	}
+	return f
+}
+
+// encodeAODel builds a struct tcp_ao_del for k's scope and KeyIDs.
+func encodeAODel(b *[aoDelSize]byte, family int, k AOKey) error {
+	clear(b[:])
+	prefix, err := aoSockaddr(b[:sockaddrSize], family, k.Prefix)
+	if err != nil {
+		return err
+	}
+	binary.NativeEndian.PutUint32(b[128:], uint32(int32(k.IfIndex)))
+	b[138], b[139], b[140] = prefix, k.SendID, k.RecvID
+	b[143] = keyFlags(k) & aoKeyfIfindex
+	return nil
+}
+
+// AOInfo is a socket's TCP-AO state (struct tcp_ao_info_opt).
+type AOInfo struct {
+	// Current is the SendID of the key we send with; RNext the RecvID we
+	// ask the peer to send with. Valid only when the socket has keys.
+	Current, RNext uint8
+	// Required: the socket refuses segments without TCP-AO.
+	Required bool
+	// Counters of the socket (verified, failed, no matching key, missing
+	// TCP-AO, ICMPs ignored).
+	Good, Bad, KeyNotFound, AORequired, DroppedICMP uint64
+}
+
+// encodeAOInfoSet builds a struct tcp_ao_info_opt that sets the current
+// key and/or RNext (negative: leave it) and ao_required. The kernel
+// rewrites ao_required and accept_icmps on every set: both are given.
+func encodeAOInfoSet(b *[aoInfoSize]byte, current, rnext int, required bool) {
+	clear(b[:])
+	var bits uint32
+	if current >= 0 {
+		bits |= 1
+		b[6] = uint8(current)
+	}
+	if rnext >= 0 {
+		bits |= 2
+		b[7] = uint8(rnext)
+	}
+	if required {
+		bits |= 4
+	}
+	binary.NativeEndian.PutUint32(b[0:], bits)
+}
+
+// decodeAOInfo reads a struct tcp_ao_info_opt.
+func decodeAOInfo(b []byte) AOInfo {
+	bits := binary.NativeEndian.Uint32(b[0:])
+	u := func(off int) uint64 { return binary.NativeEndian.Uint64(b[off:]) }
+	return AOInfo{Current: b[6], RNext: b[7], Required: bits&4 != 0,
+		Good: u(8), Bad: u(16), KeyNotFound: u(24), AORequired: u(32), DroppedICMP: u(40)}
+}
+
+// ObservedAOKey is an MKT as the kernel reports it on a socket.
+type ObservedAOKey struct {
+	AOKey
+	IsCurrent, IsRNext bool
+	Good, Bad          uint64
+}
+
+// decodeAOGet reads one struct tcp_ao_getsockopt of a socket of family.
+func decodeAOGet(b []byte) (ObservedAOKey, error) {
+	var k ObservedAOKey
+	fam := int(binary.NativeEndian.Uint16(b[0:]))
+	prefix := int(b[280])
+	switch fam {
+	case afInet:
+		k.Prefix = netip.PrefixFrom(netip.AddrFrom4([4]byte(b[4:8])), prefix)
+	case afInet6:
+		a := netip.AddrFrom16([16]byte(b[8:24]))
+		if a.Is4In6() && prefix <= 32 {
+			a = a.Unmap()
+		}
+		k.Prefix = netip.PrefixFrom(a, prefix)
+	default:
+		return k, fmt.Errorf("md5auth: TCP-AO key of address family %d", fam)
+	}
+	alg := b[192-64 : 192]
+	for i, c := range alg {
+		if c == 0 {
+			alg = alg[:i]
+			break
+		}
+	}
+	k.Alg = string(alg)
+	n := int(b[283])
+	k.Secret = append(Secret(nil), b[192:192+min(n, MaxAOSecretLen)]...)
+	bits := binary.NativeEndian.Uint16(b[276:])
+	k.IsCurrent, k.IsRNext = bits&1 != 0, bits&2 != 0
+	k.SendID, k.RecvID = b[278], b[279]
+	k.ExcludeOptions = b[282]&aoKeyfExcludeOpt != 0
+	if b[282]&aoKeyfIfindex != 0 {
+		k.IfIndex = int(int32(binary.NativeEndian.Uint32(b[284:])))
+	}
+	k.Good, k.Bad = binary.NativeEndian.Uint64(b[288:]), binary.NativeEndian.Uint64(b[296:])
+	return k, nil
+}

@@ -1,0 +1,199 @@
+//go:build linux
+
+package md5auth
+
+import (
+	"errors"
+	"net/netip"
+)
+
+// SetListenerAO makes every listener of this process on port that can
+// receive connections from set's address family hold exactly set.Keys for
+// set.Prefix: missing MKTs are added, changed ones replaced, and MKTs of
+// that scope no longer wanted deleted. It returns how many listeners had to
+// carry them and do. An error for any listener that must carry them is an
+// error (a listener without TCP-AO support, a scope that has TCP-MD5 keys,
+// no memory); finding no listener is not. The kernel then drops a SYN from
+// the scope that carries no TCP-AO option (TCPAORequired), or one signed
+// with an unknown KeyID.
+func (ProcessSockets) SetListenerAO(port uint16, set AOSet) (int, error) {
+	socks, err := FindListeners(port)
+	if err != nil {
+		return 0, err
+	}
+	defer closeAll(socks)
+	n := 0
+	var errs []error
+	for _, s := range socks {
+		must, try := aoApplies(s.Family, set.Prefix)
+		if !try {
+			continue
+		}
+		if err := syncMKTs(s, set); err != nil {
+			if must {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if must {
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// DeleteListenerAO removes every MKT of scope p from the listeners on port.
+func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error {
+	socks, err := FindListeners(port)
+	if err != nil {
+		return err
+	}
+	defer closeAll(socks)
+	var errs []error
+	for _, s := range socks {
+		must, try := aoApplies(s.Family, p)
+		if !try {
+			continue
+		}
+		if err := syncMKTs(s, AOSet{Prefix: p, Current: -1, RNext: -1}); err != nil && must {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SetConnAO brings the established connection local->remote in line with
+// set: missing MKTs added (a new key of the chain), the current key and
+// RNextKeyID set (the peer then switches to RNext; our current key follows
+// what the peer asks for), segments without TCP-AO refused, and MKTs no
+// longer wanted deleted when the kernel lets go of them (a key in use is
+// kept until the switch is done).
+func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
+	s, err := FindConn(local, remote)
+	if err != nil {
+		return &contextError{what: "set TCP-AO keys of session " + local.String() + "-" + remote.String(), err: err}
+	}
+	defer s.Close()
+	have, err := s.AOKeys()
+	if err != nil {
+		return err
+	}
+	defer wipeObservedAO(have)
+	for _, k := range set.Keys {
+		if !hasMKT(have, k) {
+			if err := s.AddAOKey(k, false, false); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.SetAOInfo(set.Current, set.RNext, true); err != nil {
+		return err
+	}
+	for _, o := range have {
+		if o.Prefix == set.Prefix.Masked() && !wanted(set, o) && !o.IsCurrent && !o.IsRNext {
+			_ = s.DeleteAOKey(o.AOKey) // EBUSY while in use: the next pass tries again
+		}
+	}
+	return nil
+}
+
+// ObserveAO reports this process's sockets on port (listeners on it and
+// connections to or from it) that hold TCP-AO keys, with their keys and
+// state. Wipe the result's secrets (WipeAO) when done.
+func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) {
+	socks, err := scan(func(s *Socket) bool {
+		return s.Protocol != ProtoMPTCP && (s.Local.Port() == port || (!s.Listening && s.Remote.Port() == port))
+	}, false)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll(socks)
+	var out []AOSocket
+	for _, s := range socks {
+		keys, err := s.AOKeys()
+		if errors.Is(err, ErrNoTCPAO) {
+			return nil, err
+		}
+		if err != nil || len(keys) == 0 {
+			continue
+		}
+		a := AOSocket{Local: s.Local, Remote: s.Remote, Listening: s.Listening, Family: s.Family, Keys: keys}
+		if info, err := s.AOInfo(); err == nil {
+			a.Info, a.HasInfo = info, true
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// syncMKTs makes socket s hold exactly set.Keys for set.Prefix. New keys
+// go on before old ones come off, so the scope is never without a key; a
+// key whose KeyIDs stay but whose material changes can only be replaced
+// (the kernel refuses two MKTs with the same KeyIDs).
+func syncMKTs(s *Socket, set AOSet) error {
+	have, err := s.AOKeys()
+	if err != nil {
+		return err
+	}
+	defer wipeObservedAO(have)
+	var later []AOKey
+	for _, k := range set.Keys {
+		switch {
+		case hasMKT(have, k):
+		case idsTaken(have, k):
+			later = append(later, k)
+		default:
+			if err := s.AddAOKey(k, false, false); err != nil {
+				return err
+			}
+		}
+	}
+	for _, o := range have {
+		if o.Prefix == set.Prefix.Masked() && !wanted(set, o) {
+			if err := s.DeleteAOKey(o.AOKey); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range later {
+		if err := s.AddAOKey(k, false, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// idsTaken reports whether an MKT of k's scope already uses k's KeyIDs.
+func idsTaken(have []ObservedAOKey, k AOKey) bool {
+	for _, o := range have {
+		if o.Prefix == k.Prefix.Masked() && (o.SendID == k.SendID || o.RecvID == k.RecvID) {
+			return true
+		}
+	}
+	return false
+}
+
+// wanted reports whether the kernel's o is one of set's keys exactly.
+func wanted(set AOSet, o ObservedAOKey) bool {
+	for _, k := range set.Keys {
+		if sameMKT(o, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasMKT(have []ObservedAOKey, k AOKey) bool {
+	for _, o := range have {
+		if sameMKT(o, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func wipeObservedAO(keys []ObservedAOKey) {
+	for _, k := range keys {
+		k.Secret.Wipe()
+	}
+}
