@@ -71,9 +71,9 @@ func (c *cmac) write(p []byte) {
 	}
 }
 
-// sum finishes the MAC into out (RFC 4493 §2.4 steps 3-6). The state must
-// be reset before the next message.
-func (c *cmac) sum(out *[aes.BlockSize]byte) {
+// sum finishes the MAC and copies it into out (RFC 4493 §2.4 steps 3-6);
+// it also stays in c.x. The state must be reset before the next message.
+func (c *cmac) sum(out []byte) {
 	if c.n == aes.BlockSize {
 		subtle.XORBytes(c.buf[:], c.buf[:], c.k1[:])
 	} else {
@@ -82,7 +82,8 @@ func (c *cmac) sum(out *[aes.BlockSize]byte) {
 		subtle.XORBytes(c.buf[:], c.buf[:], c.k2[:])
 	}
 	subtle.XORBytes(c.x[:], c.x[:], c.buf[:])
-	c.b.Encrypt(out[:], c.x[:])
+	c.b.Encrypt(c.x[:], c.x[:])
+	copy(out, c.x[:])
 }
 
 // clone returns a cmac with the same key and its own state.
@@ -100,7 +101,7 @@ func cmacSum(key, msg []byte) ([aes.BlockSize]byte, error) {
 		return out, err
 	}
 	c.write(msg)
-	c.sum(&out)
+	c.sum(out[:])
 	c.wipe()
 	return out, nil
 }

@@ -61,7 +61,7 @@ func TestCMACRFC4493(t *testing.T) {
 				c.write(msg[i:j])
 				c.write(msg[j:ex.n])
 				var out [16]byte
-				c.sum(&out)
+				c.sum(out[:])
 				if !bytes.Equal(out[:], want) {
 					t.Fatalf("example with %d bytes split at %d,%d: %x, want %x", ex.n, i, j, out, want)
 				}
@@ -94,7 +94,7 @@ func TestCMACStreaming(t *testing.T) {
 				rest = rest[n:]
 			}
 			var got [16]byte
-			c.sum(&got)
+			c.sum(got[:])
 			if got != want {
 				t.Fatalf("case %d: %d-byte message split randomly: MAC differs", i, len(msg))
 			}

@@ -1,6 +1,9 @@
 package tcpao
 
 import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -91,4 +94,174 @@ func tcpChecksum(seg Segment) uint16 {
 func ipv4HeaderOK(pkt []byte) bool {
 	ihl := int(pkt[0]&15) * 4
 	return fold(onesSum(0, pkt[:ihl])) == 0
+}
+
+// randBytes fills a new n-byte slice from r.
+func randBytes(r interface{ Uint32() uint32 }, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// segSpec describes a random segment to build.
+type segSpec struct {
+	v6, mapped bool
+	flags      byte // TCP flags byte
+	payload    int
+	keyID      uint8
+	rnext      uint8
+	noAO       bool
+}
+
+// randOptions returns a TCP option list of at most 40 bytes, a multiple of
+// 4, holding a 16-byte TCP-AO option (unless noAO) among other options,
+// and the AO option's offset (-1 without it).
+func randOptions(r interface {
+	Uint32() uint32
+	IntN(int) int
+}, keyID, rnext uint8, noAO bool) ([]byte, int) {
+	var opts []byte
+	aoAt := -1
+	others := [][]byte{
+		{2, 4, 0x05, 0xb4},              // MSS
+		{OptNOP, 3, 3, 7},               // NOP, window scale
+		{4, 2},                          // SACK permitted
+		{8, 10, 0, 0, 0, 0, 0, 0, 0, 0}, // timestamps
+		{OptNOP},
+		{30, 4, 1, 2},                   // an option of another kind
+		{5, 10, 1, 2, 3, 4, 5, 6, 7, 8}, // one SACK block
+	}
+	addAO := func() {
+		aoAt = len(opts)
+		opts = Option{KeyID: keyID, RNextKeyID: rnext, MAC: randBytes(r, MACLen)}.Append(opts)
+	}
+	for i, n := 0, r.IntN(6); i < n; i++ {
+		if !noAO && aoAt < 0 && r.IntN(3) == 0 {
+			addAO()
+			continue
+		}
+		o := bytes.Clone(others[r.IntN(len(others))])
+		for j := 2; o[0] != OptNOP && j < len(o); j++ {
+			o[j] = byte(r.Uint32()) // random option contents
+		}
+		reserve := 3 // padding
+		if !noAO && aoAt < 0 {
+			reserve += OptionLen
+		}
+		if len(opts)+len(o)+reserve > 40 {
+			break
+		}
+		opts = append(opts, o...)
+	}
+	if !noAO && aoAt < 0 {
+		addAO()
+	}
+	// Pad with NOPs, or an EOL and zeros.
+	if len(opts)%4 != 0 {
+		if r.IntN(2) == 0 {
+			for len(opts)%4 != 0 {
+				opts = append(opts, OptNOP)
+			}
+		} else {
+			opts = append(opts, OptEOL)
+			for len(opts)%4 != 0 {
+				opts = append(opts, 0)
+			}
+		}
+	}
+	if len(opts) > 40 {
+		panic(fmt.Sprintf("randOptions: %d bytes", len(opts)))
+	}
+	return opts, aoAt
+}
+
+// randSegment builds a random segment as spec says, with a random
+// (non-zero) checksum and urgent pointer so that tests notice what is and
+// is not covered.
+func randSegment(r interface {
+	Uint32() uint32
+	IntN(int) int
+}, spec segSpec) Segment {
+	opts, _ := randOptions(r, spec.keyID, spec.rnext, spec.noAO)
+	hl := 20 + len(opts)
+	tcp := make([]byte, hl, hl+spec.payload)
+	binary.BigEndian.PutUint16(tcp[0:2], uint16(r.Uint32()))
+	binary.BigEndian.PutUint16(tcp[2:4], 179)
+	binary.BigEndian.PutUint32(tcp[4:8], r.Uint32())
+	if spec.flags&flagACK != 0 {
+		binary.BigEndian.PutUint32(tcp[8:12], r.Uint32())
+	}
+	tcp[12] = byte(hl/4) << 4
+	tcp[13] = spec.flags
+	binary.BigEndian.PutUint16(tcp[14:16], uint16(r.Uint32()))
+	binary.BigEndian.PutUint16(tcp[16:18], uint16(r.Uint32())|1)
+	binary.BigEndian.PutUint16(tcp[18:20], uint16(r.Uint32()))
+	copy(tcp[20:], opts)
+	tcp = append(tcp, randBytes(r, spec.payload)...)
+	var src, dst netip.Addr
+	switch {
+	case spec.v6:
+		src, dst = netip.AddrFrom16([16]byte(randBytes(r, 16))), netip.AddrFrom16([16]byte(randBytes(r, 16)))
+	default:
+		src, dst = netip.AddrFrom4([4]byte(randBytes(r, 4))), netip.AddrFrom4([4]byte(randBytes(r, 4)))
+		if spec.mapped {
+			src, dst = netip.AddrFrom16(src.As16()), netip.AddrFrom16(dst.As16())
+		}
+	}
+	return Segment{Src: src, Dst: dst, TCP: tcp}
+}
+
+// referenceMessage builds the MAC message of RFC 5925 §5.1 the slow,
+// obvious way, straight from the RFC's text: an oracle for compute.
+func referenceMessage(sne uint32, seg Segment, include bool) []byte {
+	var b bytes.Buffer
+	binary.Write(&b, binary.BigEndian, sne)
+	src, dst := seg.Src.Unmap(), seg.Dst.Unmap()
+	n := len(seg.TCP)
+	b.Write(src.AsSlice())
+	b.Write(dst.AsSlice())
+	if src.Is4() {
+		b.Write([]byte{0, 6, byte(n >> 8), byte(n)})
+	} else {
+		b.Write([]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n), 0, 0, 0, 6})
+	}
+	hdr := bytes.Clone(seg.TCP[:20])
+	hdr[16], hdr[17] = 0, 0
+	b.Write(hdr)
+	hl := int(seg.TCP[12]>>4) * 4
+	opts := seg.TCP[20:hl]
+	for i := 0; i < len(opts); {
+		kind := opts[i]
+		if kind == OptEOL || kind == OptNOP {
+			if include {
+				b.WriteByte(kind)
+			}
+			i++
+			continue
+		}
+		l := int(opts[i+1])
+		switch {
+		case kind == OptAO:
+			b.Write(opts[i : i+4])
+			b.Write(make([]byte, l-4))
+		case include:
+			b.Write(opts[i : i+l])
+		}
+		i += l
+	}
+	b.Write(seg.TCP[hl:])
+	return b.Bytes()
+}
+
+// referenceMAC is the MAC of a reference message under a raw traffic key.
+func referenceMAC(alg Algorithm, key, msg []byte) []byte {
+	if alg == HMACSHA1 {
+		h := hmac.New(sha1.New, key)
+		h.Write(msg)
+		return h.Sum(nil)[:MACLen]
+	}
+	s, _ := cmacSum(key, msg)
+	return s[:MACLen]
 }

@@ -138,19 +138,17 @@ func (k *TrafficKey) Algorithm() Algorithm { return k.alg }
 // IncludeOptions reports whether the key's MACs cover all TCP options.
 func (k *TrafficKey) IncludeOptions() bool { return k.include }
 
-// String describes the key without key material.
-func (k *TrafficKey) String() string {
-	if k == nil {
-		return "tcpao.TrafficKey(nil)"
-	}
+// String describes the key without key material. (The methods that print
+// have value receivers so that a TrafficKey value prints no fields either.)
+func (k TrafficKey) String() string {
 	return fmt.Sprintf("tcpao.TrafficKey(%s, options %s)", k.alg, optionsWord(k.include))
 }
 
 // GoString describes the key without key material.
-func (k *TrafficKey) GoString() string { return k.String() }
+func (k TrafficKey) GoString() string { return k.String() }
 
 // Format writes String whatever the verb.
-func (k *TrafficKey) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(k.String())) }
+func (k TrafficKey) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(k.String())) }
 
 // MAC appends to dst the 12-byte MAC of seg with sequence number extension
 // sne. The segment must carry a TCP-AO option (its MAC field is taken as
@@ -248,8 +246,6 @@ func (k *TrafficKey) compute(sne uint32, seg Segment, p *parsed) error {
 	c.reset()
 	c.write(b[:n])
 	c.write(payload)
-	var out [aes.BlockSize]byte
-	c.sum(&out)
-	copy(k.sum[:], out[:])
+	c.sum(k.sum[:aes.BlockSize])
 	return nil
 }

@@ -1,0 +1,48 @@
+package tcpao
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestFuzzSeeds keeps the committed seed corpora (testdata/fuzz) equal to
+// what the RFC 9235 vectors give: FuzzParseOptions gets the option list of
+// each of the 32 segments, FuzzSNE each direction's ISN and segments.
+// Regenerate with TCPAO_WRITE_SEEDS=1 go test -run TestFuzzSeeds ./tcpao.
+func TestFuzzSeeds(t *testing.T) {
+	want := map[string][]byte{}
+	i := 0
+	for _, g := range rfc9235 {
+		for _, v := range g.vectors {
+			opts := rfcOptionLists(t)[i]
+			i++
+			want[filepath.Join("FuzzParseOptions", "rfc9235-"+v.section)] = []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", opts))
+		}
+	}
+	for _, s := range rfcSNESeeds() {
+		want[filepath.Join("FuzzSNE", s.name)] = []byte(fmt.Sprintf("go test fuzz v1\nuint32(%d)\n[]byte(%q)\n", s.isn, s.steps))
+	}
+	write := os.Getenv("TCPAO_WRITE_SEEDS") == "1"
+	for name, content := range want {
+		path := filepath.Join("testdata", "fuzz", name)
+		if write {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, content) {
+			t.Errorf("%s is missing or stale (%v); regenerate with TCPAO_WRITE_SEEDS=1", path, err)
+		}
+	}
+	if len(want) != 32+16 {
+		t.Fatalf("%d seeds", len(want))
+	}
+}
