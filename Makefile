@@ -40,7 +40,9 @@ FUZZ_TARGETS = \
 	./srv6policy:FuzzDecodeSRH \
 	./srv6policy:FuzzHMAC \
 	./srv6policy:FuzzDecodePath \
-	./srv6policy:FuzzDecodeRoute
+	./srv6policy:FuzzDecodeRoute \
+	./tcpao:FuzzParseOptions \
+	./tcpao:FuzzSNE
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -182,7 +182,11 @@ func (k *TrafficKey) Verify(sne uint32, seg Segment) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("tcpao: verify %d-byte segment %v -> %v: %w", len(seg.TCP), seg.Src, seg.Dst, err)
 	}
-	return k.verify(sne, seg, &p)
+	ok, err := k.verify(sne, seg, &p)
+	if err != nil {
+		return false, fmt.Errorf("tcpao: verify %d-byte segment %v -> %v: %w", len(seg.TCP), seg.Src, seg.Dst, err)
+	}
+	return ok, nil
 }
 
 // verify is Verify for a segment parse has checked and found an option in.
