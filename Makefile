@@ -42,7 +42,8 @@ FUZZ_TARGETS = \
 	./srv6policy:FuzzDecodePath \
 	./srv6policy:FuzzDecodeRoute \
 	./tcpao:FuzzParseOptions \
-	./tcpao:FuzzSNE
+	./tcpao:FuzzSNE \
+	./tcpao:FuzzVerify
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

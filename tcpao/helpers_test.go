@@ -234,7 +234,13 @@ func referenceMessage(sne uint32, seg Segment, include bool) []byte {
 	opts := seg.TCP[20:hl]
 	for i := 0; i < len(opts); {
 		kind := opts[i]
-		if kind == OptEOL || kind == OptNOP {
+		if kind == OptEOL { // the list ends; the rest is padding
+			if include {
+				b.Write(opts[i:])
+			}
+			break
+		}
+		if kind == OptNOP {
 			if include {
 				b.WriteByte(kind)
 			}

@@ -10,7 +10,8 @@ import (
 
 // TestFuzzSeeds keeps the committed seed corpora (testdata/fuzz) equal to
 // what the RFC 9235 vectors give: FuzzParseOptions gets the option list of
-// each of the 32 segments, FuzzSNE each direction's ISN and segments.
+// each of the 32 segments, FuzzVerify each segment, FuzzSNE each
+// direction's ISN and segments.
 // Regenerate with TCPAO_WRITE_SEEDS=1 go test -run TestFuzzSeeds ./tcpao.
 func TestFuzzSeeds(t *testing.T) {
 	want := map[string][]byte{}
@@ -18,8 +19,10 @@ func TestFuzzSeeds(t *testing.T) {
 	for _, g := range rfc9235 {
 		for _, v := range g.vectors {
 			opts := rfcOptionLists(t)[i]
+			seg := rfcSegments(t)[i]
 			i++
 			want[filepath.Join("FuzzParseOptions", "rfc9235-"+v.section)] = []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", opts))
+			want[filepath.Join("FuzzVerify", "rfc9235-"+v.section)] = []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nbool(%v)\nuint32(0)\n", seg.TCP, g.ipv6))
 		}
 	}
 	for _, s := range rfcSNESeeds() {
@@ -42,7 +45,7 @@ func TestFuzzSeeds(t *testing.T) {
 			t.Errorf("%s is missing or stale (%v); regenerate with TCPAO_WRITE_SEEDS=1", path, err)
 		}
 	}
-	if len(want) != 32+16 {
+	if len(want) != 32+32+16 {
 		t.Fatalf("%d seeds", len(want))
 	}
 }
