@@ -197,3 +197,7 @@ func wipeObservedAO(keys []ObservedAOKey) {
 		k.Secret.Wipe()
 	}
 }
+
+// PreflightAO reports what stops TCP-AO from working here: a kernel
+// without it (ErrNoTCPAO).
+func (ProcessSockets) PreflightAO() error { return CheckTCPAO() }

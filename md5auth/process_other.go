@@ -34,3 +34,6 @@ func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 
 // ObserveAO returns ErrNotSupported.
 func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) { return nil, ErrNotSupported }
+
+// PreflightAO returns ErrNotSupported.
+func (ProcessSockets) PreflightAO() error { return ErrNotSupported }

@@ -31,14 +31,19 @@ const (
 	actDropRange                            // DeleteDynamicNeighbor, its sessions, DeletePeerGroup
 	actDeleteRange                          // DeleteDynamicNeighbor of a range no config names
 	actResetSession                         // ResetPeer: end a session (unsigned or stale)
+	actSetListenerAO                        // a TCP-AO peer's MKTs on every listener of the family
+	actDeleteListenerAO                     // a scope's MKTs off every listener
+	actSetConnAO                            // a connection's MKTs and RNextKeyID
 )
 
 // action is one change the pass decided.
 type action struct {
 	kind actKind
 	peer *config.Peer // the configured peer acted for (nil: unmanaged)
-	// key: the socket key (set/delete listener key, set conn key).
+	// key: the socket key (set/delete listener key, set conn key); ao:
+	// the TCP-AO set (its Prefix alone for a delete).
 	key md5auth.Key
+	ao  md5auth.AOSet
 	// password and adminDown: what GoBGP gets for a static peer.
 	password  md5auth.Secret
 	adminDown bool
@@ -77,6 +82,8 @@ func (m *Manager) apply(ctx context.Context, a action) error {
 		return m.bgp.DeleteDynamicNeighbor(ctx, a.prefix, a.group)
 	case actResetSession:
 		return m.bgp.ResetPeer(ctx, a.addr.String(), a.why, false, api.ResetPeerRequest_BOTH)
+	case actSetListenerAO, actDeleteListenerAO, actSetConnAO:
+		return m.applyAO(a)
 	}
 	return fmt.Errorf("peers: unknown action %d", a.kind)
 }
@@ -198,4 +205,28 @@ func (m *Manager) rangeOwns(p *config.Peer, a netip.Addr) bool {
 		return true
 	}
 	return ownerOf(m.cfg, a) == p.ID()
+}
+
+// applyAO carries out a TCP-AO socket action.
+func (m *Manager) applyAO(a action) error {
+	ao, ok := m.socks.(AOSockets)
+	if !ok {
+		return errNoAOSockets
+	}
+	if m.aoPreErr != nil {
+		return m.aoPreErr
+	}
+	switch a.kind {
+	case actSetListenerAO:
+		if m.port == 0 {
+			return nil
+		}
+		if _, err := ao.SetListenerAO(m.port, a.ao); err != nil {
+			return fmt.Errorf("peers: peer %s (%s:%d): %w", a.peer.ID(), m.cfg.File, a.peer.Line, err)
+		}
+		return nil
+	case actDeleteListenerAO:
+		return ao.DeleteListenerAO(m.port, a.ao.Prefix)
+	}
+	return ao.SetConnAO(a.local, a.remote, a.ao)
 }

@@ -3,6 +3,7 @@ package peers
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"sort"
 	"time"
 
@@ -30,17 +31,63 @@ type Key struct {
 	MD5 md5auth.Secret
 	// KeyID is the keychain key id, -1 when the key is not from a keychain.
 	KeyID int
+	// AO is a TCP-AO peer's set (Mech == MechTCPAO): every MKT of its
+	// keychain, and the active key's SendID and RecvID as the current key
+	// and RNextKeyID of its connections.
+	AO md5auth.AOSet
 }
 
 // Keyed reports whether the peer must be authenticated at all.
 func (k Key) Keyed() bool { return k.Mech != MechNone }
 
 // Usable reports whether k has material that can be put on a socket.
-func (k Key) Usable() bool { return k.Mech == MechMD5 && len(k.MD5) > 0 }
+func (k Key) Usable() bool {
+	switch k.Mech {
+	case MechMD5:
+		return len(k.MD5) > 0
+	case MechTCPAO:
+		return len(k.AO.Keys) > 0 && k.AO.Current >= 0
+	}
+	return false
+}
 
 // Equal compares two keys; secrets are compared in constant time.
 func (k Key) Equal(o Key) bool {
-	return k.Mech == o.Mech && k.KeyID == o.KeyID && k.MD5.Equal(o.MD5)
+	return k.Mech == o.Mech && k.KeyID == o.KeyID && k.MD5.Equal(o.MD5) && sameAOSet(k.AO, o.AO)
+}
+
+// sameAOSet compares two TCP-AO sets, secrets in constant time.
+func sameAOSet(a, b md5auth.AOSet) bool {
+	if a.Prefix != b.Prefix || a.Current != b.Current || a.RNext != b.RNext || len(a.Keys) != len(b.Keys) {
+		return false
+	}
+	for i := range a.Keys {
+		x, y := a.Keys[i], b.Keys[i]
+		if x.Prefix != y.Prefix || x.Alg != y.Alg || x.SendID != y.SendID || x.RecvID != y.RecvID ||
+			x.ExcludeOptions != y.ExcludeOptions || x.IfIndex != y.IfIndex || !x.Secret.Equal(y.Secret) {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneAOSet copies s with secrets of its own (the config's stay the
+// config's).
+func cloneAOSet(s md5auth.AOSet) md5auth.AOSet {
+	c := s
+	c.Keys = make([]md5auth.AOKey, len(s.Keys))
+	for i, k := range s.Keys {
+		k.Secret = append(md5auth.Secret(nil), k.Secret...)
+		c.Keys[i] = k
+	}
+	return c
+}
+
+// wipeAOSet clears the secrets of a set made by cloneAOSet.
+func wipeAOSet(s md5auth.AOSet) {
+	for _, k := range s.Keys {
+		k.Secret.Wipe()
+	}
 }
 
 // Want is the desired state of one configured peer.
@@ -70,6 +117,9 @@ type Inputs struct {
 	// Preflight is what makes the kernel's TCP-MD5 unusable here (FIPS,
 	// no support); nil when it works.
 	Preflight error
+	// AOPreflight is what makes TCP-AO unusable here (no CONFIG_TCP_AO,
+	// sockets that cannot take TCP-AO keys); nil when it works.
+	AOPreflight error
 }
 
 // Desired is the desired state of every configured peer.
@@ -93,9 +143,47 @@ func (d Desired) IDs() []string {
 // ErrNoValidKey marks a keyed peer whose keychain has no key valid now.
 var ErrNoValidKey = errors.New("no key valid now")
 
-// ErrMechanismUnsupported marks a peer whose authentication this build
-// cannot put on sockets (TCP-AO): it is held down, never run unsigned.
-var ErrMechanismUnsupported = errors.New("TCP-AO keys on sockets are not supported by this build")
+// ErrMechanismUnsupported marks a peer whose authentication cannot be put
+// on sockets here (TCP-AO without kernel support): it is held down, never
+// run unsigned.
+var ErrMechanismUnsupported = errors.New("TCP-AO cannot be used here")
+
+// aoKey is a TCP-AO peer's key at now: every MKT of its keychain, the
+// active one (the schedule's) as current key and RNextKeyID. Proposals
+// do not apply: the kernel follows the peer's RNextKeyID by itself.
+func aoKey(cfg *config.Config, p *config.Peer, now time.Time) (Key, int, error) {
+	kc := cfg.Keychain(p.Keychain)
+	k := Key{Mech: MechTCPAO, KeyID: -1, AO: md5auth.AOSet{Prefix: scopeOf(p), Current: -1, RNext: -1}}
+	if kc == nil {
+		return k, -1, noKeyError(cfg, p, now)
+	}
+	for _, ck := range kc.Keys {
+		k.AO.Keys = append(k.AO.Keys, md5auth.AOKey{Prefix: k.AO.Prefix, Alg: kernelAlg(ck.Algorithm), Secret: ck.Secret,
+			SendID: ck.SendID, RecvID: ck.RecvID, ExcludeOptions: !ck.IncludeTCPOptions})
+	}
+	active, ok := kc.Active(now)
+	if !ok {
+		return k, -1, noKeyError(cfg, p, now)
+	}
+	k.KeyID, k.AO.Current, k.AO.RNext = int(active.ID), int(active.SendID), int(active.RecvID)
+	return k, -1, nil
+}
+
+// kernelAlg is the kernel's name of a config's TCP-AO algorithm.
+func kernelAlg(a string) string {
+	if a == config.AlgAESCMAC96 {
+		return md5auth.AOAlgAESCMAC
+	}
+	return md5auth.AOAlgHMACSHA1
+}
+
+// scopeOf is the peer's address as a prefix, or its range.
+func scopeOf(p *config.Peer) netip.Prefix {
+	if p.IsDynamic() {
+		return p.Prefix.Masked()
+	}
+	return netip.PrefixFrom(p.Address, p.Address.BitLen())
+}
 
 // ComputeDesired is the pure heart of a pass: which peers run, with which
 // key, and which are held down. It does no I/O.
@@ -112,8 +200,10 @@ func ComputeDesired(in Inputs) Desired {
 		w.Key, w.Pin, err = wantKey(in.Config, p, in.Now, pin)
 		switch {
 		case !w.Key.Keyed():
-		case in.Preflight != nil:
+		case w.Key.Mech == MechMD5 && in.Preflight != nil:
 			w.HeldDown, w.Err = true, in.Preflight
+		case w.Key.Mech == MechTCPAO && in.AOPreflight != nil:
+			w.HeldDown, w.Err = true, fmt.Errorf("peers: peer %s (%s:%d): %w: %w", p.ID(), in.Config.File, p.Line, ErrMechanismUnsupported, in.AOPreflight)
 		case err != nil:
 			w.HeldDown, w.Err = true, err
 		case in.Held[p.ID()] != nil:
@@ -138,8 +228,7 @@ func wantKey(cfg *config.Config, p *config.Peer, now time.Time, pin int) (k Key,
 	case config.AuthNone:
 		return Key{KeyID: -1}, -1, nil
 	case config.AuthTCPAO:
-		_, id, _ := cfg.PeerKey(p, now)
-		return Key{Mech: MechTCPAO, KeyID: id}, -1, fmt.Errorf("peers: peer %s (%s:%d): %w: held down", p.ID(), cfg.File, p.Line, ErrMechanismUnsupported)
+		return aoKey(cfg, p, now)
 	}
 	if kc := cfg.Keychain(p.Keychain); kc != nil && pin >= 0 {
 		if sched := kc.Schedule(); sched.Ahead(now, pin) {

@@ -302,9 +302,10 @@ asn = 65003
 	noUpdatePeer(t, b)
 }
 
-// TestTCPAOPeerHeldDown: until TCP-AO keys can be put on sockets, a peer
-// on a TCP-AO keychain is held down (admin down in GoBGP; its range kept
-// out of GoBGP), never run unauthenticated, and its status says why.
+// TestTCPAOPeerHeldDown: where TCP-AO keys cannot be put on sockets (a
+// kernel without TCP-AO, or a socket layer without it), a peer on a TCP-AO
+// keychain is held down (admin down in GoBGP; its range kept out of
+// GoBGP), never run unauthenticated, and its status says why.
 func TestTCPAOPeerHeldDown(t *testing.T) {
 	c := cfg(t, `
 [[keychains]]
@@ -322,9 +323,12 @@ prefix = "198.51.100.0/24"
 asn = 65010
 keychain = "ao"
 `)
-	w := ComputeDesired(Inputs{Config: c, Now: t0}).Peers["192.0.2.2"]
-	if w.Key.Mech != MechTCPAO || !w.HeldDown || !errors.Is(w.Err, ErrMechanismUnsupported) {
+	w := ComputeDesired(Inputs{Config: c, Now: t0, AOPreflight: md5auth.ErrNoTCPAO}).Peers["192.0.2.2"]
+	if w.Key.Mech != MechTCPAO || !w.HeldDown || !errors.Is(w.Err, ErrMechanismUnsupported) || !errors.Is(w.Err, md5auth.ErrNoTCPAO) {
 		t.Fatalf("desired %+v", w)
+	}
+	if w := ComputeDesired(Inputs{Config: c, Now: t0}).Peers["192.0.2.2"]; w.HeldDown || !w.Key.Usable() || w.Key.AO.Current != 1 || w.Key.AO.RNext != 1 {
+		t.Fatalf("desired with TCP-AO usable %+v", w)
 	}
 	s := newFakeSockets()
 	var logs strings.Builder

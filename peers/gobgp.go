@@ -43,7 +43,15 @@ func afiSafis(fams []config.Family) ([]*api.AfiSafi, error) {
 }
 
 // apiPeer is the GoBGP neighbor for a static peer. password is what GoBGP
-// will hold (and dial with); adminDown holds the peer down.
+// will hold (and dial with); adminDown holds the peer down. A TCP-AO peer
+// is passive: GoBGP v3's dialer has no hook to put TCP-AO keys on the
+// socket before connect, so an unsigned SYN would go out; authbgpd waits
+// for the peer to connect, onto listeners that carry its keys.
+
+// PassiveReason says why a TCP-AO peer is passive (/status auth.passive_reason).
+const PassiveReason = "TCP-AO: GoBGP v3 cannot sign the connections it dials, so authbgpd waits for the peer to connect"
+
+// apiPeer builds the neighbor (see above).
 func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error) {
 	fams, err := afiSafis(p.Families)
 	if err != nil {
@@ -62,7 +70,7 @@ func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error)
 			HoldTime:          uint64(hold),
 			KeepaliveInterval: uint64(keepalive),
 		}},
-		Transport: &api.Transport{PassiveMode: p.Passive},
+		Transport: &api.Transport{PassiveMode: p.Passive || p.Auth().Mode == config.AuthTCPAO},
 		AfiSafis:  fams,
 	}
 	if p.LocalAddress.IsValid() {

@@ -91,6 +91,7 @@ type Manager struct {
 	sess     map[netip.Addr]*session  // GoBGP's sessions, from its events
 	stale    map[netip.Addr]staleWant // sessions to end (proofs and refusals)
 	preErr   error
+	aoPreErr error
 	bgp      BGP
 	port     uint16 // 0: GoBGP does not listen
 	started  bool
@@ -206,14 +207,23 @@ func (m *Manager) start(ctx context.Context, b BGP) error {
 }
 
 // preflight checks, once keyed peers are configured, that the kernel's
-// TCP-MD5 works at all (m.mu held).
+// TCP-MD5 (and TCP-AO) works at all (m.mu held).
 func (m *Manager) preflight(c *config.Config) {
-	if m.preErr != nil || !needsMD5(c) {
-		return
+	if m.preErr == nil && needs(c, config.AuthMD5) {
+		if err := m.socks.Preflight(); err != nil {
+			m.preErr = err
+			m.log.WithError(err).Error("TCP-MD5 is unusable on this system: every keyed peer is held down")
+		}
 	}
-	if err := m.socks.Preflight(); err != nil {
-		m.preErr = err
-		m.log.WithError(err).Error("TCP-MD5 is unusable on this system: every keyed peer is held down")
+	if m.aoPreErr == nil && needs(c, config.AuthTCPAO) {
+		err := errNoAOSockets
+		if ao, ok := m.socks.(AOSockets); ok {
+			err = ao.PreflightAO()
+		}
+		if err != nil {
+			m.aoPreErr = err
+			m.log.WithError(err).Error("TCP-AO is unusable on this system: every TCP-AO peer is held down")
+		}
 	}
 }
 
@@ -237,9 +247,10 @@ func (m *Manager) Stop(context.Context) error {
 	return nil
 }
 
-func needsMD5(c *config.Config) bool {
+// needs reports whether a peer of c uses authentication mode.
+func needs(c *config.Config, mode string) bool {
 	for i := range c.Peers {
-		if c.Peers[i].Auth().Mode == config.AuthMD5 {
+		if c.Peers[i].Auth().Mode == mode {
 			return true
 		}
 	}

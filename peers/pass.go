@@ -48,6 +48,8 @@ type peer struct {
 	// does not have the range (fail closed).
 	heldDown bool
 	inGoBGP  bool
+	// ao is our copy of the TCP-AO set on the listeners (no keys: none).
+	ao md5auth.AOSet
 	// gobgpSecret is the password GoBGP holds for this static peer;
 	// pending when it differs from secret (waiting for the session to
 	// leave Established).
@@ -81,7 +83,7 @@ func (st *peer) observedInstalled() bool {
 
 // inputs snapshots what the triggers recorded (m.mu held).
 func (m *Manager) inputs() Inputs {
-	return Inputs{Config: m.cfg, Now: m.now(), Proposals: maps.Clone(m.pins), Held: maps.Clone(m.held), Preflight: m.preErr}
+	return Inputs{Config: m.cfg, Now: m.now(), Proposals: maps.Clone(m.pins), Held: maps.Clone(m.held), Preflight: m.preErr, AOPreflight: m.aoPreErr}
 }
 
 // pass is one reconciliation pass in progress (m.mu held while it acts).
@@ -94,7 +96,10 @@ type pass struct {
 	gv   gobgpView
 	obs  Observed
 	seen bool // the kernel's view of the keys is there
-	port uint16
+	// aoObs is the kernel's view of the TCP-AO keys (aoSeen: it was read).
+	aoObs  []md5auth.AOSocket
+	aoSeen bool
+	port   uint16
 	// prev holds, for peers whose key this pass changed, the key before.
 	prev map[string]md5auth.Secret
 	// deleted are listener key scopes this pass removed; gone the
@@ -123,6 +128,8 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 	}
 	obs, oerr := m.socks.Observe(port)
 	defer wipeObserved(obs)
+	aoObs, aoErr := m.observeAO(port)
+	defer md5auth.WipeAO(aoObs)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -139,7 +146,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 	}
 	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
 		port: port, prev: map[string]md5auth.Secret{}, deleted: map[netip.Prefix]bool{},
-		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}}
+		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
 	p.run()
 	return p.d.NextSwitch, errors.Join(p.errs...)
 }
@@ -162,6 +169,7 @@ func (p *pass) run() {
 	p.unmanaged()
 	p.conns()
 	p.strays()
+	p.straysAO()
 	p.endStale()
 	p.tell()
 }
@@ -315,13 +323,19 @@ func (p *pass) keys() {
 		switch {
 		case !w.Key.Keyed():
 			p.deleteKey(st)
+			p.deleteAO(st)
 			st.err = nil
 			continue
 		case !w.Key.Usable():
 			st.err, st.installed = w.Err, false
 			st.obs.ok = false
 			continue
+		case w.Key.Mech == MechTCPAO:
+			p.deleteKey(st) // one mechanism per peer on a socket
+			p.keysAO(st, w)
+			continue
 		}
+		p.deleteAO(st)
 		st.obs.ok = st.installed
 		if !p.needsInstall(st, w) {
 			st.keyID = w.Key.KeyID

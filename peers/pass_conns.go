@@ -47,7 +47,7 @@ func (m *Manager) syncSession(a netip.Addr, gp *api.Peer, now time.Time) {
 	state := plugin.SessionStateName(gp.GetState().GetSessionState())
 	s := m.sess[a]
 	if s == nil {
-		s = &session{since: now}
+		s = &session{since: now, aoRNext: -1}
 		m.sess[a] = s
 	}
 	if was := s.state; was != state {
@@ -96,6 +96,7 @@ func (p *pass) conns() {
 			s.Wipe()
 		}
 	}()
+	p.connsAO()
 	if p.seen {
 		for _, c := range p.obs.Sockets {
 			if !c.Listening && c.Remote.IsValid() && (c.Local.Port() == p.port || c.Remote.Port() == p.port) {

@@ -29,12 +29,15 @@ type session struct {
 	// it by then (see staleByRefusal); zero when not re-keyed.
 	rekeyedConn netip.AddrPort
 	rxAtRekey   uint64
+	// aoRNext is the RNextKeyID the pass set on a TCP-AO connection (the
+	// record when the kernel's view is not read); -1 none yet.
+	aoRNext int
 }
 
 // changed records that s entered another state at t: a new session (or
 // none), so no longer the one a key change re-keyed.
 func (s *session) changed(t time.Time) {
-	s.since, s.rekeyedConn = t, netip.AddrPort{}
+	s.since, s.rekeyedConn, s.aoRNext = t, netip.AddrPort{}, -1
 	s.key.Wipe()
 	s.key = nil
 }
@@ -73,7 +76,7 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	}
 	s := m.sess[ev.Peer]
 	if s == nil {
-		s = &session{}
+		s = &session{aoRNext: -1}
 		m.sess[ev.Peer] = s
 	}
 	was := s.state

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"errors"
 	"net/netip"
 
 	"github.com/authbgp/authbgpd/md5auth"
@@ -27,6 +28,22 @@ type Sockets interface {
 	// no kernel support).
 	Preflight() error
 }
+
+// AOSockets puts TCP-AO keys on the process's BGP sockets and reads them
+// back (md5auth.ProcessSockets). A Sockets without it cannot run TCP-AO
+// peers: they are held down.
+type AOSockets interface {
+	SetListenerAO(port uint16, set md5auth.AOSet) (int, error)
+	DeleteListenerAO(port uint16, p netip.Prefix) error
+	SetConnAO(local, remote netip.AddrPort, set md5auth.AOSet) error
+	ObserveAO(port uint16) ([]md5auth.AOSocket, error)
+	// PreflightAO reports what stops TCP-AO from working at all (a
+	// kernel without CONFIG_TCP_AO).
+	PreflightAO() error
+}
+
+// errNoAOSockets is the AO preflight verdict of a Sockets without AOSockets.
+var errNoAOSockets = errors.New("the socket layer cannot put TCP-AO keys on sockets")
 
 // Observed is what the kernel says about this process's BGP sockets.
 type Observed = md5auth.Observed

@@ -66,6 +66,9 @@ func (m *Manager) statusLocked() []status.Peer {
 				a.KeyID = &id
 			}
 			m.nextKey(&a, now)
+			if au.Mode == config.AuthTCPAO {
+				aoStatus(&a, st, cp)
+			}
 			switch {
 			case st.err != nil:
 				a.Error = st.err.Error()
@@ -236,5 +239,16 @@ func (m *Manager) nextKey(a *status.Auth, now time.Time) {
 	if k, ok := kc.Active(at); ok {
 		id := int(k.ID)
 		a.NextKeyID, a.NextKeyAt = &id, at.UTC().Format(time.RFC3339)
+	}
+}
+
+// aoStatus adds a TCP-AO peer's KeyIDs in use and why it is passive.
+func aoStatus(a *status.Auth, st *peer, cp *config.Peer) {
+	if len(st.ao.Keys) > 0 && st.ao.Current >= 0 {
+		send, recv := st.ao.Current, st.ao.RNext
+		a.SendID, a.RecvID = &send, &recv
+	}
+	if !cp.IsDynamic() {
+		a.Passive, a.PassiveReason = true, PassiveReason
 	}
 }

@@ -134,7 +134,7 @@ type Notification struct {
 
 // Auth is the peer's keyed authentication as installed.
 type Auth struct {
-	Mode      string `json:"mode"`             // "md5" or "none"
+	Mode      string `json:"mode"`             // "md5", "tcp-ao" or "none"
 	Source    string `json:"source,omitempty"` // password, password-file, password-env, keychain
 	Keychain  string `json:"keychain,omitempty"`
 	KeyID     *int   `json:"key_id"` // keychain key id in use, null otherwise
@@ -155,13 +155,31 @@ type Auth struct {
 	// when (RFC 3339) it becomes active; absent when no key starts later.
 	NextKeyID *int   `json:"next_key_id,omitempty"`
 	NextKeyAt string `json:"next_key_at,omitempty"`
+	// TCP-AO peers: SendID and RecvID of the key in use (the current key
+	// and the RNextKeyID we ask for), and Passive with its reason: GoBGP v3
+	// cannot sign the connections it dials, so authbgpd waits for a TCP-AO
+	// peer to connect.
+	SendID        *int   `json:"send_id,omitempty"`
+	RecvID        *int   `json:"recv_id,omitempty"`
+	Passive       bool   `json:"passive,omitempty"`
+	PassiveReason string `json:"passive_reason,omitempty"`
 }
 
 // Shadow is the shadow checker's view of a peer.
 type Shadow struct {
-	Diagnosis string   `json:"diagnosis"` // ok, bad-digest, missing, unexpected, other-key, no-traffic
+	// Diagnosis: ok, bad-digest, missing, unexpected, other-key,
+	// no-traffic; for TCP-AO also bad-mac, unknown-key, options-mismatch,
+	// no-handshake, and wrong-mechanism (TCP-MD5 where TCP-AO is
+	// configured, or the reverse).
+	Diagnosis string `json:"diagnosis"`
+	// PeerKeyID: for other-key the keychain key the peer signs with; for
+	// unknown-key the TCP-AO KeyID it sends (none of our recv-ids).
 	PeerKeyID *int     `json:"peer_key_id"`
 	Segments  Segments `json:"segments"`
+	// KeyIDs are the TCP-AO (KeyID, RNextKeyID) pairs the peer sent, with
+	// how many segments carried each (absent when it sent no TCP-AO
+	// option).
+	KeyIDs []KeyIDCount `json:"key_ids,omitempty"`
 	// Sent counts our own segments to the peer as the checker verified
 	// them: valid ones prove our key is installed on the socket.
 	Sent *Sent `json:"sent,omitempty"`
@@ -180,6 +198,9 @@ type Sent struct {
 	Valid    uint64 `json:"valid"`
 	Invalid  uint64 `json:"invalid"`
 	Unsigned uint64 `json:"unsigned"`
+	// NoHandshake (TCP-AO peers only; absent for others): our segments of
+	// connections that began before the capture, which cannot be checked.
+	NoHandshake *uint64 `json:"no_handshake,omitempty"`
 }
 
 // Segments counts verdicts of checked TCP segments.
@@ -188,6 +209,21 @@ type Segments struct {
 	BadDigest  uint64 `json:"bad_digest"`
 	Missing    uint64 `json:"missing"`
 	Unexpected uint64 `json:"unexpected"`
+	// TCP-AO peers only (absent for TCP-MD5 and unkeyed peers): MACs our
+	// key of that KeyID does not give (options-mismatch ones included),
+	// KeyIDs none of our keys receives, and segments of connections that
+	// began before the capture (their traffic keys cannot be derived).
+	BadMAC      *uint64 `json:"bad_mac,omitempty"`
+	UnknownKey  *uint64 `json:"unknown_key,omitempty"`
+	NoHandshake *uint64 `json:"no_handshake,omitempty"`
+}
+
+// KeyIDCount is one TCP-AO (KeyID, RNextKeyID) pair a peer sent and how
+// many segments carried it.
+type KeyIDCount struct {
+	KeyID      uint8  `json:"key_id"`
+	RNextKeyID uint8  `json:"rnext_key_id"`
+	Segments   uint64 `json:"segments"`
 }
 
 // SRv6 is the state of SRv6 HMAC keys and SR policies.

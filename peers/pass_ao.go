@@ -1,0 +1,219 @@
+package peers
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// TCP-AO peers in a pass. Their MKTs (every key of the keychain) go on the
+// listeners like a TCP-MD5 key, before GoBGP learns of the peer; on each
+// established connection the pass keeps the MKTs and the RNextKeyID (the
+// active key's RecvID, which makes the peer switch to it — our current key
+// follows what the peer asks for). GoBGP never gets a password for them
+// and never dials them (gobgp.go: it cannot sign what it dials).
+
+// errNoAOKeysOnConn marks an established connection of a TCP-AO peer that
+// carries no TCP-AO key (unsigned).
+var errNoAOKeysOnConn = fmt.Errorf("connection carries no TCP-AO key")
+
+// observeAO reads the TCP-AO keys of this process's sockets when TCP-AO
+// peers are configured and the socket layer can.
+func (m *Manager) observeAO(port uint16) ([]md5auth.AOSocket, error) {
+	m.mu.Lock()
+	use := needs(m.cfg, config.AuthTCPAO) && m.aoPreErr == nil
+	m.mu.Unlock()
+	ao, ok := m.socks.(AOSockets)
+	if !use || !ok {
+		return nil, errNoAOSockets
+	}
+	return ao.ObserveAO(port)
+}
+
+// keysAO puts a TCP-AO peer's MKTs on the listeners where they are not.
+func (p *pass) keysAO(st *peer, w Want) {
+	m := p.m
+	id := w.Cfg.ID()
+	st.obs.ok = st.installed
+	need := !sameMKTs(st.ao, w.Key.AO) || !st.installed || m.held[id] != nil
+	if !need && p.aoSeen && m.port != 0 {
+		if bad := p.aoListenerProblems(w.Key.AO); bad != "" {
+			m.drift(st, bad+": installing them again")
+			st.obs.ok, need = false, true
+		}
+	}
+	if !need {
+		st.keyID = w.Key.KeyID
+		st.ao.Current, st.ao.RNext = w.Key.AO.Current, w.Key.AO.RNext
+		return
+	}
+	log := m.log.WithField("peer", id)
+	if err := p.act(action{kind: actSetListenerAO, peer: w.Cfg, ao: w.Key.AO}); err != nil {
+		if m.held[id] == nil || m.held[id].Error() != err.Error() {
+			log.WithError(err).Error("TCP-AO keys not installed: peer held down (fail closed)")
+		}
+		m.held[id] = err
+		st.err, st.installed, st.obs.ok = err, false, false
+		return
+	}
+	if m.held[id] != nil {
+		log.Info("reconcile: TCP-AO keys installed after an earlier failure")
+		delete(m.held, id)
+	}
+	if changed := len(st.ao.Keys) > 0 && st.keyID != w.Key.KeyID; changed {
+		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "send_id": w.Key.AO.Current, "recv_id": w.Key.AO.RNext}).Info("TCP-AO key changed: asking the peer to switch (RNextKeyID)")
+		m.obs.KeyChanged(id, w.Key.KeyID)
+	}
+	wipeAOSet(st.ao)
+	st.ao = cloneAOSet(w.Key.AO)
+	st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
+	st.obs.ok = st.obs.drift == ""
+}
+
+// sameMKTs compares the keys of two sets (not the current key or RNext).
+func sameMKTs(a, b md5auth.AOSet) bool {
+	a.Current, a.RNext, b.Current, b.RNext = 0, 0, 0, 0
+	return sameAOSet(a, b)
+}
+
+// aoListenerProblems says what is wrong with set's MKTs on the listeners
+// of its family ("" when each carries exactly them).
+func (p *pass) aoListenerProblems(set md5auth.AOSet) string {
+	v4 := set.Prefix.Addr().Is4()
+	for _, l := range p.listeners() {
+		if (l.Family == afInet) != v4 {
+			continue
+		}
+		var have []md5auth.ObservedAOKey
+		for _, s := range p.aoObs {
+			if s.Listening && s.Local == l.Local {
+				have = s.KeysFor(set.Prefix)
+			}
+		}
+		if len(have) != len(set.Keys) {
+			return fmt.Sprintf("listener %s has %d TCP-AO keys for %s, want %d", l.Local, len(have), set.Prefix, len(set.Keys))
+		}
+		for _, k := range set.Keys {
+			if !observedHas(have, k) {
+				return fmt.Sprintf("listener %s lacks TCP-AO key %d/%d for %s", l.Local, k.SendID, k.RecvID, set.Prefix)
+			}
+		}
+	}
+	return ""
+}
+
+func observedHas(have []md5auth.ObservedAOKey, k md5auth.AOKey) bool {
+	for _, o := range have {
+		if o.SendID == k.SendID && o.RecvID == k.RecvID && o.Alg == k.Alg && o.ExcludeOptions == k.ExcludeOptions && o.Secret.Equal(k.Secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// deleteAO takes st's MKTs off the listeners.
+func (p *pass) deleteAO(st *peer) {
+	if len(st.ao.Keys) == 0 {
+		return
+	}
+	if p.m.port != 0 {
+		if err := p.act(action{kind: actDeleteListenerAO, peer: st.cfg, ao: md5auth.AOSet{Prefix: st.ao.Prefix}}); err != nil {
+			p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's TCP-AO keys")
+		}
+	}
+	p.deleted[st.ao.Prefix] = true
+	wipeAOSet(st.ao)
+	st.ao = md5auth.AOSet{}
+	st.keyID, st.installed = -1, false
+}
+
+// connsAO keeps every established session of a TCP-AO peer signed: a
+// connection without TCP-AO keys is ended (fail closed), one lacking a key
+// of the chain or asking for another RNextKeyID is brought in line.
+func (p *pass) connsAO() {
+	m := p.m
+	for a, s := range m.sess {
+		if !s.established() {
+			continue
+		}
+		st := m.peers[m.peerFor(a)]
+		if st == nil || len(st.ao.Keys) == 0 {
+			continue
+		}
+		set := st.ao
+		set.Current = -1 // our current key follows the peer's RNextKeyID
+		if !p.aoSeen {
+			if s.aoRNext != set.RNext {
+				p.setConnAO(a, s, st, set)
+			}
+			continue
+		}
+		c, ok := p.aoConn(s)
+		switch {
+		case !ok:
+			st.obs.ok = false
+			m.drift(st, fmt.Sprintf("connection %s-%s carries no TCP-AO key: ending it (fail closed)", s.local, s.remote))
+			if err := p.act(action{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-AO"}); err != nil {
+				m.log.WithError(err).WithField("peer", a).Debug("reconcile: reset of the unsigned session")
+			}
+		case len(c.KeysFor(set.Prefix)) != len(set.Keys) || (c.HasInfo && int(c.Info.RNext) != set.RNext):
+			p.setConnAO(a, s, st, set)
+		}
+	}
+}
+
+// aoConn finds the observed TCP-AO state of session s's connection.
+func (p *pass) aoConn(s *session) (md5auth.AOSocket, bool) {
+	for _, c := range p.aoObs {
+		if !c.Listening && c.Local == s.local && c.Remote == s.remote {
+			return c, true
+		}
+	}
+	return md5auth.AOSocket{}, false
+}
+
+// setConnAO brings one connection's MKTs and RNextKeyID in line.
+func (p *pass) setConnAO(a netip.Addr, s *session, st *peer, set md5auth.AOSet) {
+	err := p.act(action{kind: actSetConnAO, local: s.local, remote: s.remote, ao: set})
+	log := p.m.log.WithFields(logrus.Fields{"peer": a, "connection": s.remote})
+	if err != nil {
+		log.WithError(err).Warn("could not set the session's TCP-AO keys in place")
+		return
+	}
+	s.aoRNext = set.RNext
+	log.WithField("rnext_key_id", set.RNext).Info("established session's TCP-AO keys set in place (RNextKeyID)")
+}
+
+// straysAO deletes listener MKTs of scopes no TCP-AO peer owns.
+func (p *pass) straysAO() {
+	m := p.m
+	if !p.aoSeen || m.port == 0 {
+		return
+	}
+	wanted := map[netip.Prefix]bool{}
+	for _, st := range m.peers {
+		if len(st.ao.Keys) > 0 {
+			wanted[st.ao.Prefix] = true
+		}
+	}
+	done := map[netip.Prefix]bool{}
+	for _, s := range p.aoObs {
+		if !s.Listening || s.Local.Port() != m.port {
+			continue
+		}
+		for _, k := range s.Keys {
+			if wanted[k.Prefix] || p.deleted[k.Prefix] || done[k.Prefix] {
+				continue
+			}
+			done[k.Prefix] = true
+			m.log.WithFields(logrus.Fields{"listener": s.Local, "scope": k.Prefix}).Warn("reconcile: listener carries TCP-AO keys no configured peer owns: deleting them")
+			if err := p.act(action{kind: actDeleteListenerAO, ao: md5auth.AOSet{Prefix: k.Prefix}}); err != nil {
+				m.log.WithError(err).WithField("scope", k.Prefix).Error("reconcile: cannot delete stray TCP-AO keys")
+			}
+		}
+	}
+}
