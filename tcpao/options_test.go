@@ -3,6 +3,7 @@ package tcpao
 import (
 	"bytes"
 	"errors"
+	"net/netip"
 	"testing"
 )
 
@@ -169,4 +170,36 @@ func rfcSegments(t testing.TB) []Segment {
 		}
 	}
 	return out
+}
+
+// TestLinuxLayoutFastPath: the two common 28-byte option lists are
+// recognized without the walk, with exactly ParseOptions' result, and
+// near misses take the walk.
+func TestLinuxLayoutFastPath(t *testing.T) {
+	ts := []byte{OptNOP, OptNOP, 8, 10, 1, 2, 3, 4, 5, 6, 7, 8}
+	ao := Option{KeyID: 7, RNextKeyID: 9, MAC: bytes.Repeat([]byte{0xab}, MACLen)}.Append(nil)
+	for _, c := range []struct {
+		name string
+		opts []byte
+		fast bool
+	}{
+		{"linux", append(bytes.Clone(ao), ts...), true},
+		{"rfc9235", append(bytes.Clone(ts), ao...), true},
+		{"ts-length-9", append(bytes.Clone(ao), OptNOP, OptNOP, 8, 9, 1, 2, 3, 4, 5, 6, 7, OptNOP), false},
+		{"ao-length-15", append(append(bytes.Clone(ts), OptAO, 15), ao[2:]...), false},
+		{"md5-and-ts", append(append([]byte{OptMD5, 16}, make([]byte, 14)...), ts...), false},
+	} {
+		tcp := append(make([]byte, 20), c.opts...)
+		tcp[12] = byte(len(tcp)/4) << 4
+		tcp = append(tcp, 0xee)
+		var p parsed
+		fast := p.linuxLayout(tcp)
+		want, err := ParseOptions(c.opts)
+		got, gerr := Segment{Src: netip.MustParseAddr("192.0.2.1"), Dst: netip.MustParseAddr("192.0.2.2"), TCP: tcp}.parse()
+		if fast != c.fast || (err == nil) != (gerr == nil) || got.opts.HasAO != want.HasAO || got.opts.HasMD5 != want.HasMD5 ||
+			got.opts.AOOffset != want.AOOffset || got.opts.AO.KeyID != want.AO.KeyID || got.opts.AO.RNextKeyID != want.AO.RNextKeyID ||
+			!bytes.Equal(got.opts.AO.MAC, want.AO.MAC) || cap(got.opts.AO.MAC) != len(got.opts.AO.MAC) {
+			t.Errorf("%s: fast %v; parse %+v, %v; ParseOptions %+v, %v", c.name, fast, got.opts, gerr, want, err)
+		}
+	}
 }
