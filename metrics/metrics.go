@@ -4,6 +4,7 @@
 // The metric names are a contract (docs/CONTRACTS.md); extend, never rename:
 //
 //	authbgpd_md5_segments_total{peer,verdict}    counter  verdict: valid, bad_digest, missing, unexpected
+//	authbgpd_tcpao_segments_total{peer,verdict}  counter  verdict: valid, bad_mac, missing, unknown_key, unexpected, no_handshake
 //	authbgpd_peer_up{peer}                       gauge    1 while the session is Established, 0 otherwise (every configured peer, from start)
 //	authbgpd_md5_key_installed{peer}             gauge    1 while the peer's TCP-MD5 key is on its sockets
 //	authbgpd_shadow_drops_total                  counter  packets the capture dropped before the check
@@ -47,6 +48,16 @@ const (
 	SegmentUnexpected = "unexpected" // signed, and we have no key for the peer
 )
 
+// Verdicts of a TCP segment the shadow checker verified for TCP-AO: the
+// values of the verdict label of authbgpd_tcpao_segments_total, beside
+// SegmentValid, SegmentMissing and SegmentUnexpected. They are the key
+// names of status.Segments.
+const (
+	SegmentBadMAC      = "bad_mac"      // a TCP-AO MAC our key of that KeyID does not give
+	SegmentUnknownKey  = "unknown_key"  // a KeyID none of the peer's keys receives
+	SegmentNoHandshake = "no_handshake" // the connection began before the capture: no traffic keys
+)
+
 // Verdicts of an SRH HMAC check: the values of the verdict label of
 // authbgpd_srh_hmac_total.
 const (
@@ -79,6 +90,7 @@ type Metrics struct {
 	handler http.Handler
 
 	segments        *prometheus.CounterVec
+	aoSegments      *prometheus.CounterVec
 	peerUp          *prometheus.GaugeVec
 	keyInstalled    *prometheus.GaugeVec
 	keyChanges      *prometheus.CounterVec
@@ -90,6 +102,7 @@ type Metrics struct {
 
 	mu        sync.Mutex
 	peers     map[string]*PeerCounters
+	aoPeers   map[string]*AOCounters
 	srh       map[string]*HMACCounters // by key_id label value
 	readPeers func() ([]PeerState, error)
 	upPeers   map[string]bool // peer_up series set by the last ReadPeers scrape
@@ -134,6 +147,42 @@ func (c *PeerCounters) counter(verdict string) prometheus.Counter {
 	return nil
 }
 
+// AOCounters are the children of authbgpd_tcpao_segments_total for one
+// peer, one per verdict, used like PeerCounters.
+type AOCounters struct {
+	Valid       prometheus.Counter
+	BadMAC      prometheus.Counter
+	Missing     prometheus.Counter
+	UnknownKey  prometheus.Counter
+	Unexpected  prometheus.Counter
+	NoHandshake prometheus.Counter
+}
+
+// Add adds n to the counter of verdict (SegmentValid, SegmentBadMAC,
+// SegmentMissing, SegmentUnknownKey, SegmentUnexpected,
+// SegmentNoHandshake) and reports whether verdict is known.
+func (c *AOCounters) Add(verdict string, n uint64) bool {
+	var ctr prometheus.Counter
+	switch verdict {
+	case SegmentValid:
+		ctr = c.Valid
+	case SegmentBadMAC:
+		ctr = c.BadMAC
+	case SegmentMissing:
+		ctr = c.Missing
+	case SegmentUnknownKey:
+		ctr = c.UnknownKey
+	case SegmentUnexpected:
+		ctr = c.Unexpected
+	case SegmentNoHandshake:
+		ctr = c.NoHandshake
+	default:
+		return false
+	}
+	ctr.Add(float64(n))
+	return true
+}
+
 // HMACCounters are the children of authbgpd_srh_hmac_total for one key ID,
 // one per verdict.
 type HMACCounters struct {
@@ -169,12 +218,17 @@ func (c *HMACCounters) Add(verdict string, n uint64) bool {
 // (`authbgpd version`), which is split into the three labels.
 func New(version string) *Metrics {
 	m := &Metrics{
-		reg:   prometheus.NewRegistry(),
-		peers: make(map[string]*PeerCounters),
-		srh:   make(map[string]*HMACCounters),
+		reg:     prometheus.NewRegistry(),
+		peers:   make(map[string]*PeerCounters),
+		aoPeers: make(map[string]*AOCounters),
+		srh:     make(map[string]*HMACCounters),
 		segments: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "authbgpd_md5_segments_total",
 			Help: "BGP TCP segments checked by the shadow checker, by peer and TCP-MD5 verdict (valid, bad_digest, missing, unexpected).",
+		}, []string{"peer", "verdict"}),
+		aoSegments: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "authbgpd_tcpao_segments_total",
+			Help: "BGP TCP segments of TCP-AO peers (and TCP-AO segments of unkeyed peers) checked by the shadow checker, by peer and TCP-AO verdict (valid, bad_mac, missing, unknown_key, unexpected, no_handshake).",
 		}, []string{"peer", "verdict"}),
 		peerUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "authbgpd_peer_up",
@@ -212,7 +266,7 @@ func New(version string) *Metrics {
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.segments, peerCollector{m}, m.keyInstalled, m.keyChanges, m.shadowDrops,
+		m.segments, m.aoSegments, peerCollector{m}, m.keyInstalled, m.keyChanges, m.shadowDrops,
 		m.srhHMAC, m.policyInstalled, m.reloads, m.buildInfo,
 	)
 	m.buildInfo.WithLabelValues(splitBanner(version)).Set(1)
@@ -296,6 +350,31 @@ func (m *Metrics) SegmentCounters(peer string) *PeerCounters {
 	return c
 }
 
+// TCPAOSegmentCounters returns the authbgpd_tcpao_segments_total counters
+// of peer, creating its six series (at 0) the first time, cached like
+// SegmentCounters until DeletePeer. On a nil *Metrics it returns counters
+// that go nowhere.
+func (m *Metrics) TCPAOSegmentCounters(peer string) *AOCounters {
+	if m == nil {
+		return discardAO
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.aoPeers[peer]; ok {
+		return c
+	}
+	c := &AOCounters{
+		Valid:       m.aoSegments.WithLabelValues(peer, SegmentValid),
+		BadMAC:      m.aoSegments.WithLabelValues(peer, SegmentBadMAC),
+		Missing:     m.aoSegments.WithLabelValues(peer, SegmentMissing),
+		UnknownKey:  m.aoSegments.WithLabelValues(peer, SegmentUnknownKey),
+		Unexpected:  m.aoSegments.WithLabelValues(peer, SegmentUnexpected),
+		NoHandshake: m.aoSegments.WithLabelValues(peer, SegmentNoHandshake),
+	}
+	m.aoPeers[peer] = c
+	return c
+}
+
 // AddSegments adds n to authbgpd_md5_segments_total{peer,verdict}. verdict
 // is one of the Segment* constants; an unknown verdict counts nothing (and
 // AddSegments reports false). Per-segment callers should use
@@ -305,15 +384,18 @@ func (m *Metrics) AddSegments(peer, verdict string, n uint64) bool {
 }
 
 // DeletePeer removes every series labelled with peer (segments, peer_up,
-// key_installed, key_changes) when the peer is deconfigured, and forgets
-// its cached SegmentCounters.
+// key_installed, key_changes, TCP-AO segments) when the peer is
+// deconfigured, and forgets its cached SegmentCounters and
+// TCPAOSegmentCounters.
 func (m *Metrics) DeletePeer(peer string) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	delete(m.peers, peer)
+	delete(m.aoPeers, peer)
 	m.segments.DeletePartialMatch(prometheus.Labels{"peer": peer})
+	m.aoSegments.DeletePartialMatch(prometheus.Labels{"peer": peer})
 	m.mu.Unlock()
 	m.peerUp.DeleteLabelValues(peer)
 	m.keyInstalled.DeleteLabelValues(peer)
@@ -426,6 +508,14 @@ var (
 		BadDigest:  prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
 		Missing:    prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
 		Unexpected: prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+	}
+	discardAO = &AOCounters{
+		Valid:       prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		BadMAC:      prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		Missing:     prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		UnknownKey:  prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		Unexpected:  prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
+		NoHandshake: prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),
 	}
 	discardHMAC = &HMACCounters{
 		Valid:      prometheus.NewCounter(prometheus.CounterOpts{Name: "discard"}),

@@ -80,6 +80,7 @@ func TestContractNamesAndTypes(t *testing.T) {
 	m.SetKeyInstalled("192.0.2.2", true)
 	m.KeyChanged("192.0.2.2")
 	m.AddSegments("192.0.2.2", SegmentValid, 1)
+	m.TCPAOSegmentCounters("192.0.2.6").Valid.Inc()
 	m.AddShadowDrops(1)
 	m.AddSRHHMAC(42, HMACValid, 1)
 	m.SetPolicyInstalled("gold-to-pe3", true)
@@ -95,6 +96,7 @@ func TestContractNamesAndTypes(t *testing.T) {
 
 	want := map[string]dto.MetricType{
 		"authbgpd_md5_segments_total":     dto.MetricType_COUNTER,
+		"authbgpd_tcpao_segments_total":   dto.MetricType_COUNTER,
 		"authbgpd_peer_up":                dto.MetricType_GAUGE,
 		"authbgpd_md5_key_installed":      dto.MetricType_GAUGE,
 		"authbgpd_shadow_drops_total":     dto.MetricType_COUNTER,
@@ -216,6 +218,50 @@ func TestSegments(t *testing.T) {
 	if n := len(gather(t, m)["authbgpd_md5_segments_total"].GetMetric()); n != 4 {
 		t.Fatalf("%d segment series, want 4", n)
 	}
+}
+
+// TestTCPAOSegments: a TCP-AO peer's six verdicts exist at 0 once it is
+// known, count apart from the TCP-MD5 series, and go with DeletePeer.
+func TestTCPAOSegments(t *testing.T) {
+	m := New("dev")
+	c := m.TCPAOSegmentCounters("192.0.2.6")
+	if m.TCPAOSegmentCounters("192.0.2.6") != c {
+		t.Fatal("TCPAOSegmentCounters is not cached")
+	}
+	verdicts := []string{SegmentValid, SegmentBadMAC, SegmentMissing, SegmentUnknownKey, SegmentUnexpected, SegmentNoHandshake}
+	for _, v := range verdicts {
+		mustValue(t, m, "authbgpd_tcpao_segments_total", map[string]string{"peer": "192.0.2.6", "verdict": v}, 0)
+	}
+	mustAbsent(t, m, "authbgpd_md5_segments_total", map[string]string{"peer": "192.0.2.6", "verdict": SegmentValid})
+	for i, v := range verdicts {
+		if !c.Add(v, uint64(i+1)) {
+			t.Fatalf("Add(%s) = false", v)
+		}
+	}
+	if c.Add(SegmentBadDigest, 1) || c.Add("bad-mac", 1) {
+		t.Fatal("Add accepted a verdict TCP-AO does not have")
+	}
+	c.BadMAC.Inc()
+	for i, v := range verdicts {
+		want := float64(i + 1)
+		if v == SegmentBadMAC {
+			want++
+		}
+		mustValue(t, m, "authbgpd_tcpao_segments_total", map[string]string{"peer": "192.0.2.6", "verdict": v}, want)
+	}
+	if n := len(gather(t, m)["authbgpd_tcpao_segments_total"].GetMetric()); n != 6 {
+		t.Fatalf("%d series, want 6", n)
+	}
+	m.DeletePeer("192.0.2.6")
+	if mf := gather(t, m)["authbgpd_tcpao_segments_total"]; len(mf.GetMetric()) != 0 {
+		t.Fatalf("series of the deleted peer remain: %v", mf.GetMetric())
+	}
+	if m.TCPAOSegmentCounters("192.0.2.6") == c {
+		t.Fatal("TCPAOSegmentCounters returned the deleted peer's counters")
+	}
+	mustValue(t, m, "authbgpd_tcpao_segments_total", map[string]string{"peer": "192.0.2.6", "verdict": SegmentValid}, 0)
+	var nilm *Metrics
+	nilm.TCPAOSegmentCounters("x").Valid.Inc() // goes nowhere, no panic
 }
 
 func TestDeletePeer(t *testing.T) {
@@ -406,7 +452,10 @@ func TestSegmentIncrementNoAlloc(t *testing.T) {
 	m := New("dev")
 	c := m.SegmentCounters("192.0.2.2")
 	h := m.SRHCounters(42)
+	ao := m.TCPAOSegmentCounters("192.0.2.6")
 	allocs := testing.AllocsPerRun(1000, func() {
+		ao.Valid.Inc()
+		ao.Add(SegmentNoHandshake, 1)
 		c.Valid.Inc()
 		c.BadDigest.Inc()
 		c.Add(SegmentMissing, 1)
