@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpao"
 )
 
 // Verdict classifies one segment.
@@ -23,11 +24,20 @@ const (
 	BadDigest
 	Missing
 	Unexpected
-	// Malformed: options or headers could not be parsed.
+	// Malformed: options or headers could not be parsed (or carry both
+	// TCP-MD5 and TCP-AO).
 	Malformed
+	// BadMAC (TCP-AO): our key of the segment's KeyID gives another MAC.
+	BadMAC
+	// UnknownKey (TCP-AO): the KeyID is none of the peer's keys' (RecvID
+	// for a received segment, SendID for ours).
+	UnknownKey
+	// NoHandshake (TCP-AO): the connection's handshake was not seen (it
+	// began before the capture), so its traffic keys are unknown.
+	NoHandshake
 )
 
-var verdictNames = [...]string{"ignored", "valid", "bad_digest", "missing", "unexpected", "malformed"}
+var verdictNames = [...]string{"ignored", "valid", "bad_digest", "missing", "unexpected", "malformed", "bad_mac", "unknown_key", "no_handshake"}
 
 func (v Verdict) String() string {
 	if int(v) < len(verdictNames) {
@@ -44,15 +54,27 @@ const (
 	DiagUnexpected = "unexpected"
 	DiagOtherKey   = "other-key"
 	DiagNoTraffic  = "no-traffic"
+	// TCP-AO.
+	DiagBadMAC          = "bad-mac"          // the peer's MACs are not our key's
+	DiagUnknownKey      = "unknown-key"      // the peer sends a KeyID we hold no key for (PeerKeyID)
+	DiagOptionsMismatch = "options-mismatch" // the MACs verify with include-tcp-options flipped
+	DiagWrongMechanism  = "wrong-mechanism"  // TCP-MD5 where TCP-AO is configured, or the reverse
+	DiagNoHandshake     = "no-handshake"     // the connection began before the capture
 )
 
-// Key is one TCP-MD5 key a peer may use.
+// Key is one TCP-MD5 key, or one TCP-AO master key tuple (Peer.TCPAO), a
+// peer may use.
 type Key struct {
 	// ID is the keychain key id, or -1 for a single password.
 	ID     int
 	Secret md5auth.Secret
 	// SendFrom: the key is the active one from this time on (zero: always).
 	SendFrom time.Time
+	// TCP-AO only: the MAC algorithm, the KeyIDs we send (SendID) and the
+	// peer sends (RecvID), and whether the MAC covers the TCP options.
+	Alg            tcpao.Algorithm
+	SendID, RecvID uint8
+	IncludeOptions bool
 }
 
 // Peer describes what the checker expects of one configured peer.
@@ -64,6 +86,9 @@ type Peer struct {
 	Prefix netip.Prefix
 	// Keys are the peer's keys; empty means the peer is not keyed.
 	Keys []Key
+	// TCPAO: Keys are TCP-AO master key tuples (RFC 5925), all valid at
+	// once: a segment is checked with the one its KeyID names.
+	TCPAO bool
 	// Pinned, if ≥ 0, is the key id in use regardless of time (a key
 	// switched to by follow-peer-rollover).
 	Pinned int
@@ -83,14 +108,17 @@ func (p *Peer) active(t time.Time) int {
 	return p.sched.Active(t, p.Pinned)
 }
 
-// Counts are segment verdict counters.
+// Counts are segment verdict counters (BadMAC, UnknownKey and NoHandshake:
+// TCP-AO only).
 type Counts struct {
 	Valid, BadDigest, Missing, Unexpected uint64
+	BadMAC, UnknownKey, NoHandshake       uint64
 }
 
-// Sent counts our own outgoing segments by verdict.
+// Sent counts our own outgoing segments by verdict (NoHandshake: TCP-AO
+// segments of connections whose handshake was not seen).
 type Sent struct {
-	Valid, Invalid, Unsigned uint64
+	Valid, Invalid, Unsigned, NoHandshake uint64
 }
 
 // PeerReport is the checker's view of one remote address.
@@ -98,10 +126,18 @@ type PeerReport struct {
 	Address   netip.Addr
 	PeerID    string // the configured peer (address or range)
 	Diagnosis string
-	PeerKeyID *int // the keychain key the peer is proven to sign with (other-key)
-	Received  Counts
-	Sent      Sent
-	Last      time.Time // last segment seen from the peer
+	// PeerKeyID is the keychain key the peer is proven to sign with
+	// (other-key), or the TCP-AO KeyID it sends that none of our keys
+	// receives (unknown-key).
+	PeerKeyID *int
+	// TCPAO: the configured peer uses TCP-AO.
+	TCPAO bool
+	// KeyIDs are the TCP-AO (KeyID, RNextKeyID) pairs received, in the
+	// order first seen (at most 16).
+	KeyIDs   []KeyIDCount
+	Received Counts
+	Sent     Sent
+	Last     time.Time // last segment seen from the peer
 	// ProvenKeyID is set while the peer is proven (Options.Rollover
 	// consecutive segments) to sign with a keychain key newer than our
 	// active one: a standing fact, not an event, so a decision taken later
@@ -121,6 +157,18 @@ type Result struct {
 	PeerID   string // configured peer, "" when Ignored for not being one
 	KeyID    int    // for Valid: the key id that verified (-1 password)
 	Other    bool   // BadDigest where another keychain key verified (KeyID names it)
+	// AO: a TCP-AO verdict (the peer is a TCP-AO peer, or an unkeyed peer
+	// sent TCP-AO): counted in authbgpd_tcpao_segments_total.
+	AO bool
+	// Flipped: a BadMAC that verifies with the master key's
+	// include-tcp-options flipped (options-mismatch).
+	Flipped bool
+	// WrongMech: a Missing segment that carries the other mechanism's
+	// option (TCP-MD5 to a TCP-AO peer, TCP-AO to a TCP-MD5 peer).
+	WrongMech bool
+	// AOKeyID and RNextKeyID are the segment's TCP-AO KeyID and
+	// RNextKeyID, when it carries the option.
+	AOKeyID, RNextKeyID uint8
 }
 
 // Options tune a Checker.
@@ -173,6 +221,9 @@ type Checker struct {
 	lastLocal netip.Addr // an address known not to be a peer's (ours)
 	lastPeer  *Peer
 	lastSt    *addrState
+	// gen counts SetPeers calls: TCP-AO traffic keys derived for an older
+	// generation are derived again from the new keys.
+	gen uint64
 }
 
 // addrState is the diagnosis state of one remote address.
@@ -193,6 +244,10 @@ type addrState struct {
 	// remote address, prepared once so that verifying a segment does no
 	// address work.
 	rx, tx prepared
+	// ao are the TCP-AO connections followed (tcpao.go), aoLast the index
+	// of the last one used.
+	ao     []*aoConn
+	aoLast int
 }
 
 // prepared is the pseudo-header of one direction of a remote address's
@@ -259,13 +314,17 @@ func (c *Checker) SetPeers(peers []Peer) {
 	wipeKeys(c.exact, c.ranges) // only ever read under c.mu
 	c.exact, c.ranges = exact, ranges
 	c.lastAddr, c.lastLocal, c.lastPeer, c.lastSt = netip.Addr{}, netip.Addr{}, nil, nil
+	c.gen++
 	for a, st := range c.state {
 		p := c.lookup(a)
 		if p == nil {
 			delete(c.state, a)
 			continue
 		}
-		st.rep.PeerID = p.ID
+		st.rep.PeerID, st.rep.TCPAO = p.ID, p.TCPAO
+		for _, cn := range st.ao {
+			cn.keys = nil // derived from the replaced secrets
+		}
 	}
 	c.mu.Unlock()
 }
@@ -318,7 +377,7 @@ func (c *Checker) SetSession(addr netip.Addr, port uint16) {
 		if p == nil {
 			return
 		}
-		st = &addrState{rep: PeerReport{Address: addr, PeerID: p.ID, Diagnosis: DiagNoTraffic}, rollKey: -1}
+		st = &addrState{rep: PeerReport{Address: addr, PeerID: p.ID, TCPAO: p.TCPAO, Diagnosis: DiagNoTraffic}, rollKey: -1}
 		c.state[addr] = st
 	}
 	if st.conn != port {
@@ -383,26 +442,55 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		}
 	}
 	r := Result{Outgoing: outgoing, PeerID: p.ID, KeyID: -1}
-	sig, err := md5auth.SignatureOf(segment)
-	if err != nil {
-		r.Verdict = Malformed
-		return r
-	}
-	if sig == nil && len(p.Keys) == 0 {
-		// Ignored: nothing to check, and no state made for it. Decided
-		// here, before stateOf, whose prepared pseudo-headers classify
-		// needs.
-		return r
-	}
-	st := c.stateOf(remote, p)
-	var ph *md5auth.PseudoHeader
-	if outgoing {
-		ph = st.tx.header(src, dst, src)
+	var st *addrState
+	act := -1
+	if p.TCPAO {
+		st = c.stateOf(remote, p)
+		c.checkAO(p, st, &r, src, dst, srcPort, dstPort, segment, t)
+		if r.Verdict == Malformed {
+			return r
+		}
 	} else {
-		ph = st.rx.header(src, dst, dst)
+		sig, err := md5auth.SignatureOf(segment)
+		if err != nil {
+			r.Verdict = Malformed
+			return r
+		}
+		// An unsigned segment may carry TCP-AO: to a peer without keys
+		// it is unexpected, to a TCP-MD5 peer the wrong mechanism.
+		var ao tcpao.Options
+		if sig == nil {
+			ao, _ = tcpao.SegmentOptions(segment)
+		}
+		if sig == nil && !ao.HasAO && len(p.Keys) == 0 {
+			// Ignored: nothing to check, and no state made for it.
+			// Decided here, before stateOf, whose prepared
+			// pseudo-headers classify needs.
+			return r
+		}
+		st = c.stateOf(remote, p)
+		switch {
+		case ao.HasAO:
+			r.AOKeyID, r.RNextKeyID = ao.AO.KeyID, ao.AO.RNextKeyID
+			if !outgoing {
+				st.countKeyIDs(ao.AO.KeyID, ao.AO.RNextKeyID)
+			}
+			if len(p.Keys) == 0 {
+				r.Verdict, r.AO = Unexpected, true
+			} else {
+				r.Verdict, r.WrongMech = Missing, !outgoing
+			}
+		default:
+			var ph *md5auth.PseudoHeader
+			if outgoing {
+				ph = st.tx.header(src, dst, src)
+			} else {
+				ph = st.rx.header(src, dst, dst)
+			}
+			act = p.active(t)
+			r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
+		}
 	}
-	act := p.active(t)
-	r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
 	if c.opts.OnSegment != nil {
 		c.opts.OnSegment(p.ID, r)
 	}
@@ -486,7 +574,7 @@ func (c *Checker) stateOf(remote netip.Addr, p *Peer) *addrState {
 	if remote != c.lastAddr || st == nil {
 		st = c.state[remote]
 		if st == nil {
-			st = &addrState{rep: PeerReport{Address: remote, PeerID: p.ID, Diagnosis: DiagNoTraffic}, rollKey: -1}
+			st = &addrState{rep: PeerReport{Address: remote, PeerID: p.ID, TCPAO: p.TCPAO, Diagnosis: DiagNoTraffic}, rollKey: -1}
 			c.state[remote] = st
 		}
 		c.lastAddr, c.lastPeer, c.lastSt = remote, p, st
@@ -502,9 +590,12 @@ func (c *Checker) stateOf(remote netip.Addr, p *Peer) *addrState {
 // signed with a key we no longer hold, never reached BGP): OnStale.
 func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort uint16, segment []byte, r Result) bool {
 	if srcPort == st.conn {
-		if r.Verdict == Valid {
+		switch r.Verdict {
+		case Valid:
 			st.connBad = 0
-		} else {
+		case NoHandshake:
+			// Not checked: says nothing of the session's keys.
+		default:
 			st.connBad++
 		}
 		return false
@@ -529,10 +620,22 @@ func diagnosis(r Result) (diag string, key int, ok bool) {
 			return DiagOtherKey, r.KeyID, true
 		}
 		return DiagBadDigest, -1, true
+	case BadMAC:
+		if r.Flipped {
+			return DiagOptionsMismatch, -1, true
+		}
+		return DiagBadMAC, -1, true
 	case Missing:
+		if r.WrongMech {
+			return DiagWrongMechanism, -1, true
+		}
 		return DiagMissing, -1, true
 	case Unexpected:
 		return DiagUnexpected, -1, true
+	case UnknownKey:
+		return DiagUnknownKey, int(r.AOKeyID), true
+	case NoHandshake:
+		return DiagNoHandshake, -1, true
 	}
 	return "", -1, false
 }
@@ -546,8 +649,10 @@ func (c *Checker) count(st *addrState, r Result) {
 			st.rep.Sent.Valid++
 		case Missing:
 			st.rep.Sent.Unsigned++
-		case BadDigest:
+		case BadDigest, BadMAC, UnknownKey:
 			st.rep.Sent.Invalid++
+		case NoHandshake:
+			st.rep.Sent.NoHandshake++
 		}
 		return
 	}
@@ -560,6 +665,12 @@ func (c *Checker) count(st *addrState, r Result) {
 		st.rep.Received.Missing++
 	case Unexpected:
 		st.rep.Received.Unexpected++
+	case BadMAC:
+		st.rep.Received.BadMAC++
+	case UnknownKey:
+		st.rep.Received.UnknownKey++
+	case NoHandshake:
+		st.rep.Received.NoHandshake++
 	}
 }
 
@@ -636,6 +747,7 @@ func (c *Checker) Reports(now time.Time) []PeerReport {
 			k := *rep.ProvenKeyID
 			rep.ProvenKeyID = &k
 		}
+		rep.KeyIDs = slices.Clone(rep.KeyIDs)
 		if c.opts.IdleAfter > 0 && !rep.Last.IsZero() && now.Sub(rep.Last) > c.opts.IdleAfter {
 			rep.Diagnosis, rep.PeerKeyID, rep.ProvenKeyID = DiagNoTraffic, nil, nil
 		}

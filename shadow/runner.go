@@ -123,7 +123,7 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 	for range cfg.Shadow.WorkerCount() {
 		// Each checker's segment counters are its own (OnSegment runs
 		// under its lock); the series behind them are shared.
-		counters := map[string]*metrics.PeerCounters{}
+		counters := &segmentCounters{md5: map[string]*metrics.PeerCounters{}, ao: map[string]*metrics.AOCounters{}}
 		s.chks = append(s.chks, New(peers, Options{
 			Port:       s.port,
 			OnChange:   s.onChange,
@@ -196,22 +196,7 @@ func (s *Runner) Stop(ctx context.Context) error {
 // loop reads one worker's ring into its checker until Close.
 func (s *Runner) loop(c *capture.Capture, chk *Checker) {
 	var tcp frame.TCP
-	handle := func(pkt capture.Packet) {
-		if pkt.Truncated {
-			s.truncated.Add(1)
-			return
-		}
-		err := frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp)
-		if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
-			s.srhMu.Lock()
-			s.srh.Check(tcp.Src, tcp.SRH, pkt.Outgoing)
-			s.srhMu.Unlock()
-		}
-		if err != nil {
-			return
-		}
-		chk.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
-	}
+	handle := func(pkt capture.Packet) { s.handle(chk, &tcp, pkt) }
 	lastStats := time.Now()
 	for {
 		// The checker's lock is taken once per ring block.
@@ -229,6 +214,26 @@ func (s *Runner) loop(c *capture.Capture, chk *Checker) {
 			lastStats = time.Now()
 		}
 	}
+}
+
+// handle decodes one captured frame (tcp is the worker's scratch) and
+// hands its segment to chk, between chk.Begin and chk.End; SRv6 packets
+// go to the SRH checker.
+func (s *Runner) handle(chk *Checker, tcp *frame.TCP, pkt capture.Packet) {
+	if pkt.Truncated {
+		s.truncated.Add(1)
+		return
+	}
+	err := frame.DecodeTCP(pkt.LinkType, pkt.Data, tcp)
+	if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
+		s.srhMu.Lock()
+		s.srh.Check(tcp.Src, tcp.SRH, pkt.Outgoing)
+		s.srhMu.Unlock()
+	}
+	if err != nil {
+		return
+	}
+	chk.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
 }
 
 // pollStats moves the kernel's drop counts, summed over the rings, into
@@ -255,16 +260,45 @@ func (s *Runner) pollStats() {
 	s.mu.Unlock()
 }
 
-// onSegment counts r in the peer's series; counters is the calling
-// checker's own cache (it is called under that checker's lock).
-func (s *Runner) onSegment(counters map[string]*metrics.PeerCounters, peerID string, r Result) {
+// segmentCounters is one checker's cache of the peers' segment series.
+type segmentCounters struct {
+	md5 map[string]*metrics.PeerCounters
+	ao  map[string]*metrics.AOCounters
+}
+
+// onSegment counts r in the peer's series (TCP-AO verdicts in
+// authbgpd_tcpao_segments_total); counters is the calling checker's own
+// cache (it is called under that checker's lock).
+func (s *Runner) onSegment(counters *segmentCounters, peerID string, r Result) {
 	if r.Outgoing {
 		return
 	}
-	c := counters[peerID]
+	if r.AO {
+		c := counters.ao[peerID]
+		if c == nil {
+			c = s.metrics.TCPAOSegmentCounters(peerID)
+			counters.ao[peerID] = c
+		}
+		switch r.Verdict {
+		case Valid:
+			c.Valid.Inc()
+		case BadMAC:
+			c.BadMAC.Inc()
+		case Missing:
+			c.Missing.Inc()
+		case UnknownKey:
+			c.UnknownKey.Inc()
+		case Unexpected:
+			c.Unexpected.Inc()
+		case NoHandshake:
+			c.NoHandshake.Inc()
+		}
+		return
+	}
+	c := counters.md5[peerID]
 	if c == nil {
 		c = s.metrics.SegmentCounters(peerID)
-		counters[peerID] = c
+		counters.md5[peerID] = c
 	}
 	if c == nil {
 		return
@@ -306,6 +340,13 @@ func (s *Runner) onChange(r PeerReport) {
 		"valid": r.Received.Valid, "bad_digest": r.Received.BadDigest,
 		"missing": r.Received.Missing, "unexpected": r.Received.Unexpected,
 	}
+	if r.TCPAO {
+		f["bad_mac"], f["unknown_key"], f["no_handshake"] = r.Received.BadMAC, r.Received.UnknownKey, r.Received.NoHandshake
+		delete(f, "bad_digest")
+	}
+	if len(r.KeyIDs) > 0 {
+		f["key_ids"] = keyIDsText(r.KeyIDs)
+	}
 	if r.PeerKeyID != nil {
 		f["peer_key_id"] = *r.PeerKeyID
 	}
@@ -346,8 +387,30 @@ func explain(d string) string {
 		return "unexpected: the peer signs but we hold no key for it (password only on the peer)"
 	case DiagOtherKey:
 		return "other-key: the peer signs with another key of our keychain"
+	case DiagBadMAC:
+		return "bad-mac: the peer's TCP-AO MACs are not those of our key of that KeyID (wrong secret or algorithm on one side)"
+	case DiagUnknownKey:
+		return "unknown-key: the peer sends a TCP-AO KeyID none of our keys has as recv-id (peer_key_id names it)"
+	case DiagOptionsMismatch:
+		return "options-mismatch: the peer's TCP-AO MACs verify only with include-tcp-options flipped: the two ends disagree on it"
+	case DiagWrongMechanism:
+		return "wrong-mechanism: the peer signs with TCP-MD5 where we configured TCP-AO, or with TCP-AO where we configured TCP-MD5"
+	case DiagNoHandshake:
+		return "no-handshake: the connection began before the capture, so its TCP-AO traffic keys cannot be derived (the next connection is checked)"
 	}
 	return d
+}
+
+// keyIDsText lists TCP-AO KeyID pairs as "1/2:40 2/2:3" (KeyID/RNextKeyID:segments).
+func keyIDsText(l []KeyIDCount) string {
+	var b []byte
+	for i, k := range l {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = fmt.Appendf(b, "%d/%d:%d", k.KeyID, k.RNextKeyID, k.Segments)
+	}
+	return string(b)
 }
 
 func (s *Runner) onRollover(peerID string, keyID int) {
@@ -460,13 +523,17 @@ func (s *Runner) Reload(cfg *config.Config) {
 	go s.FollowProven()
 }
 
-// segmentSeries makes every keyed peer's authbgpd_md5_segments_total
-// series exist at 0 (when the Runner is made and at each reload: not
-// during a scrape, whose collectors run concurrently).
+// segmentSeries makes every keyed peer's authbgpd_md5_segments_total (a
+// TCP-AO peer's authbgpd_tcpao_segments_total) series exist at 0 (when the
+// Runner is made and at each reload: not during a scrape, whose collectors
+// run concurrently).
 func (s *Runner) segmentSeries(cfg *config.Config) {
 	for _, p := range cfg.Peers {
-		if p.Auth().Mode == config.AuthMD5 {
+		switch p.Auth().Mode {
+		case config.AuthMD5:
 			s.metrics.SegmentCounters(p.ID())
+		case config.AuthTCPAO:
+			s.metrics.TCPAOSegmentCounters(p.ID())
 		}
 	}
 }

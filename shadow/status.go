@@ -6,6 +6,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpao"
 )
 
 // PeersOf lists cfg's peers with every key they may sign with, for the
@@ -23,6 +24,15 @@ func PeersOf(cfg *config.Config) []Peer {
 			sp.Prefix = netip.PrefixFrom(p.Address, p.Address.BitLen())
 		}
 		switch a := p.Auth(); {
+		case a.Mode == config.AuthTCPAO:
+			sp.TCPAO = true
+			if kc := cfg.Keychain(a.Keychain); kc != nil {
+				for _, k := range kc.Keys {
+					alg, _ := tcpao.ParseAlgorithm(k.Algorithm) // validated by config
+					sp.Keys = append(sp.Keys, Key{ID: int(k.ID), Secret: k.Secret, SendFrom: k.SendFrom,
+						Alg: alg, SendID: k.SendID, RecvID: k.RecvID, IncludeOptions: k.IncludeTCPOptions})
+				}
+			}
 		case a.Mode != config.AuthMD5:
 		case a.Source == config.SourceKeychain:
 			if kc := cfg.Keychain(a.Keychain); kc != nil {
@@ -38,7 +48,9 @@ func PeersOf(cfg *config.Config) []Peer {
 	return out
 }
 
-// StatusOf converts a checker report to the /status shape.
+// StatusOf converts a checker report to the /status shape. A TCP-AO
+// peer's segments also have bad_mac, unknown_key and no_handshake (and
+// sent no_handshake); key_ids lists the TCP-AO KeyIDs any peer sent.
 func StatusOf(r PeerReport) *status.Shadow {
 	s := &status.Shadow{
 		Diagnosis: r.Diagnosis,
@@ -51,11 +63,28 @@ func StatusOf(r PeerReport) *status.Shadow {
 		Sent:    &status.Sent{Valid: r.Sent.Valid, Invalid: r.Sent.Invalid, Unsigned: r.Sent.Unsigned},
 		History: historyOf(r.History),
 	}
+	if r.TCPAO {
+		aoSegments(s)
+		*s.Segments.BadMAC, *s.Segments.UnknownKey, *s.Segments.NoHandshake = r.Received.BadMAC, r.Received.UnknownKey, r.Received.NoHandshake
+		*s.Sent.NoHandshake = r.Sent.NoHandshake
+	}
+	for _, k := range r.KeyIDs {
+		s.KeyIDs = append(s.KeyIDs, status.KeyIDCount{KeyID: k.KeyID, RNextKeyID: k.RNextKeyID, Segments: k.Segments})
+	}
 	if r.PeerKeyID != nil {
 		k := *r.PeerKeyID
 		s.PeerKeyID = &k
 	}
 	return s
+}
+
+// aoSegments gives s the TCP-AO counters, at 0.
+func aoSegments(s *status.Shadow) {
+	s.Segments.BadMAC, s.Segments.UnknownKey, s.Segments.NoHandshake = new(uint64), new(uint64), new(uint64)
+	if s.Sent == nil {
+		s.Sent = &status.Sent{}
+	}
+	s.Sent.NoHandshake = new(uint64)
 }
 
 // MergeStatus attaches the checker's reports to the peers of st; addresses
@@ -70,6 +99,9 @@ func MergeStatus(st *status.Status, reps map[string]PeerReport) {
 			seen[p.Address] = true
 		} else if p.Auth.Mode == config.AuthMD5 && p.Prefix == "" {
 			p.Shadow = &status.Shadow{Diagnosis: DiagNoTraffic}
+		} else if p.Auth.Mode == config.AuthTCPAO && p.Prefix == "" {
+			p.Shadow = &status.Shadow{Diagnosis: DiagNoTraffic}
+			aoSegments(p.Shadow)
 		}
 	}
 	var asns = map[string]uint32{}
