@@ -273,7 +273,7 @@ func printStatus(w io.Writer, st *status.Status) {
 			if s := p.Shadow; s != nil {
 				diag = diagnosis(s, st.Capture)
 				valid = strconv.FormatUint(s.Segments.Valid, 10)
-				bad = strconv.FormatUint(s.Segments.BadDigest, 10)
+				bad = strconv.FormatUint(s.Segments.BadDigest+deref(s.Segments.BadMAC), 10)
 				missing = strconv.FormatUint(s.Segments.Missing, 10)
 				unexp = strconv.FormatUint(s.Segments.Unexpected, 10)
 			}
@@ -577,7 +577,7 @@ func printMessages(w io.Writer, m *status.Messages) {
 }
 
 func printAuth(w io.Writer, a status.Auth) {
-	if a.Mode != "md5" {
+	if a.Mode != "md5" && a.Mode != "tcp-ao" {
 		fmt.Fprintf(w, "  auth: %s\n", orDash(a.Mode))
 		return
 	}
@@ -585,8 +585,8 @@ func printAuth(w io.Writer, a status.Auth) {
 	if a.Keychain != "" {
 		src += " " + a.Keychain
 	}
-	fmt.Fprintf(w, "  auth: md5 from %s, key %s, installed %s, verified %s, error %s\n",
-		src, keyID(a.KeyID), installed(a), orDash(a.Verified), orDash(oneLine(a.Error)))
+	fmt.Fprintf(w, "  auth: %s from %s, key %s, installed %s, verified %s, error %s\n",
+		a.Mode, src, keyID(a.KeyID), installed(a), orDash(a.Verified), orDash(oneLine(a.Error)))
 	if a.Keychain == "" {
 		return
 	}
@@ -603,12 +603,23 @@ func printShadow(w io.Writer, s *status.Shadow, c *status.Capture) {
 		return
 	}
 	g := s.Segments
-	fmt.Fprintf(w, "  shadow: diagnosis %s; received valid %d, bad-digest %d, missing %d, unexpected %d",
-		diagnosis(s, c), g.Valid, g.BadDigest, g.Missing, g.Unexpected)
+	if g.BadMAC != nil { // a TCP-AO peer
+		fmt.Fprintf(w, "  shadow: diagnosis %s; received valid %d, bad-mac %d, missing %d, unknown-key %d, unexpected %d, no-handshake %d",
+			diagnosis(s, c), g.Valid, *g.BadMAC, g.Missing, deref(g.UnknownKey), g.Unexpected, deref(g.NoHandshake))
+	} else {
+		fmt.Fprintf(w, "  shadow: diagnosis %s; received valid %d, bad-digest %d, missing %d, unexpected %d",
+			diagnosis(s, c), g.Valid, g.BadDigest, g.Missing, g.Unexpected)
+	}
 	if t := s.Sent; t != nil {
 		fmt.Fprintf(w, "; sent valid %d, invalid %d, unsigned %d", t.Valid, t.Invalid, t.Unsigned)
+		if t.NoHandshake != nil {
+			fmt.Fprintf(w, ", no-handshake %d", *t.NoHandshake)
+		}
 	}
 	fmt.Fprintln(w)
+	if len(s.KeyIDs) > 0 {
+		fmt.Fprintf(w, "  TCP-AO KeyID/RNextKeyID received: %s\n", keyIDPairs(s.KeyIDs))
+	}
 	if c != nil && !c.Running {
 		fmt.Fprintln(w, "  "+captureLine(c))
 	}

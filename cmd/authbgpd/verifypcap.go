@@ -38,13 +38,15 @@ type pcapFile struct {
 
 var verifyPcapCommand = &command{
 	name: "verify-pcap", synopsis: "-f FILE [--json] [--port N] [--fail-on DIAG[,DIAG]]", args: "CAPTURE...",
-	summary: "check TCP-MD5 signatures in pcap/pcapng files",
-	detail: `Verifies every TCP-MD5 signature of the configured peers' BGP segments in the
-captures with the keys of FILE, and prints a line per file and a table of
-peers with their diagnosis (ok, bad-digest, missing, unexpected, other-key).
-Exit 0 (the report is the answer), 1 when a capture is unreadable or, with
---fail-on, when a peer has one of the listed diagnoses ("any": anything but
-ok): a CI gate. 2: bad usage.`,
+	summary: "check TCP-MD5 and TCP-AO signatures in pcap/pcapng files",
+	detail: `Verifies every TCP-MD5 signature and TCP-AO MAC of the configured peers' BGP
+segments in the captures with the keys of FILE, and prints a line per file and
+a table of peers with their diagnosis (ok, bad-digest, missing, unexpected,
+other-key; TCP-AO: bad-mac, unknown-key, options-mismatch, wrong-mechanism,
+no-handshake). TCP-AO connections are checked from their handshake: one that
+began before the capture is no-handshake. Exit 0 (the report is the answer),
+1 when a capture is unreadable or, with --fail-on, when a peer has one of the
+listed diagnoses ("any": anything but ok): a CI gate. 2: bad usage.`,
 	flags: func(fs *flag.FlagSet) { verifyPcapFlags(fs) },
 }
 
@@ -64,7 +66,8 @@ func verifyPcapFlags(fs *flag.FlagSet) verifyPcapFlagValues {
 }
 
 // failDiagnoses are the names --fail-on takes.
-var failDiagnoses = []string{shadow.DiagBadDigest, shadow.DiagMissing, shadow.DiagUnexpected, shadow.DiagOtherKey, "any"}
+var failDiagnoses = []string{shadow.DiagBadDigest, shadow.DiagMissing, shadow.DiagUnexpected, shadow.DiagOtherKey,
+	shadow.DiagBadMAC, shadow.DiagUnknownKey, shadow.DiagOptionsMismatch, shadow.DiagWrongMechanism, shadow.DiagNoHandshake, "any"}
 
 // parseFailOn parses --fail-on into a set of diagnoses.
 func parseFailOn(s string) (map[string]bool, error) {
@@ -169,21 +172,52 @@ func printPcapReport(rep pcapReport, stdout io.Writer) {
 		fmt.Fprintf(stdout, "%s: %d packets, %d TCP, %d BGP segments of configured peers checked\n", f.Name, f.Stats.Packets, f.Stats.TCP, f.Stats.Checked)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PEER\tCONFIGURED\tDIAGNOSIS\tVALID\tBAD\tMISSING\tUNEXPECTED\tSENT-VALID\tSENT-INVALID\tSENT-UNSIGNED")
+	// BAD is bad_digest for TCP-MD5 peers, bad_mac for TCP-AO ones; the
+	// TCP-AO columns come last ("-" for TCP-MD5 peers).
+	fmt.Fprintln(tw, "PEER\tCONFIGURED\tDIAGNOSIS\tVALID\tBAD\tMISSING\tUNEXPECTED\tSENT-VALID\tSENT-INVALID\tSENT-UNSIGNED\tUNKNOWN-KEY\tNO-HANDSHAKE")
 	for _, p := range rep.Peers {
 		d := p.Shadow.Diagnosis
 		if p.Shadow.PeerKeyID != nil {
 			d = fmt.Sprintf("%s(%d)", d, *p.Shadow.PeerKeyID)
 		}
 		s := p.Shadow.Segments
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", p.Address, p.Peer, d, s.Valid, s.BadDigest, s.Missing, s.Unexpected,
-			p.Shadow.Sent.Valid, p.Shadow.Sent.Invalid, p.Shadow.Sent.Unsigned)
+		unknown, noHS := "-", "-"
+		if s.UnknownKey != nil {
+			unknown = fmt.Sprint(*s.UnknownKey)
+		}
+		if s.NoHandshake != nil {
+			noHS = fmt.Sprint(*s.NoHandshake)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", p.Address, p.Peer, d, s.Valid, s.BadDigest+deref(s.BadMAC), s.Missing, s.Unexpected,
+			p.Shadow.Sent.Valid, p.Shadow.Sent.Invalid, p.Shadow.Sent.Unsigned, unknown, noHS)
 	}
 	tw.Flush()
 	if len(rep.Peers) == 0 {
 		fmt.Fprintln(stdout, "no BGP segments of configured peers in the capture")
 	}
+	for _, p := range rep.Peers {
+		if len(p.Shadow.KeyIDs) > 0 {
+			fmt.Fprintf(stdout, "%s: TCP-AO KeyID/RNextKeyID sent: %s\n", p.Address, keyIDPairs(p.Shadow.KeyIDs))
+		}
+	}
 	if h := rep.SRH; h.Total() > 0 {
 		fmt.Fprintf(stdout, "SRv6 SRH HMACs: %d valid, %d invalid, %d without HMAC, %d with an unknown key ID\n", h.Valid, h.Invalid, h.NoHMAC, h.UnknownKey)
 	}
+}
+
+// deref is *p, or 0 for nil.
+func deref(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// keyIDPairs writes TCP-AO KeyID pairs as "1/2 (40 segments), 2/2 (3 segments)".
+func keyIDPairs(l []status.KeyIDCount) string {
+	parts := make([]string, len(l))
+	for i, k := range l {
+		parts[i] = fmt.Sprintf("%d/%d (%d segments)", k.KeyID, k.RNextKeyID, k.Segments)
+	}
+	return strings.Join(parts, ", ")
 }
