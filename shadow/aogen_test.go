@@ -692,13 +692,13 @@ func generateAO(t testing.TB) (mixed, mid []aoPacket) {
 		c.send(true, fPSH|fACK, bgpKeepalive, "bad_mac")
 	}
 
-	// 15. Sequence numbers that wrap: both ISNs just below 2^32, so after a
-	// few segments each direction's SNE is 1.
+	// 15. Sequence numbers that wrap: both ISNs just below 2^32, so the
+	// last 5 segments of each direction have SNE 1.
 	k = mkt(sha1, "sne", 1, 1, true)
 	c = g.conn("sne-wrap", ap("192.0.2.21", 50121), us4(179), 0xffff_ff00, 0xffff_ff80,
 		aoSigner{mkts: []tcpao.MasterKey{k}, rnext: 1}, aoSigner{mkts: []tcpao.MasterKey{k}, rnext: 1})
 	c.session(true, "valid")
-	for range 4 {
+	for range 8 {
 		c.send(true, fPSH|fACK, bgpUpdate, "valid")
 		c.send(false, fPSH|fACK, bgpUpdate, "sent:valid")
 	}

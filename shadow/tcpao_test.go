@@ -137,7 +137,7 @@ func TestAOGeneratedVerdicts(t *testing.T) {
 	if r := reportOf(t, reps, "192.0.2.18"); r.TCPAO || r.Received.Valid != 6 || r.Sent.Valid != 4 || len(r.KeyIDs) != 0 {
 		t.Errorf("TCP-MD5 peer: %+v", r)
 	}
-	if r := reportOf(t, reps, "192.0.2.21"); r.Received.Valid != 10 || r.Sent.Valid != 8 {
+	if r := reportOf(t, reps, "192.0.2.21"); r.Received.Valid != 14 || r.Sent.Valid != 12 {
 		t.Errorf("SNE wrap: %+v %+v", r.Received, r.Sent)
 	}
 	mc := New(aoPeers(t), Options{IdleAfter: -1})

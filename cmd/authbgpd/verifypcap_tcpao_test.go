@@ -120,6 +120,10 @@ func TestVerifyPcapTCPAO(t *testing.T) {
 			if sh.Segments["valid"] != 11 || sh.Sent["valid"] != 9 {
 				t.Errorf("rollover: %s", p.Shadow)
 			}
+		case "192.0.2.21":
+			if sh.Segments["valid"] != 14 || sh.Sent["valid"] != 12 {
+				t.Errorf("SNE wrap: %s", p.Shadow)
+			}
 		case "192.0.2.18":
 			if sh.Segments["valid"] != 6 || len(sh.KeyIDs) != 0 {
 				t.Errorf("TCP-MD5 peer: %s", p.Shadow)
