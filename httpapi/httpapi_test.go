@@ -304,6 +304,7 @@ func TestMetricsExposed(t *testing.T) {
 	m := metrics.New("test")
 	// Touch every metric once.
 	m.SegmentCounters("192.0.2.2").Valid.Inc()
+	m.TCPAOSegmentCounters("192.0.2.6").Valid.Inc()
 	m.SetPeerUp("192.0.2.2", true)
 	m.SetKeyInstalled("192.0.2.2", true)
 	m.KeyChanged("192.0.2.2")
