@@ -35,6 +35,7 @@ FUZZ_TARGETS = \
 	./md5auth:FuzzParseDiag \
 	./md5auth:FuzzParseNetstat \
 	./frame:FuzzDecodeTCP \
+	./shadow:FuzzCheckAO \
 	./capture/capfile:FuzzReader \
 	./config:FuzzParse \
 	./srv6policy:FuzzDecodeSRH \
