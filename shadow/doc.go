@@ -11,5 +11,16 @@
 // outgoing segments are checked too: a valid signature proves our key is
 // installed on the socket.
 //
-// The per-segment path does not allocate.
+// TCP-AO (RFC 5925) peers are checked too, side by side with TCP-MD5 ones
+// (tcpao.go): each connection is followed from its SYN and SYN-ACK, whose
+// ISNs give the traffic keys (derived once per connection and master key,
+// with package tcpao), and an SNE tracker per direction extends the
+// sequence numbers. A received segment is valid, bad_mac, missing,
+// unknown_key (its KeyID is none of our recv-ids), unexpected, or
+// no_handshake (its connection began before the capture); a bad MAC that
+// verifies with include-tcp-options flipped is diagnosed options-mismatch,
+// and TCP-MD5 where TCP-AO is configured (or the reverse) wrong-mechanism.
+//
+// The per-segment path does not allocate (for TCP-AO: once the
+// connection's handshake was seen).
 package shadow
