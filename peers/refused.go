@@ -36,7 +36,7 @@ func (p *pass) endStale() {
 		if s.remote.IsValid() && w.remote.IsValid() && s.remote != w.remote {
 			continue // another session now
 		}
-		m.log.WithFields(logrus.Fields{"peer": a, "connection": w.remote, "reason": w.why}).Warn("ending stale session: the peer reconnected with a valid TCP-MD5 signature while its old connection stopped verifying")
+		m.log.WithFields(logrus.Fields{"peer": a, "connection": w.remote, "reason": w.why}).Warn("ending stale session: the shadow checker saw the peer give it up while its connection stopped verifying")
 		if err := p.resetStale(a, s); err != nil {
 			m.log.WithError(err).Error("cannot end the stale session")
 		}

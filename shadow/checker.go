@@ -198,8 +198,20 @@ type Options struct {
 	// with addr (the peer's end on port sessionPort, see SetSession) is
 	// stale: its last segments from the peer failed verification and the
 	// peer opened a new connection with a valid signature (a SYN verified
-	// with our active key). Called once per session.
+	// with our active key, or with a key a reload replaced less than
+	// RetiredFor ago). Called once per session.
 	OnStale func(peerID string, addr netip.Addr, sessionPort uint16)
+	// RetiredFor is how long a key that SetPeers replaced (a reload
+	// changed the peer's key) still counts as the peer's for OnStale: a
+	// new connection signed with it comes from the peer, which gave its
+	// session up. Without it, a peer that reconnects after we re-keyed
+	// once more (its SYN now fails in our kernel and never reaches BGP)
+	// keeps its stale session until it catches up or the hold timer
+	// fires. Default 90 s (BGP's usual hold time); negative: never.
+	RetiredFor time.Duration
+	// Now is the clock SetPeers retires keys by, the segments' clock
+	// (default time.Now).
+	Now func() time.Time
 }
 
 // Checker classifies segments. It is safe for concurrent use; the capture
@@ -213,7 +225,10 @@ type Checker struct {
 	exact  map[netip.Addr]*Peer
 	ranges []*Peer
 	state  map[netip.Addr]*addrState
-	events []func()
+	// retired holds, per peer ID, the keys SetPeers replaced less than
+	// opts.RetiredFor ago, newest last (see offSession).
+	retired map[string][]retiredKey
+	events  []func()
 	// A one-entry cache of the last remote address: segments come in
 	// bursts from one session, and two map lookups cost as much as
 	// digesting a keepalive.
@@ -225,6 +240,15 @@ type Checker struct {
 	// generation are derived again from the new keys.
 	gen uint64
 }
+
+// retiredKey is a key a peer had until SetPeers replaced it at at.
+type retiredKey struct {
+	secret md5auth.Secret
+	at     time.Time
+}
+
+// maxRetired bounds the retired keys kept per peer (a burst of reloads).
+const maxRetired = 8
 
 // addrState is the diagnosis state of one remote address.
 type addrState struct {
@@ -283,7 +307,13 @@ func New(peers []Peer, o Options) *Checker {
 	if o.IdleAfter == 0 {
 		o.IdleAfter = 5 * time.Minute
 	}
-	c := &Checker{opts: o, d: md5auth.NewDigester(), state: map[netip.Addr]*addrState{}}
+	if o.RetiredFor == 0 {
+		o.RetiredFor = 90 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	c := &Checker{opts: o, d: md5auth.NewDigester(), state: map[netip.Addr]*addrState{}, retired: map[string][]retiredKey{}}
 	c.SetPeers(peers)
 	return c
 }
@@ -311,6 +341,7 @@ func (c *Checker) SetPeers(peers []Peer) {
 	}
 	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].Prefix.Bits() > ranges[j].Prefix.Bits() })
 	c.mu.Lock()
+	c.retire(exact, ranges)     // copies the replaced keys it keeps
 	wipeKeys(c.exact, c.ranges) // only ever read under c.mu
 	c.exact, c.ranges = exact, ranges
 	c.lastAddr, c.lastLocal, c.lastPeer, c.lastSt = netip.Addr{}, netip.Addr{}, nil, nil
@@ -341,6 +372,102 @@ func wipeKeys(exact map[netip.Addr]*Peer, ranges []*Peer) {
 			k.Secret.Wipe()
 		}
 	}
+}
+
+// retire records the keys of the current peers that the next ones
+// (exact, ranges) no longer have, and forgets retired keys that expired,
+// came back, or belong to peers that are gone. c.mu is held.
+func (c *Checker) retire(exact map[netip.Addr]*Peer, ranges []*Peer) {
+	if c.opts.RetiredFor < 0 {
+		return
+	}
+	now := c.opts.Now()
+	old := map[string]*Peer{}
+	for _, p := range c.exact {
+		old[p.ID] = p
+	}
+	for _, p := range c.ranges {
+		old[p.ID] = p
+	}
+	next := map[string]*Peer{}
+	for _, p := range exact {
+		next[p.ID] = p
+	}
+	for _, p := range ranges {
+		next[p.ID] = p
+	}
+	retired := map[string][]retiredKey{}
+	for id, np := range next {
+		if np.TCPAO {
+			continue // only the TCP-MD5 stale proof uses retired keys
+		}
+		has := func(secret md5auth.Secret) bool {
+			for _, k := range np.Keys {
+				if k.Secret.Equal(secret) {
+					return true
+				}
+			}
+			return false
+		}
+		var keep []retiredKey
+		for _, rk := range c.retired[id] {
+			if now.Sub(rk.at) <= c.opts.RetiredFor && !has(rk.secret) {
+				keep = append(keep, rk)
+			}
+		}
+		if op := old[id]; op != nil {
+			for _, k := range op.Keys {
+				if len(k.Secret) > 0 && !has(k.Secret) {
+					keep = append(keep, retiredKey{secret: append(md5auth.Secret(nil), k.Secret...), at: now})
+				}
+			}
+		}
+		if len(keep) > maxRetired {
+			keep = keep[len(keep)-maxRetired:]
+		}
+		if len(keep) > 0 {
+			retired[id] = keep
+		}
+	}
+	wipeDropped(c.retired, retired)
+	c.retired = retired
+}
+
+// wipeDropped wipes the retired keys of old that next no longer keeps.
+func wipeDropped(old, next map[string][]retiredKey) {
+	kept := map[*byte]bool{}
+	for _, rks := range next {
+		for _, rk := range rks {
+			kept[&rk.secret[0]] = true
+		}
+	}
+	for _, rks := range old {
+		for _, rk := range rks {
+			if !kept[&rk.secret[0]] {
+				rk.secret.Wipe()
+			}
+		}
+	}
+}
+
+// retiredVerifies reports whether the received segment (pseudo-header ph)
+// of peer p, seen at t, is signed with a key p had until less than
+// opts.RetiredFor before t. c.mu is held.
+func (c *Checker) retiredVerifies(p *Peer, ph *md5auth.PseudoHeader, segment []byte, t time.Time) bool {
+	rks := c.retired[p.ID]
+	if len(rks) == 0 {
+		return false
+	}
+	sig, err := md5auth.SignatureOf(segment)
+	if err != nil || sig == nil {
+		return false
+	}
+	for i := len(rks) - 1; i >= 0; i-- {
+		if t.Sub(rks[i].at) <= c.opts.RetiredFor && c.verify(ph, segment, sig, rks[i].secret) {
+			return true
+		}
+	}
+	return false
 }
 
 // Pin makes the checker treat key id as peerID's active key (after a
@@ -587,7 +714,14 @@ func (c *Checker) stateOf(remote netip.Addr, p *Peer) *addrState {
 // connection: then it is counted here and the diagnosis stays the
 // session's. A valid SYN after the session's own segments stopped
 // verifying means the peer gave the session up (its NOTIFICATION and FIN,
-// signed with a key we no longer hold, never reached BGP): OnStale.
+// signed with a key we no longer hold, never reached BGP): OnStale. So
+// does a SYN signed with a key the peer had until a reload replaced it
+// less than Options.RetiredFor ago (a retired key proves as much as ours
+// that the SYN is the peer's): the peer reconnects with the key it was
+// given before, after we re-keyed once more. Our kernel drops that SYN, so
+// BGP never sees it, and without this the session would stand until the
+// peer reconnects with our current key (which, while the keys keep
+// changing, it may not do for long) or the hold timer fires.
 func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort uint16, segment []byte, r Result) bool {
 	if srcPort == st.conn {
 		switch r.Verdict {
@@ -601,7 +735,10 @@ func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort 
 		return false
 	}
 	c.count(st, r)
-	if r.Verdict == Valid && isSYN(segment) && st.connBad > 0 && !st.stale && c.opts.OnStale != nil {
+	// (st.rx.ph is the pseudo-header CheckHeld verified this segment
+	// with, st.rep.Last its time.)
+	if isSYN(segment) && st.connBad > 0 && !st.stale && c.opts.OnStale != nil &&
+		(r.Verdict == Valid || r.Verdict == BadDigest && c.retiredVerifies(p, &st.rx.ph, segment, st.rep.Last)) {
 		st.stale = true
 		id, addr, port := p.ID, remote, st.conn
 		c.events = append(c.events, func() { c.opts.OnStale(id, addr, port) })

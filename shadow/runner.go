@@ -493,7 +493,7 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 		return
 	}
 	go func() {
-		why := fmt.Sprintf("segments of the session's connection (peer port %d) stopped verifying and %s opened a new connection signed with our key", port, addr)
+		why := fmt.Sprintf("segments of the session's connection (peer port %d) stopped verifying and %s opened a new connection signed with our key (or with the key a recent reload replaced)", port, addr)
 		if err := s.endStale(addr, netip.AddrPortFrom(addr, port), why); err != nil {
 			s.log.WithError(err).WithField("peer", addr).Error("cannot end the stale session")
 		}

@@ -190,3 +190,54 @@ func TestProvenKeyIDStanding(t *testing.T) {
 func tcpSegKey(t testing.TB, sport uint16, key string) []byte {
 	return tcpSeg(t, sport, flagSYN, key, 0)
 }
+
+// A reload replaced the peer's key (A → B) and another one followed
+// (B → C) before the peer, which had reset its session when it took B,
+// reconnected: its SYN is signed with B, which our kernel no longer
+// accepts, so BGP never sees it. A key the peer had until a reload less
+// than RetiredFor ago still proves the SYN is the peer's: the session is
+// stale. A key never configured, or retired too long ago, proves nothing.
+func TestStaleSessionRetiredKey(t *testing.T) {
+	r := &staleRig{t: t, now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	peerWith := func(key string) []shadow.Peer {
+		return []shadow.Peer{{ID: hPeer, Prefix: netip.PrefixFrom(hPeerAddr, 32), Keys: []shadow.Key{{ID: -1, Secret: []byte(key)}}, Pinned: -1}}
+	}
+	r.c = shadow.New(peerWith("key-a"), shadow.Options{
+		RetiredFor: time.Minute,
+		Now:        func() time.Time { return r.now },
+		OnStale: func(id string, a netip.Addr, port uint16) {
+			r.mu.Lock()
+			r.stale = append(r.stale, port)
+			r.mu.Unlock()
+		},
+	})
+	r.c.SetSession(hPeerAddr, 40001)
+	r.send(40001, flagACKPSH, "key-a")
+	r.c.SetPeers(peerWith("key-b"))    // reload: A → B (the peer follows and resets)
+	r.send(40001, flagACKPSH, "key-a") // its NOTIFICATION, signed with A: dropped
+	r.c.SetPeers(peerWith("key-c"))    // reload: B → C before the peer reconnected
+	r.send(40002, flagSYN, "never-configured")
+	if n := len(r.staleCalls()); n != 0 {
+		t.Fatalf("stale on a SYN signed with a key never configured: %d", n)
+	}
+	r.send(40002, flagSYN, "key-b")
+	if got := r.staleCalls(); len(got) != 1 || got[0] != 40001 {
+		t.Fatalf("OnStale calls %v, want one for port 40001 (SYN signed with the key retired by the last reload)", got)
+	}
+
+	// Once the retired key is older than RetiredFor it proves nothing.
+	r.c.SetSession(hPeerAddr, 0)
+	r.c.SetSession(hPeerAddr, 40003)
+	r.send(40003, flagACKPSH, "key-a")
+	r.now = r.now.Add(2 * time.Minute)
+	r.send(40004, flagSYN, "key-b")
+	if n := len(r.staleCalls()); n != 1 {
+		t.Fatalf("stale on a SYN signed with a key retired %v ago: %d calls", 2*time.Minute, n)
+	}
+	// And a key that came back is the active one again (Valid, as before).
+	r.c.SetPeers(peerWith("key-b"))
+	r.send(40004, flagSYN, "key-b")
+	if got := r.staleCalls(); len(got) != 2 || got[1] != 40003 {
+		t.Fatalf("OnStale calls %v, want a second one for port 40003", got)
+	}
+}
