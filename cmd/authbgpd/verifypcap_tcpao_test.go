@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/authbgp/authbgpd/internal/testenv"
 )
 
 // The generated TCP-AO captures and their config (shadow/aogen_test.go
@@ -210,5 +213,46 @@ func TestVerifyPcapFailOnTCPAO(t *testing.T) {
 	var out, errb bytes.Buffer
 	if rc := run([]string{"verify-pcap", "-f", aoCfg, "--fail-on", "bad-macs", aoMixed}, &out, &errb); rc != 2 || !strings.Contains(errb.String(), "options-mismatch") {
 		t.Errorf("unknown --fail-on: exit %d, %q", rc, errb.String())
+	}
+}
+
+// TestVerifyPcapTCPAOAgainstTcpdump: in the mixed capture, the TCP-MD5
+// peer's segments (both directions) that verify-pcap calls valid are the
+// ones tcpdump -M, an independent RFC 2385 implementation, calls valid —
+// and with another key tcpdump calls them invalid (the oracle can fail).
+// The TCP-AO peers' MACs are checked against scapy in shadow's
+// TestScapyCrossCheck.
+func TestVerifyPcapTCPAOAgainstTcpdump(t *testing.T) {
+	td := testenv.RequireBinary(t, "tcpdump", "/usr/sbin", "/usr/bin")
+	var out, errb bytes.Buffer
+	if rc := run([]string{"verify-pcap", "-f", aoCfg, "--json", aoMixed}, &out, &errb); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errb.String())
+	}
+	var rep aoReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var ours uint64
+	for _, p := range rep.Peers {
+		if p.Address == "192.0.2.18" {
+			var sh aoShadow
+			if err := json.Unmarshal(p.Shadow, &sh); err != nil {
+				t.Fatal(err)
+			}
+			ours = sh.Segments["valid"] + sh.Sent["valid"]
+		}
+	}
+	count := func(key, word string) uint64 {
+		b, err := exec.Command(td, "-r", aoMixed, "-nn", "-v", "-M", key, "host 192.0.2.18").Output()
+		if err != nil {
+			t.Fatalf("tcpdump: %v", err)
+		}
+		return uint64(strings.Count(string(b), word))
+	}
+	if valid := count("Md5-Ok-Password-Gecko", "md5 valid"); ours == 0 || valid != ours {
+		t.Fatalf("192.0.2.18: verify-pcap %d valid, tcpdump -M %d", ours, valid)
+	}
+	if n := count("not-the-key", "(invalid)"); n != ours {
+		t.Fatalf("tcpdump -M with another key: %d invalid of %d", n, ours)
 	}
 }
