@@ -1,5 +1,5 @@
 # authbgpd — see README.md.
-.PHONY: all build image test quickstart bench fuzz soak clean
+.PHONY: all build image test quickstart bench fuzz soak clean vmtest
 
 all: build
 
@@ -15,6 +15,15 @@ image:
 # privileged and end-to-end tests.
 test:
 	bash scripts/test.sh
+
+# The tests that need a kernel with TCP-AO and VRF (e2e/vmtest), in a
+# Linux 6.12 VM (scripts/vm.sh; root; the first run builds its kernel, about
+# 6 minutes). The test binary is built here and run in the guest.
+VMTEST_FLAGS ?=
+vmtest:
+	bash scripts/deps.sh
+	CGO_ENABLED=0 go test -c -o bin/vmtest.test ./e2e/vmtest
+	bash scripts/vm.sh bin/vmtest.test -test.v -test.count=1 -test.timeout=20m $(VMTEST_FLAGS)
 
 quickstart:
 	bash scripts/quickstart.sh

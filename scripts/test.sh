@@ -43,4 +43,21 @@ go test -count=1 -run 'Allocs' ./md5auth/... ./srv6policy/...
 echo "== go test -race ./... (unit, privileged and end-to-end tests)"
 go test -race -count=1 -timeout 45m ${GOTESTFLAGS:-} ./...
 
+# The tests that need TCP-AO and VRF devices (this kernel may lack them) run
+# in a VM (scripts/vm.sh, e2e/vmtest; its kernel is built once, ~6 min). A VM
+# that cannot run here is a SKIP, or a failure with E2E_REQUIRED=1.
+vmstart=$(date +%s)
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: make vmtest (TCP-AO VM) needs root"
+	[ "${E2E_REQUIRED:-}" != 1 ] || { echo "E2E_REQUIRED=1 and not root: the TCP-AO VM tests cannot run"; exit 1; }
+elif bash scripts/vm.sh --check; then
+	echo "== make vmtest (e2e/vmtest in the TCP-AO VM)"
+	make vmtest
+elif [ "${E2E_REQUIRED:-}" = 1 ]; then
+	echo "the TCP-AO VM cannot run (scripts/vm.sh --check above says why) and E2E_REQUIRED=1"; exit 1
+else
+	echo "SKIP: the TCP-AO VM cannot run here (scripts/vm.sh --check above says why): e2e/vmtest not run"
+fi
+echo "== TCP-AO VM part done in $(( $(date +%s) - vmstart ))s"
+
 echo "== done in $(( $(date +%s) - start ))s"
