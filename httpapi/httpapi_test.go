@@ -312,7 +312,10 @@ func TestMetricsExposed(t *testing.T) {
 	m.AddSRHHMAC(42, metrics.HMACValid, 1)
 	m.SetPolicyInstalled("gold-to-pe3", false)
 	m.ConfigReloaded(nil)
-	if err := m.ReadKernelDrops(func() (metrics.KernelMD5Drops, error) { return metrics.KernelMD5Drops{BadDigest: 3}, nil }); err != nil {
+	m.AddTCPAOKernel("192.0.2.6", metrics.AOKernelCounts{Good: 5})
+	if err := m.ReadKernelDrops(func() (metrics.KernelMD5Drops, error) {
+		return metrics.KernelMD5Drops{BadDigest: 3, AO: &metrics.AOKernelCounts{Bad: 1}}, nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	// The readers the daemon attaches at start.

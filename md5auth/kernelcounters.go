@@ -23,6 +23,12 @@ type KernelCounters struct {
 	// Failure: segments whose signature does not verify with our key
 	// (TCPMD5Failure; the shadow's "bad_digest").
 	Failure uint64
+	// HasAO: the kernel has TCP-AO counters (Linux 6.7+ with TCP_AO).
+	HasAO bool
+	// The TCP-AO counters: verified (TCPAOGood), bad MAC (TCPAOBad), no
+	// MKT for the KeyID (TCPAOKeyNotFound), TCP-AO missing where required
+	// (TCPAORequired), ICMPs ignored (TCPAODroppedIcmps).
+	AOGood, AOBad, AOKeyNotFound, AORequired, AODroppedICMP uint64
 }
 
 // ErrNoMD5Counters: the netstat text has no TcpExt TCP-MD5 counters (a
@@ -60,6 +66,8 @@ func ParseNetstat(b []byte) (KernelCounters, error) {
 				dst = &c.Unexpected
 			case "TCPMD5Failure":
 				dst = &c.Failure
+			case "TCPAOGood", "TCPAOBad", "TCPAOKeyNotFound", "TCPAORequired", "TCPAODroppedIcmps":
+				dst, c.HasAO = c.aoField(string(n)), true
 			default:
 				continue
 			}
@@ -79,4 +87,19 @@ func ParseNetstat(b []byte) (KernelCounters, error) {
 		return KernelCounters{}, ErrNoMD5Counters
 	}
 	return c, nil
+}
+
+// aoField is the field of TcpExt counter name (a TCPAO* one).
+func (c *KernelCounters) aoField(name string) *uint64 {
+	switch name {
+	case "TCPAOGood":
+		return &c.AOGood
+	case "TCPAOBad":
+		return &c.AOBad
+	case "TCPAOKeyNotFound":
+		return &c.AOKeyNotFound
+	case "TCPAORequired":
+		return &c.AORequired
+	}
+	return &c.AODroppedICMP
 }

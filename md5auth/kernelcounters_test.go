@@ -57,7 +57,7 @@ func TestParseNetstatCases(t *testing.T) {
 		err      error // errors.Is target; nil: no error
 		anyErr   bool
 	}{
-		{name: "values", in: "TcpExt: A TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure B\nTcpExt: 9 1 2 3 9\n", want: KernelCounters{1, 2, 3}},
+		{name: "values", in: "TcpExt: A TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure B\nTcpExt: 9 1 2 3 9\n", want: KernelCounters{NotFound: 1, Unexpected: 2, Failure: 3}},
 		{name: "other sections first", in: "IpExt: TCPMD5Failure\nIpExt: 7\nTcpExt: TCPMD5Failure\nTcpExt: 5\n", want: KernelCounters{Failure: 5}},
 		{name: "large", in: "TcpExt: TCPMD5Failure\nTcpExt: 18446744073709551615\n", want: KernelCounters{Failure: 1<<64 - 1}},
 		{name: "no md5 counters", in: "TcpExt: A B\nTcpExt: 1 2\n", err: ErrNoMD5Counters},
@@ -100,4 +100,22 @@ func FuzzParseNetstat(f *testing.F) {
 			t.Fatalf("counters %+v from input without TCPMD5", c)
 		}
 	})
+}
+
+// TestParseNetstatTCPAO: the TCP-AO counters of a kernel with TCP-AO are
+// read beside the TCP-MD5 ones; a kernel without them says so (HasAO).
+func TestParseNetstatTCPAO(t *testing.T) {
+	text := "TcpExt: SyncookiesSent TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure TCPAORequired TCPAOBad TCPAOKeyNotFound TCPAOGood TCPAODroppedIcmps\n" +
+		"TcpExt: 1 2 3 4 5 6 7 8 9\n"
+	c, err := ParseNetstat([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.HasAO || c.NotFound != 2 || c.Failure != 4 || c.AORequired != 5 || c.AOBad != 6 || c.AOKeyNotFound != 7 || c.AOGood != 8 || c.AODroppedICMP != 9 {
+		t.Fatalf("%+v", c)
+	}
+	c, err = ParseNetstat([]byte("TcpExt: TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure\nTcpExt: 1 2 3\n"))
+	if err != nil || c.HasAO {
+		t.Fatalf("without TCP-AO: %+v %v", c, err)
+	}
 }

@@ -10,6 +10,8 @@ import (
 // TCPMD5Failure.
 type KernelMD5Drops struct {
 	Missing, Unexpected, BadDigest uint64
+	// AO are the namespace's TCP-AO counters (nil: the kernel has none).
+	AO *AOKernelCounts
 }
 
 // kernelDesc is authbgpd_kernel_tcp_md5_drops_total{reason}.
@@ -22,7 +24,7 @@ type kernelCollector struct {
 	read func() (KernelMD5Drops, error)
 }
 
-func (kernelCollector) Describe(ch chan<- *prometheus.Desc) { ch <- kernelDesc }
+func (kernelCollector) Describe(ch chan<- *prometheus.Desc) { ch <- kernelDesc; ch <- kernelAODesc }
 
 func (k kernelCollector) Collect(ch chan<- prometheus.Metric) {
 	d, err := k.read()
@@ -35,6 +37,11 @@ func (k kernelCollector) Collect(ch chan<- prometheus.Metric) {
 		n      uint64
 	}{{SegmentMissing, d.Missing}, {SegmentUnexpected, d.Unexpected}, {SegmentBadDigest, d.BadDigest}} {
 		ch <- prometheus.MustNewConstMetric(kernelDesc, prometheus.CounterValue, float64(v.n), v.reason)
+	}
+	if d.AO != nil {
+		d.AO.each(func(reason string, n uint64) {
+			ch <- prometheus.MustNewConstMetric(kernelAODesc, prometheus.CounterValue, float64(n), reason)
+		})
 	}
 }
 

@@ -106,6 +106,7 @@ type Metrics struct {
 	srh       map[string]*HMACCounters // by key_id label value
 	readPeers func() ([]PeerState, error)
 	upPeers   map[string]bool // peer_up series set by the last ReadPeers scrape
+	aoKern    aoKernel        // authbgpd_tcp_ao_segments_total (tcpao_kernel.go)
 }
 
 // PeerCounters are the children of authbgpd_md5_segments_total for one
@@ -400,6 +401,7 @@ func (m *Metrics) DeletePeer(peer string) {
 	m.peerUp.DeleteLabelValues(peer)
 	m.keyInstalled.DeleteLabelValues(peer)
 	m.keyChanges.DeleteLabelValues(peer)
+	m.deleteTCPAOKernel(peer)
 }
 
 // AddShadowDrops adds n to authbgpd_shadow_drops_total (packets the capture

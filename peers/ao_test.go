@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/metrics"
 )
 
 // fakeAO adds TCP-AO to fakeSockets: MKTs per listener scope and per
@@ -25,6 +26,7 @@ type fakeAO struct {
 	observe  bool
 	extra    []md5auth.AOSocket
 	deletedP []netip.Prefix
+	good     uint64 // TCP_AO_INFO pkt_good of every connection
 }
 
 func newFakeAO() *fakeAO {
@@ -68,8 +70,15 @@ func (f *fakeAO) ObserveAO(port uint16) ([]md5auth.AOSocket, error) {
 	}
 	out := []md5auth.AOSocket{l}
 	for remote, set := range f.conns {
+		// The peer follows our RNextKeyID and asks, with its own, for
+		// the matching key: the kernel's current key follows.
 		c := md5auth.AOSocket{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: remote, Family: afInet,
-			HasInfo: true, Info: md5auth.AOInfo{RNext: uint8(set.RNext)}}
+			HasInfo: true, Info: md5auth.AOInfo{RNext: uint8(set.RNext), Good: f.good}}
+		for _, k := range set.Keys {
+			if int(k.RecvID) == set.RNext {
+				c.Info.Current = k.SendID
+			}
+		}
 		for _, k := range set.Keys {
 			c.Keys = append(c.Keys, md5auth.ObservedAOKey{AOKey: k})
 		}
@@ -180,8 +189,18 @@ func TestTCPAOPeers(t *testing.T) {
 	}
 	waitFor(t, "status send/recv id 20/21", func() bool {
 		a := m.Status()[0].Auth
-		return a.SendID != nil && *a.SendID == 20 && *a.RecvID == 21 && a.KeyID != nil && *a.KeyID == 2
+		return a.SendID != nil && *a.SendID == 20 && *a.RecvID == 21 && a.KeyID != nil && *a.KeyID == 2 &&
+			a.PeerRNextKeyID != nil && *a.PeerRNextKeyID == 20
 	})
+	// The kernel's counters of the session reach /status and the observer
+	// (as growth since the last pass).
+	s.amu.Lock()
+	s.good = 41
+	s.amu.Unlock()
+	m.Reconcile(context.Background())
+	if k := m.Status()[0].Auth.Kernel; k == nil || k.Good != 41 {
+		t.Fatalf("auth.kernel %+v", k)
+	}
 
 	// A connection of the peer that carries no TCP-AO key is ended.
 	s.amu.Lock()
@@ -249,4 +268,14 @@ func startWith(t *testing.T, c *config.Config, s Sockets, logw *strings.Builder)
 	}
 	t.Cleanup(func() { _ = m.Stop(context.Background()) })
 	return m, b
+}
+
+// TestAODelta: the observers get how much a connection's TCP-AO counters
+// grew; a connection whose counters went down is a new one, counted from 0.
+func TestAODelta(t *testing.T) {
+	d := addDelta(metrics.AOKernelCounts{}, md5auth.AOInfo{Good: 10, Bad: 3}, md5auth.AOInfo{Good: 4, Bad: 1})
+	d = addDelta(d, md5auth.AOInfo{Good: 2, KeyNotFound: 1}, md5auth.AOInfo{Good: 9})
+	if d != (metrics.AOKernelCounts{Good: 8, Bad: 2, KeyNotFound: 1}) {
+		t.Fatalf("%+v", d)
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -53,14 +54,18 @@ type Observer interface {
 	// with addr (remote is the peer's end; zero when none is established),
 	// so the shadow checker can judge that connection's segments.
 	Session(addr netip.Addr, remote netip.AddrPort)
+	// AOKernel tells, every pass, how much the kernel's TCP-AO counters of
+	// a TCP-AO peer's connections grew since the last pass.
+	AOKernel(peer string, d metrics.AOKernelCounts)
 }
 
 type nopObserver struct{}
 
-func (nopObserver) Session(netip.Addr, netip.AddrPort) {}
-func (nopObserver) KeyInstalled(string, bool)          {}
-func (nopObserver) KeyChanged(string, int)             {}
-func (nopObserver) PeerRemoved(string)                 {}
+func (nopObserver) Session(netip.Addr, netip.AddrPort)      {}
+func (nopObserver) KeyInstalled(string, bool)               {}
+func (nopObserver) KeyChanged(string, int)                  {}
+func (nopObserver) PeerRemoved(string)                      {}
+func (nopObserver) AOKernel(string, metrics.AOKernelCounts) {}
 
 // ErrHeldDown marks a peer held administratively down because its key
 // could not be installed.
@@ -101,7 +106,8 @@ type Manager struct {
 	// only by the pass (under mu, so Status and GuardAPI can read it).
 	peers  map[string]*peer
 	held   map[string]error
-	told   map[netip.Addr]netip.AddrPort // the observers' view of each session's connection
+	told   map[netip.Addr]netip.AddrPort        // the observers' view of each session's connection
+	aoLast map[[2]netip.AddrPort]md5auth.AOInfo // TCP-AO counters of each connection at the last pass
 	passes uint64
 
 	reqs     chan *passReq   // passes asked for by callers who wait
@@ -145,6 +151,7 @@ func New(o Options) *Manager {
 		peers:   map[string]*peer{},
 		held:    map[string]error{},
 		told:    map[netip.Addr]netip.AddrPort{},
+		aoLast:  map[[2]netip.AddrPort]md5auth.AOInfo{},
 		reqs:    make(chan *passReq),
 		kick:    make(chan struct{}, 1),
 		refused: make(chan netip.Addr, 64),

@@ -50,6 +50,12 @@ type peer struct {
 	inGoBGP  bool
 	// ao is our copy of the TCP-AO set on the listeners (no keys: none).
 	ao md5auth.AOSet
+	// aoKernel sums the kernel's TCP_AO_INFO counters of the peer's
+	// established connections at the last pass (nil: none seen); aoCurrent
+	// the SendID the kernel sends with there (following the peer's
+	// RNextKeyID), -1 when unknown.
+	aoKernel  *md5auth.AOInfo
+	aoCurrent int
 	// gobgpSecret is the password GoBGP holds for this static peer;
 	// pending when it differs from secret (waiting for the session to
 	// leave Established).
@@ -99,7 +105,10 @@ type pass struct {
 	// aoObs is the kernel's view of the TCP-AO keys (aoSeen: it was read).
 	aoObs  []md5auth.AOSocket
 	aoSeen bool
-	port   uint16
+	// aoSeenConns are the TCP-AO connections whose counters this pass
+	// read, by peer ID.
+	aoSeenConns map[string][]md5auth.AOSocket
+	port        uint16
 	// prev holds, for peers whose key this pass changed, the key before.
 	prev map[string]md5auth.Secret
 	// deleted are listener key scopes this pass removed; gone the
@@ -301,7 +310,7 @@ func sameShape(a, b *config.Peer) bool {
 func (m *Manager) record(w Want) *peer {
 	st := m.peers[w.Cfg.ID()]
 	if st == nil {
-		st = &peer{cfg: w.Cfg, keyID: -1}
+		st = &peer{cfg: w.Cfg, keyID: -1, aoCurrent: -1}
 		m.peers[w.Cfg.ID()] = st
 	}
 	st.cfg = w.Cfg

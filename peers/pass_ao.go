@@ -8,6 +8,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/metrics"
 )
 
 // TCP-AO peers in a pass. Their MKTs (every key of the keychain) go on the
@@ -153,6 +154,12 @@ func (p *pass) connsAO() {
 			continue
 		}
 		c, ok := p.aoConn(s)
+		if ok && c.HasInfo {
+			if p.aoSeenConns == nil {
+				p.aoSeenConns = map[string][]md5auth.AOSocket{}
+			}
+			p.aoSeenConns[st.cfg.ID()] = append(p.aoSeenConns[st.cfg.ID()], c)
+		}
 		switch {
 		case !ok:
 			st.obs.ok = false
@@ -216,4 +223,65 @@ func (p *pass) straysAO() {
 			}
 		}
 	}
+}
+
+// tellAO records, for every TCP-AO peer, the kernel's counters and current
+// key of its connections, and tells the observers how much they grew.
+func (p *pass) tellAO() {
+	m := p.m
+	if !p.aoSeen {
+		return
+	}
+	seen := map[[2]netip.AddrPort]bool{}
+	for _, st := range m.sorted() {
+		if len(st.ao.Keys) == 0 {
+			continue
+		}
+		id := st.cfg.ID()
+		var sum md5auth.AOInfo
+		var d metrics.AOKernelCounts
+		st.aoKernel, st.aoCurrent = nil, -1
+		for _, c := range p.aoSeenConns[id] {
+			k := [2]netip.AddrPort{c.Local, c.Remote}
+			seen[k] = true
+			addAOInfo(&sum, c.Info)
+			d = addDelta(d, c.Info, m.aoLast[k])
+			m.aoLast[k] = c.Info
+			st.aoCurrent = int(c.Info.Current)
+		}
+		if len(p.aoSeenConns[id]) > 0 {
+			st.aoKernel = &sum
+		}
+		m.obs.AOKernel(id, d)
+	}
+	for k := range m.aoLast {
+		if !seen[k] {
+			delete(m.aoLast, k)
+		}
+	}
+}
+
+func addAOInfo(sum *md5auth.AOInfo, i md5auth.AOInfo) {
+	sum.Good += i.Good
+	sum.Bad += i.Bad
+	sum.KeyNotFound += i.KeyNotFound
+	sum.AORequired += i.AORequired
+	sum.DroppedICMP += i.DroppedICMP
+}
+
+// addDelta adds to d how much now grew over last (a connection's counters
+// only grow; a smaller value is a new connection, counted from 0).
+func addDelta(d metrics.AOKernelCounts, now, last md5auth.AOInfo) metrics.AOKernelCounts {
+	grow := func(n, l uint64) uint64 {
+		if n < l {
+			return n
+		}
+		return n - l
+	}
+	d.Good += grow(now.Good, last.Good)
+	d.Bad += grow(now.Bad, last.Bad)
+	d.KeyNotFound += grow(now.KeyNotFound, last.KeyNotFound)
+	d.AORequired += grow(now.AORequired, last.AORequired)
+	d.DroppedICMP += grow(now.DroppedICMP, last.DroppedICMP)
+	return d
 }

@@ -222,6 +222,7 @@ func (p *pass) strays() {
 // observed, and which connection carries each established session.
 func (p *pass) tell() {
 	m := p.m
+	p.tellAO()
 	for _, st := range m.sorted() {
 		if st.cfg.Auth().Mode != config.AuthNone {
 			m.obs.KeyInstalled(st.cfg.ID(), st.observedInstalled())

@@ -251,4 +251,11 @@ func aoStatus(a *status.Auth, st *peer, cp *config.Peer) {
 	if !cp.IsDynamic() {
 		a.Passive, a.PassiveReason = true, PassiveReason
 	}
+	if st.aoCurrent >= 0 {
+		cur := st.aoCurrent
+		a.PeerRNextKeyID, a.SendID = &cur, &cur
+	}
+	if k := st.aoKernel; k != nil {
+		a.Kernel = &status.AOCounters{Good: k.Good, Bad: k.Bad, KeyNotFound: k.KeyNotFound, AORequired: k.AORequired, DroppedICMP: k.DroppedICMP}
+	}
 }

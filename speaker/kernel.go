@@ -22,7 +22,11 @@ func newKernelDrops() *kernelDrops {
 // metrics is the reader of authbgpd_kernel_tcp_md5_drops_total.
 func (k *kernelDrops) metrics() (metrics.KernelMD5Drops, error) {
 	c, err := md5auth.ReadKernelCounters()
-	return metrics.KernelMD5Drops{Missing: c.NotFound, Unexpected: c.Unexpected, BadDigest: c.Failure}, err
+	d := metrics.KernelMD5Drops{Missing: c.NotFound, Unexpected: c.Unexpected, BadDigest: c.Failure}
+	if c.HasAO {
+		d.AO = &metrics.AOKernelCounts{Good: c.AOGood, Bad: c.AOBad, KeyNotFound: c.AOKeyNotFound, AORequired: c.AORequired, DroppedICMP: c.AODroppedICMP}
+	}
+	return d, err
 }
 
 // status is the kernel part of /status (nil when the counters cannot be
@@ -42,5 +46,20 @@ func (k *kernelDrops) status() *status.Kernel {
 	} else {
 		st.MD5DropsSinceStart = st.MD5Drops
 	}
+	if c.HasAO {
+		st.AO = aoCounters(c)
+		since := *st.AO
+		if k.ok && k.start.HasAO {
+			since = status.AOCounters{Good: c.AOGood - min(c.AOGood, k.start.AOGood), Bad: c.AOBad - min(c.AOBad, k.start.AOBad),
+				KeyNotFound: c.AOKeyNotFound - min(c.AOKeyNotFound, k.start.AOKeyNotFound),
+				AORequired:  c.AORequired - min(c.AORequired, k.start.AORequired),
+				DroppedICMP: c.AODroppedICMP - min(c.AODroppedICMP, k.start.AODroppedICMP)}
+		}
+		st.AOSinceStart = &since
+	}
 	return st
+}
+
+func aoCounters(c md5auth.KernelCounters) *status.AOCounters {
+	return &status.AOCounters{Good: c.AOGood, Bad: c.AOBad, KeyNotFound: c.AOKeyNotFound, AORequired: c.AORequired, DroppedICMP: c.AODroppedICMP}
 }

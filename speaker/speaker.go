@@ -378,6 +378,9 @@ func (o observer) KeyChanged(peer string, keyID int) {
 	}
 }
 func (o observer) PeerRemoved(peer string) { o.m.DeletePeer(peer) }
+func (o observer) AOKernel(peer string, d metrics.AOKernelCounts) {
+	o.m.AddTCPAOKernel(peer, d)
+}
 func (o observer) Session(addr netip.Addr, remote netip.AddrPort) {
 	if sh := o.s.shadow; sh != nil {
 		sh.SetSession(addr, remote.Port())

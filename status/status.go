@@ -26,6 +26,21 @@ type Kernel struct {
 	MD5Drops Drops `json:"tcp_md5_drops"`
 	// MD5DropsSinceStart are the drops since this daemon started.
 	MD5DropsSinceStart Drops `json:"tcp_md5_drops_since_start"`
+	// AO and AOSinceStart are the namespace's TCP-AO counters (TcpExt
+	// TCPAOGood, TCPAOBad, TCPAOKeyNotFound, TCPAORequired,
+	// TCPAODroppedIcmps), absent on a kernel without TCP-AO.
+	AO           *AOCounters `json:"tcp_ao,omitempty"`
+	AOSinceStart *AOCounters `json:"tcp_ao_since_start,omitempty"`
+}
+
+// AOCounters are TCP-AO segment counts: the kernel's per-socket
+// TCP_AO_INFO counters, or its namespace-wide TcpExt ones.
+type AOCounters struct {
+	Good        uint64 `json:"good"`
+	Bad         uint64 `json:"bad"`
+	KeyNotFound uint64 `json:"key_not_found"`
+	AORequired  uint64 `json:"ao_required"`
+	DroppedICMP uint64 `json:"dropped_icmp"`
 }
 
 // Drops counts segments the kernel dropped, by reason.
@@ -163,6 +178,11 @@ type Auth struct {
 	RecvID        *int   `json:"recv_id,omitempty"`
 	Passive       bool   `json:"passive,omitempty"`
 	PassiveReason string `json:"passive_reason,omitempty"`
+	// PeerRNextKeyID is the KeyID the peer asks us to send with (its
+	// RNextKeyID), which the kernel's current key follows; Kernel sums
+	// the TCP_AO_INFO counters of the peer's established connections.
+	PeerRNextKeyID *int        `json:"peer_rnext_key_id,omitempty"`
+	Kernel         *AOCounters `json:"kernel,omitempty"`
 }
 
 // Shadow is the shadow checker's view of a peer.
