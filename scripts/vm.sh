@@ -18,6 +18,8 @@
 # Environment:
 #   VM_TIMEOUT   seconds before qemu is killed and this fails (default 1800)
 #   VM_SHARE     another directory shared read-write at the same path
+#   VM_GOCACHE   the guest's GOCACHE, shared read-write (default: a tmpfs;
+#                VM_GOCACHE=$(go env GOCACHE) lets go build reuse the host's)
 #   VM_MEM       guest memory (default 2G); VM_SMP cpus (default 2)
 #   VM_ACCEL     kvm or tcg (default: kvm if /dev/kvm works, else tcg)
 #   VM_CACHE     kernel cache (default /var/cache/authbgpd-vm)
@@ -25,8 +27,9 @@
 #   VM_VERBOSE=1 kernel messages on, and the console log printed at the end
 # The host's environment is passed to CMD, except PWD, OLDPWD, SHLVL, _,
 # TMPDIR and GOTMPDIR; in the guest HOME=/root, TMPDIR=/tmp,
-# GOCACHE=$VM_GOCACHE or /tmp/go-build (tmpfs), GOTOOLCHAIN=local,
-# GOPROXY=off (no network in the guest) and AUTHBGPD_VM=1.
+# GOCACHE=$VM_GOCACHE or /tmp/go-build (tmpfs), GOMODCACHE the host's
+# (`go env GOMODCACHE`), GOTOOLCHAIN=local, GOPROXY=off (no network in the
+# guest) and AUTHBGPD_VM=1.
 #
 # Exit status: CMD's; 124 when VM_TIMEOUT expired; 125 when the VM could
 # not be built or booted or did not report CMD's status; 130 interrupted.
@@ -214,6 +217,22 @@ run_vm() {
 		[ "$share" != / ] || die "VM_SHARE=/ cannot be shared read-write"
 		[ "$share" = "$cwd" ] || shares+=("$share")
 	fi
+	# VM_GOCACHE: the guest's GOCACHE, shared read-write (e.g. the host's
+	# own, $(go env GOCACHE), so that go build in the guest reuses it).
+	if [ -n "${VM_GOCACHE:-}" ]; then
+		mkdir -p "$VM_GOCACHE" || die "VM_GOCACHE=$VM_GOCACHE cannot be made"
+		VM_GOCACHE=$(abspath "$VM_GOCACHE")
+		export VM_GOCACHE
+		shares+=("$VM_GOCACHE")
+	fi
+	# Go's module cache is usually under /root, a tmpfs in the guest: the
+	# guest binds the host's (read-only) over it.
+	: >"$ctl/binds"
+	if [ -z "${GOMODCACHE:-}" ] && command -v go >/dev/null 2>&1; then
+		GOMODCACHE=$(go env GOMODCACHE 2>/dev/null || true)
+		[ -z "$GOMODCACHE" ] || export GOMODCACHE
+	fi
+	[ -z "${GOMODCACHE:-}" ] || printf '%s\n' "$GOMODCACHE" >>"$ctl/binds"
 	for p in "${shares[@]}" "$init"; do
 		case $p in *$'\n'*|*,*) die "path with a newline or comma cannot be shared: $p" ;; esac
 	done

@@ -4,7 +4,7 @@
 # This mounts what a test needs (proc, sysfs, devtmpfs, tmpfs where writes
 # must go, tracefs, bpffs, the host's read-write shares), runs the command
 # the host left in the control share (/run/vmctl: argv, env, cwd, mounts,
-# merged), with its stdout/stderr on the virtio-serial ports "out" and
+# binds, merged), with its stdout/stderr on the virtio-serial ports "out" and
 # "err", writes its exit status to /run/vmctl/status and reboots (qemu runs
 # with -no-reboot, so it exits). Messages of its own go to the console
 # (ttyS0), which the host keeps in a log and shows when something fails.
@@ -56,6 +56,16 @@ mount -t 9p -o "$opts" ctl "$ctl" || fail "mount the control share"
 sort -k2 "$ctl/mounts" | while read -r tag path; do
 	mkdir -p "$path" && mount -t 9p -o "$opts" "$tag" "$path" || fail "mount share $tag at $path"
 done || fail "mount the shares"
+
+# The host's / once more at /run/host, without the mounts above: host
+# directories a tmpfs hides (Go's module cache under /root) are bound back,
+# read-only.
+mkdir -p /run/host
+mount --bind / /run/host || fail "bind / at /run/host" # not recursive: no tmpfs
+while read -r path; do
+	[ -n "$path" ] && [ ! -d "$path" ] && [ -d "/run/host$path" ] || continue
+	mkdir -p "$path" && mount --bind "/run/host$path" "$path" || fail "bind $path"
+done <"$ctl/binds"
 
 echo authbgpd-vm >/proc/sys/kernel/hostname
 ip link set lo up || fail "ip link set lo up"
