@@ -420,12 +420,23 @@ func ago(at string) string {
 // moved since the daemon started (they name no peer: the shadow checker
 // does).
 func printKernel(w io.Writer, k *status.Kernel) {
-	if k == nil || k.MD5DropsSinceStart == (status.Drops{}) {
+	if k == nil {
 		return
 	}
-	d, t := k.MD5DropsSinceStart, k.MD5Drops
-	fmt.Fprintf(w, "kernel TCP-MD5 drops since start (all peers): missing %d, unexpected %d, bad_digest %d (since the namespace was made: %d, %d, %d)\n",
-		d.Missing, d.Unexpected, d.BadDigest, t.Missing, t.Unexpected, t.BadDigest)
+	if k.MD5DropsSinceStart != (status.Drops{}) {
+		d, t := k.MD5DropsSinceStart, k.MD5Drops
+		fmt.Fprintf(w, "kernel TCP-MD5 drops since start (all peers): missing %d, unexpected %d, bad_digest %d (since the namespace was made: %d, %d, %d)\n",
+			d.Missing, d.Unexpected, d.BadDigest, t.Missing, t.Unexpected, t.BadDigest)
+	}
+	if a := k.AOSinceStart; a != nil && *a != (status.AOCounters{}) {
+		fmt.Fprintf(w, "kernel TCP-AO since start (all peers): %s\n", aoCounts(*a))
+	}
+}
+
+// aoCounts formats TCP-AO counters.
+func aoCounts(a status.AOCounters) string {
+	return fmt.Sprintf("good %d, bad %d, key_not_found %d, ao_required %d, dropped_icmp %d",
+		a.Good, a.Bad, a.KeyNotFound, a.AORequired, a.DroppedICMP)
 }
 
 // table lays out one tabwriter table and writes it without trailing blanks.
@@ -587,6 +598,9 @@ func printAuth(w io.Writer, a status.Auth) {
 	}
 	fmt.Fprintf(w, "  auth: %s from %s, key %s, installed %s, verified %s, error %s\n",
 		a.Mode, src, keyID(a.KeyID), installed(a), orDash(a.Verified), orDash(oneLine(a.Error)))
+	if a.Mode == "tcp-ao" {
+		printAOAuth(w, a)
+	}
 	if a.Keychain == "" {
 		return
 	}
@@ -629,5 +643,18 @@ func printShadow(w io.Writer, s *status.Shadow, c *status.Capture) {
 	fmt.Fprintln(w, "  diagnosis history (oldest first):")
 	for _, h := range s.History {
 		fmt.Fprintf(w, "    %s  %s (%s)\n", h.At, orDash(h.Diagnosis), ago(h.At))
+	}
+}
+
+// printAOAuth writes a TCP-AO peer's KeyIDs, kernel counters and why it
+// is passive.
+func printAOAuth(w io.Writer, a status.Auth) {
+	fmt.Fprintf(w, "  tcp-ao: send id %s, recv id %s (our RNextKeyID), peer's RNextKeyID %s\n",
+		keyID(a.SendID), keyID(a.RecvID), keyID(a.PeerRNextKeyID))
+	if a.Kernel != nil {
+		fmt.Fprintf(w, "  tcp-ao kernel counters (its sessions): %s\n", aoCounts(*a.Kernel))
+	}
+	if a.Passive {
+		fmt.Fprintf(w, "  passive: %s\n", a.PassiveReason)
 	}
 }
