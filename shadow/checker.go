@@ -598,15 +598,7 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		st = c.stateOf(remote, p)
 		switch {
 		case ao.HasAO:
-			r.AOKeyID, r.RNextKeyID = ao.AO.KeyID, ao.AO.RNextKeyID
-			if !outgoing {
-				st.countKeyIDs(ao.AO.KeyID, ao.AO.RNextKeyID)
-			}
-			if len(p.Keys) == 0 {
-				r.Verdict, r.AO = Unexpected, true
-			} else {
-				r.Verdict, r.WrongMech = Missing, !outgoing
-			}
+			aoOnMD5Peer(p, st, &r, ao)
 		default:
 			var ph *md5auth.PseudoHeader
 			if outgoing {
@@ -634,6 +626,21 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		c.observe(p, st, diag, key, act)
 	}
 	return r
+}
+
+// aoOnMD5Peer classifies a TCP-AO segment of a peer configured without
+// TCP-AO: unexpected when it has no key at all, the wrong mechanism (a
+// missing TCP-MD5 signature) when it has a TCP-MD5 key.
+func aoOnMD5Peer(p *Peer, st *addrState, r *Result, ao tcpao.Options) {
+	r.AOKeyID, r.RNextKeyID = ao.AO.KeyID, ao.AO.RNextKeyID
+	if !r.Outgoing {
+		st.countKeyIDs(ao.AO.KeyID, ao.AO.RNextKeyID)
+	}
+	if len(p.Keys) == 0 {
+		r.Verdict, r.AO = Unexpected, true
+	} else {
+		r.Verdict, r.WrongMech = Missing, !r.Outgoing
+	}
 }
 
 // End ends a batch begun with Begin.

@@ -226,6 +226,21 @@ func (st *addrState) countKeyIDs(id, rnext uint8) {
 	st.rep.KeyIDs = append(l, KeyIDCount{KeyID: id, RNextKeyID: rnext, Segments: 1})
 }
 
+// aoKeyIndex is the index in p.Keys of the master key whose RecvID (a
+// received segment) or SendID (ours: outgoing) is keyID, or -1.
+func aoKeyIndex(p *Peer, keyID uint8, outgoing bool) int {
+	for i := range p.Keys {
+		id := p.Keys[i].RecvID
+		if outgoing {
+			id = p.Keys[i].SendID
+		}
+		if id == keyID {
+			return i
+		}
+	}
+	return -1
+}
+
 // checkAO classifies a segment of TCP-AO peer p (state st) into r: the
 // handshake is followed first, then the segment's TCP-AO option is checked
 // with the master key whose RecvID (a received segment) or SendID (ours)
@@ -251,6 +266,13 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 			st.countKeyIDs(opts.AO.KeyID, opts.AO.RNextKeyID)
 		}
 	}
+	c.checkAOConn(p, st, r, opts, dir, local, remote, remotePort, src, dst, segment, t)
+}
+
+// checkAOConn is checkAO past the option: the connection's handshake, the
+// master key of the segment's KeyID, then its MAC.
+func (c *Checker) checkAOConn(p *Peer, st *addrState, r *Result, opts tcpao.Options, dir int, local netip.AddrPort,
+	remote netip.Addr, remotePort uint16, src, dst netip.Addr, segment []byte, t time.Time) {
 	be := binary.BigEndian
 	seq, flags := be.Uint32(segment[4:8]), segment[13]
 	cn := st.findConn(local, remotePort)
@@ -271,17 +293,7 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 		r.WrongMech = opts.HasMD5 && !r.Outgoing
 		return
 	}
-	idx := -1
-	for i := range p.Keys {
-		id := p.Keys[i].RecvID
-		if r.Outgoing {
-			id = p.Keys[i].SendID
-		}
-		if id == opts.AO.KeyID {
-			idx = i
-			break
-		}
-	}
+	idx := aoKeyIndex(p, opts.AO.KeyID, r.Outgoing)
 	if idx < 0 {
 		r.Verdict = UnknownKey
 		return
@@ -294,17 +306,16 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 		c.deriveAO(cn, p, remote) // after a reload
 	}
 	tk := &cn.keys[idx]
-	var keys [2]*tcpao.TrafficKey
-	switch {
-	case tk.bad:
+	if tk.bad {
 		r.Verdict = Malformed
 		return
-	case flags&0x12 == 0x02: // a SYN
+	}
+	keys := tk.other[dir]
+	if flags&0x12 == 0x02 { // a SYN: the initiator's SYN key
+		keys = [2]*tcpao.TrafficKey{}
 		if cn.init == dir {
 			keys = tk.syn
 		}
-	default:
-		keys = tk.other[dir]
 	}
 	if keys[0] == nil {
 		r.Verdict = NoHandshake
