@@ -95,7 +95,8 @@ ensure_deps() {
 kernel_key() {
 	local ver
 	ver=$(dpkg-query -W -f '${Version}' "$src_pkg" 2>/dev/null || stat -c '%s-%Y' "$src_tar")
-	{ cat "$frag"; echo "source=$src_pkg $ver"; echo "recipe=$recipe"; } | sha256sum | cut -c1-16
+	# The fragment's settings (not its comments), the source, the recipe.
+	{ grep -E '^(CONFIG_|# CONFIG_[A-Za-z0-9_]+ is not set)' "$frag"; echo "source=$src_pkg $ver"; echo "recipe=$recipe"; } | sha256sum | cut -c1-16
 }
 
 # build_kernel sets $kernel to a bzImage built from the fragment, building
@@ -119,7 +120,7 @@ build_kernel() {
 	work=$(mktemp -d "$cache/build.XXXXXX")
 	log=$work/build.log
 	start=$(date +%s)
-	say "building the VM kernel $key ($src_pkg + tinyconfig + vm/kernel.config, make -j${VM_JOBS:-2} bzImage; about 6-7 minutes on 2 cores); log: $log"
+	say "building the VM kernel $key ($src_pkg + tinyconfig + vm/kernel.config, make -j${VM_JOBS:-2} bzImage; about 5-6 minutes on 2 cores); log: $log"
 	if ! tar -xf "$src_tar" -C "$work" --strip-components=1 >"$log" 2>&1; then
 		tail -20 "$log" >&2; die "cannot unpack $src_tar"
 	fi

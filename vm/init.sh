@@ -44,7 +44,7 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 for d in /tmp:1777 /var/tmp:1777 /run:755 /root:700 /var/log:755; do
 	mount -t tmpfs -o "mode=${d#*:}" tmpfs "${d%:*}" || fail "mount tmpfs on ${d%:*}"
 done
-mkdir -p /run/lock /run/netns /tmp/home
+mkdir -p /run/lock /run/netns
 
 [ -d /sys/kernel/tracing ] && mount -t tracefs tracefs /sys/kernel/tracing
 [ -d /sys/fs/bpf ] && mount -t bpf bpf /sys/fs/bpf
