@@ -27,7 +27,10 @@ var rulesSRv6Only = map[string]bool{"authbgpd_srh_hmac_total": true, "authbgpd_s
 // rulesTCPAOOnly are the metrics of rules that only have series with a
 // TCP-AO peer configured (and the shadow on); shadow's TestRunnerTCPAO
 // requires them, at 0 from the start, of a Runner with TCP-AO peers.
-var rulesTCPAOOnly = map[string]bool{"authbgpd_tcpao_segments_total": true}
+// The kernel's TCP-AO counters exist only with TCP-AO peers (per peer)
+// or a kernel with TCP-AO (the namespace's).
+var rulesTCPAOOnly = map[string]bool{"authbgpd_tcpao_segments_total": true,
+	"authbgpd_tcp_ao_segments_total": true, "authbgpd_kernel_tcp_ao_segments_total": true}
 
 // promRule is an alerting rule of the rules file.
 type promRule struct {

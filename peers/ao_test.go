@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"strings"
 	"sync"
@@ -141,7 +142,7 @@ password = "Md5-Beside"
 func TestTCPAOPeers(t *testing.T) {
 	s := newFakeAO()
 	s.observe = true
-	var logs strings.Builder
+	var logs lockedLog
 	at := time.Now().Add(700 * time.Millisecond)
 	m, b := startWith(t, cfg(t, aoConfig(at)), s, &logs)
 
@@ -233,7 +234,7 @@ func TestTCPAOFailClosed(t *testing.T) {
 	s := newFakeAO()
 	s.failAO[netip.MustParsePrefix("192.0.2.2/32")] = true
 	s.failAO[netip.MustParsePrefix("198.51.100.0/24")] = true
-	m, b := startWith(t, cfg(t, aoConfig(time.Now().Add(time.Hour))), s, &strings.Builder{})
+	m, b := startWith(t, cfg(t, aoConfig(time.Now().Add(time.Hour))), s, io.Discard)
 	if p := b.peer("192.0.2.2"); p == nil || !p.Conf.AdminDown {
 		t.Fatalf("refused MKTs must hold the peer down: %+v", p.GetConf())
 	}
@@ -259,7 +260,7 @@ func TestTCPAOFailClosed(t *testing.T) {
 	}
 }
 
-func startWith(t *testing.T, c *config.Config, s Sockets, logw *strings.Builder) (*Manager, *fakeBGP) {
+func startWith(t *testing.T, c *config.Config, s Sockets, logw io.Writer) (*Manager, *fakeBGP) {
 	t.Helper()
 	m := New(Options{Config: c, Logger: quietLogger(logw), Sockets: s})
 	b := newFakeBGP()

@@ -45,7 +45,7 @@ func establish(t *testing.T, m *Manager, b *fakeBGP, peer, local, remote string)
 // owns a session, as the kernel's key lookup does).
 func TestRangeRekeySparesStaticPeerInside(t *testing.T) {
 	s := newFakeSockets()
-	var logs strings.Builder
+	var logs lockedLog
 	m, b := start(t, cfg(t, insideRange), s, &logs)
 	// GoBGP knows the dynamic neighbor too (accepted through the range).
 	b.mu.Lock()
@@ -89,7 +89,7 @@ keychain = "core"
 // (a followed rollover), not the schedule's.
 func TestReleasedRangeKeepsFollowedKey(t *testing.T) {
 	s := newFakeSockets()
-	var logs strings.Builder
+	var logs lockedLog
 	m, _ := start(t, cfg(t, followChain), s, &logs)
 	if err := m.SetPeerKeyID("198.51.100.0/24", 2); err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestReleasedRangeKeepsFollowedKey(t *testing.T) {
 // are made up for by the reconciliation, which reads GoBGP itself.
 func TestReconcileRecoversLostEvents(t *testing.T) {
 	s := newFakeSockets()
-	var logs strings.Builder
+	var logs lockedLog
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	b.mu.Lock()
 	b.peers["192.0.2.2"].State = &api.PeerState{NeighborAddress: "192.0.2.2", SessionState: api.PeerState_ESTABLISHED}
@@ -162,7 +162,7 @@ func TestReconcileRecoversLostEvents(t *testing.T) {
 // its back is replaced, and a neighbor the config does not name goes.
 func TestReconcileConvergesGoBGP(t *testing.T) {
 	s := newFakeSockets()
-	var logs strings.Builder
+	var logs lockedLog
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	b.mu.Lock()
 	delete(b.peers, "192.0.2.3")
@@ -198,7 +198,7 @@ func TestReconcileConvergesGoBGP(t *testing.T) {
 func TestStatusReportsObservedKeys(t *testing.T) {
 	s := newFakeSockets()
 	s.visible = true
-	var logs strings.Builder
+	var logs lockedLog
 	m, _ := start(t, cfg(t, twoPeers), s, &logs)
 	m.Reconcile(context.Background())
 	auth := func() (bool, string, string) {
@@ -281,7 +281,7 @@ func TestStatusReportsObservedKeys(t *testing.T) {
 func TestGuardAPI(t *testing.T) {
 	s := newFakeSockets()
 	s.fail["192.0.2.2"] = true // held down
-	var logs strings.Builder
+	var logs lockedLog
 	m, _ := start(t, cfg(t, twoPeers+`
 [[peers]]
 address = "192.0.2.4"

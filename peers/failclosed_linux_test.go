@@ -42,7 +42,7 @@ address = "192.0.2.2"
 asn = 65002
 password = "Real-Key-One"
 `
-	var logs strings.Builder
+	var logs lockedLog
 	c := cfg(t, conf)
 	m := New(Options{Config: c, Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
 	b := newFakeBGP()
@@ -134,7 +134,7 @@ asn = 65010
 password = "Range-Key-One"
 `
 	optmem("64")
-	var logs strings.Builder
+	var logs lockedLog
 	m := New(Options{Config: cfg(t, conf), Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
 	b := newFakeBGP()
 	if err := m.start(context.Background(), b); err != nil {

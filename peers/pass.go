@@ -466,6 +466,9 @@ func wipeObserved(o Observed) {
 
 // gobgpView is what GoBGP reports.
 type gobgpView struct {
+	// at is when GoBGP was asked: a session state an event recorded
+	// later is newer than this view.
+	at        time.Time
 	peers     map[netip.Addr]*api.Peer
 	passwords map[netip.Addr]md5auth.Secret
 	dynamic   map[string]string // prefix -> group
@@ -473,7 +476,7 @@ type gobgpView struct {
 }
 
 func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
-	v := gobgpView{peers: map[netip.Addr]*api.Peer{}, dynamic: map[string]string{}}
+	v := gobgpView{at: m.now(), peers: map[netip.Addr]*api.Peer{}, dynamic: map[string]string{}}
 	ps, pw, err := m.bgp.PeersAndPasswords(ctx)
 	if err != nil {
 		v.err = err

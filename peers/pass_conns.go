@@ -14,17 +14,21 @@ import (
 )
 
 // sessions brings the session table in line with GoBGP (a full pass:
-// events may have been lost) and takes the connection ends of established
-// sessions from the sockets when the events did not give them.
+// events may have been lost) — except for sessions an event changed after
+// GoBGP was asked, which are newer than its view — and takes the
+// connection ends of established sessions from the sockets when the events
+// did not give them.
 func (p *pass) sessions() {
 	m := p.m
 	if p.full {
 		now := m.now()
 		for a, gp := range p.gv.peers {
-			m.syncSession(a, gp, now)
+			if s := m.sess[a]; s == nil || !s.since.After(p.gv.at) {
+				m.syncSession(a, gp, now)
+			}
 		}
 		for a, s := range m.sess {
-			if p.gv.peers[a] == nil {
+			if p.gv.peers[a] == nil && !s.since.After(p.gv.at) {
 				s.key.Wipe()
 				delete(m.sess, a)
 			}
