@@ -17,49 +17,15 @@ import (
 // the scope that carries no TCP-AO option (TCPAORequired), or one signed
 // with an unknown KeyID.
 func (ProcessSockets) SetListenerAO(port uint16, set AOSet) (int, error) {
-	socks, err := FindListeners(port)
-	if err != nil {
-		return 0, err
-	}
-	defer closeAll(socks)
-	n := 0
-	var errs []error
-	for _, s := range socks {
-		must, try := aoApplies(s.Family, set.Prefix)
-		if !try {
-			continue
-		}
-		if err := syncMKTs(s, set); err != nil {
-			if must {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		if must {
-			n++
-		}
-	}
-	return n, errors.Join(errs...)
+	return eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, set.Prefix) },
+		func(s *Socket, _ bool) error { return syncMKTs(s, set) })
 }
 
 // DeleteListenerAO removes every MKT of scope p from the listeners on port.
 func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error {
-	socks, err := FindListeners(port)
-	if err != nil {
-		return err
-	}
-	defer closeAll(socks)
-	var errs []error
-	for _, s := range socks {
-		must, try := aoApplies(s.Family, p)
-		if !try {
-			continue
-		}
-		if err := syncMKTs(s, AOSet{Prefix: p, Current: -1, RNext: -1}); err != nil && must {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	_, err := eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, p) },
+		func(s *Socket, _ bool) error { return syncMKTs(s, AOSet{Prefix: p, Current: -1, RNext: -1}) })
+	return err
 }
 
 // SetConnAO brings the established connection local->remote in line with

@@ -34,6 +34,21 @@ func applies(fam int, k Key) (must, try bool) {
 // *KeyError of the kernel's refusal. Finding no listener is not an error:
 // it returns 0.
 func (ProcessSockets) SetListenerKey(port uint16, k Key) (int, error) {
+	return eachListener(port, func(fam int) (bool, bool) { return applies(fam, k) }, func(s *Socket, must bool) error {
+		if must {
+			if err := CheckListener(s); err != nil {
+				return err
+			}
+		}
+		return s.SetKey(k)
+	})
+}
+
+// eachListener runs op on every listener of this process on port that the
+// address family rule (rule: must carry, may try) picks. It returns how
+// many listeners that must carry the key op succeeded on, and the errors
+// of those (a failure where the key was only tried does not count).
+func eachListener(port uint16, rule func(fam int) (must, try bool), op func(s *Socket, must bool) error) (int, error) {
 	socks, err := FindListeners(port)
 	if err != nil {
 		return 0, err
@@ -42,23 +57,14 @@ func (ProcessSockets) SetListenerKey(port uint16, k Key) (int, error) {
 	n := 0
 	var errs []error
 	for _, s := range socks {
-		must, try := applies(s.Family, k)
+		must, try := rule(s.Family)
 		if !try {
 			continue
 		}
-		if must {
-			if err := CheckListener(s); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-		}
-		if err := s.SetKey(k); err != nil {
-			if must {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		if must {
+		switch err := op(s, must); {
+		case err != nil && must:
+			errs = append(errs, err)
+		case err == nil && must:
 			n++
 		}
 	}
@@ -69,22 +75,13 @@ func (ProcessSockets) SetListenerKey(port uint16, k Key) (int, error) {
 // on port that SetListenerKey would have keyed. A key that is not there is
 // not an error, nor is a failure on a listener that only tried k.
 func (ProcessSockets) DeleteListenerKey(port uint16, k Key) error {
-	socks, err := FindListeners(port)
-	if err != nil {
-		return err
-	}
-	defer closeAll(socks)
-	var errs []error
-	for _, s := range socks {
-		must, try := applies(s.Family, k)
-		if !try {
-			continue
+	_, err := eachListener(port, func(fam int) (bool, bool) { return applies(fam, k) }, func(s *Socket, _ bool) error {
+		if err := s.DeleteKey(k); !errors.Is(err, ErrKeyNotInstalled) {
+			return err
 		}
-		if err := s.DeleteKey(k); err != nil && must && !errors.Is(err, ErrKeyNotInstalled) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+		return nil
+	})
+	return err
 }
 
 // SetConnKey re-keys the established connection local->remote of this
