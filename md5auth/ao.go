@@ -1,6 +1,8 @@
 package md5auth
 
 import (
+	"crypto/aes"
+	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -39,11 +41,16 @@ const (
 	MaxAOSecretLen = 80
 )
 
-// The kernel's names of the TCP-AO algorithms (RFC 5926).
+// The kernel's names of the TCP-AO algorithms (RFC 5926), as TCP_AO_ADD_KEY
+// takes them.
 const (
 	AOAlgHMACSHA1 = "hmac(sha1)"
 	AOAlgAESCMAC  = "cmac(aes128)"
 )
+
+// kernelCMAC is what TCP_AO_GET_KEYS calls AES-128-CMAC: Linux renames
+// "cmac(aes128)" to its crypto API's "cmac(aes)" when the key is added.
+const kernelCMAC = "cmac(aes)"
 
 // ErrAOKey marks an MKT that cannot be installed as given.
 var ErrAOKey = errors.New("md5auth: invalid TCP-AO key")
@@ -199,6 +206,67 @@ type ObservedAOKey struct {
 	Good, Bad          uint64
 }
 
+// Matches reports whether the kernel's o is exactly the MKT k: the same
+// scope, KeyIDs, algorithm, flags and secret (compared in constant time).
+// The kernel keeps, and reports, an AES-128-CMAC secret that is not 16
+// bytes long as the key RFC 5926 §3.1.1.2 derives from it (AES-CMAC with
+// a zero key), so such a secret is compared derived.
+func (o ObservedAOKey) Matches(k AOKey) bool {
+	if o.Prefix != k.Prefix.Masked() || o.SendID != k.SendID || o.RecvID != k.RecvID || o.Alg != k.Alg ||
+		o.ExcludeOptions != k.ExcludeOptions || o.IfIndex != k.IfIndex {
+		return false
+	}
+	want := []byte(k.Secret)
+	if k.Alg == AOAlgAESCMAC && len(want) != aes.BlockSize {
+		d := cmacZeroKey(want)
+		defer clear(d[:])
+		want = d[:]
+	}
+	return subtle.ConstantTimeCompare(o.Secret, want) == 1
+}
+
+// cmacZeroKey is AES-CMAC (RFC 4493) of msg under the all-zero key: the
+// KDF_AES_128_CMAC step that turns a TCP-AO secret of another length into
+// a 128-bit key.
+func cmacZeroKey(msg []byte) [aes.BlockSize]byte {
+	var zero, l, k1, k2, x [aes.BlockSize]byte
+	c, _ := aes.NewCipher(zero[:]) // a 16-byte key never fails
+	c.Encrypt(l[:], zero[:])
+	cmacDouble(&k1, &l)
+	cmacDouble(&k2, &k1)
+	n := (len(msg) + aes.BlockSize - 1) / aes.BlockSize
+	complete := n > 0 && len(msg)%aes.BlockSize == 0
+	if n == 0 {
+		n = 1
+	}
+	for i := 0; i < n-1; i++ {
+		subtle.XORBytes(x[:], x[:], msg[i*aes.BlockSize:(i+1)*aes.BlockSize])
+		c.Encrypt(x[:], x[:])
+	}
+	var last [aes.BlockSize]byte
+	rest := msg[(n-1)*aes.BlockSize:]
+	copy(last[:], rest)
+	if complete {
+		subtle.XORBytes(last[:], last[:], k1[:])
+	} else {
+		last[len(rest)] = 0x80
+		subtle.XORBytes(last[:], last[:], k2[:])
+	}
+	subtle.XORBytes(x[:], x[:], last[:])
+	c.Encrypt(x[:], x[:])
+	clear(last[:])
+	return x
+}
+
+// cmacDouble is the doubling in GF(2^128) of RFC 4493's subkey generation.
+func cmacDouble(d, s *[aes.BlockSize]byte) {
+	carry := s[0] >> 7
+	for i := 0; i < aes.BlockSize-1; i++ {
+		d[i] = s[i]<<1 | s[i+1]>>7
+	}
+	d[aes.BlockSize-1] = s[aes.BlockSize-1]<<1 ^ carry*0x87
+}
+
 // decodeAOGet reads one struct tcp_ao_getsockopt of a socket of family.
 func decodeAOGet(b []byte) (ObservedAOKey, error) {
 	var k ObservedAOKey
@@ -224,6 +292,9 @@ func decodeAOGet(b []byte) (ObservedAOKey, error) {
 		}
 	}
 	k.Alg = string(alg)
+	if k.Alg == kernelCMAC {
+		k.Alg = AOAlgAESCMAC
+	}
 	n := int(b[283])
 	k.Secret = append(Secret(nil), b[192:192+min(n, MaxAOSecretLen)]...)
 	bits := binary.NativeEndian.Uint16(b[276:])

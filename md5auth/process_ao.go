@@ -55,12 +55,8 @@ func WipeAO(socks []AOSocket) {
 	}
 }
 
-// sameMKT reports whether the kernel's o is exactly k (same scope, KeyIDs,
-// algorithm, flags and secret, compared in constant time).
-func sameMKT(o ObservedAOKey, k AOKey) bool {
-	return o.Prefix == k.Prefix.Masked() && o.SendID == k.SendID && o.RecvID == k.RecvID && o.Alg == k.Alg &&
-		o.ExcludeOptions == k.ExcludeOptions && o.IfIndex == k.IfIndex && o.Secret.Equal(k.Secret)
-}
+// sameMKT reports whether the kernel's o is exactly k (ObservedAOKey.Matches).
+func sameMKT(o ObservedAOKey, k AOKey) bool { return o.Matches(k) }
 
 // aoApplies is the address family rule of ProcessSockets for TCP-AO.
 func aoApplies(fam int, p netip.Prefix) (must, try bool) {

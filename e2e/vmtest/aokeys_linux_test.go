@@ -1,0 +1,86 @@
+package vmtest
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"testing"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// TestTCPAOKeysReadBack: what md5auth reads back from the kernel
+// (TCP_AO_GET_KEYS) matches the MKTs it installed, for both algorithms,
+// an AES-128-CMAC secret of 16 bytes and one of another length (the kernel
+// keeps the key RFC 5926 derives from it), and the exclude-options flag;
+// so syncing the same set again changes nothing on the listener (a key
+// deleted and added again would move in the kernel's list, and would leave
+// the scope keyless in between).
+func TestTCPAOKeysReadBack(t *testing.T) {
+	requireVM(t)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	scope := netip.MustParsePrefix("198.51.100.0/24")
+	set := md5auth.AOSet{Prefix: scope, Current: -1, RNext: -1, Keys: []md5auth.AOKey{
+		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: md5auth.Secret("0123456789abcdef"), SendID: 1, RecvID: 1},
+		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: md5auth.Secret("a twenty byte secret"), SendID: 2, RecvID: 2},
+		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: md5auth.Secret("hmac-sha-1-96 secret"), SendID: 3, RecvID: 30},
+		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: md5auth.Secret("no options"), SendID: 4, RecvID: 40, ExcludeOptions: true},
+	}}
+	var ps md5auth.ProcessSockets
+	observe := func() []md5auth.ObservedAOKey {
+		t.Helper()
+		socks, err := ps.ObserveAO(port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range socks {
+			if s.Listening && s.Local.Port() == port {
+				return s.KeysFor(scope)
+			}
+		}
+		t.Fatalf("ObserveAO(%d): no listener with keys for %s in %d sockets", port, scope, len(socks))
+		return nil
+	}
+	order := func(keys []md5auth.ObservedAOKey) string {
+		var s string
+		for _, k := range keys {
+			s += fmt.Sprintf("%d/%d ", k.SendID, k.RecvID)
+		}
+		return s
+	}
+	if n, err := ps.SetListenerAO(port, set); err != nil || n != 1 {
+		t.Fatalf("SetListenerAO: %d listeners, %v", n, err)
+	}
+	first := observe()
+	if len(first) != len(set.Keys) {
+		t.Fatalf("the listener holds %d keys for %s, want %d", len(first), scope, len(set.Keys))
+	}
+	for _, k := range set.Keys {
+		found := false
+		for _, o := range first {
+			if o.SendID == k.SendID {
+				found = true
+				t.Logf("%s: the kernel reports %q, %d-byte key, exclude-options %v", k, o.Alg, len(o.Secret), o.ExcludeOptions)
+				if !o.Matches(k) {
+					t.Errorf("%s: the key read back does not match the key installed (algorithm %q, want %q)", k, o.Alg, k.Alg)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: not on the listener", k)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := ps.SetListenerAO(port, set); err != nil {
+			t.Fatalf("SetListenerAO again: %v", err)
+		}
+	}
+	if a, b := order(first), order(observe()); a != b {
+		t.Errorf("syncing the same keys again changed the listener's keys: %s-> %s(keys deleted and added again)", a, b)
+	}
+}
