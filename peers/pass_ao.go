@@ -36,23 +36,37 @@ func (m *Manager) observeAO(port uint16) ([]md5auth.AOSocket, error) {
 }
 
 // keysAO puts a TCP-AO peer's MKTs on the listeners where they are not.
+//
+// What is on the listeners is st.ao (it changes only when an install
+// succeeds; a failure holds the peer down in m.held), not st.installed and
+// st.keyID: those are TCP-MD5's too, and keys() clears them for a TCP-AO
+// peer on every pass (deleteKey: one mechanism per peer). Trusting them
+// re-installed every MKT and logged and counted a key change for every
+// TCP-AO peer on every pass, and left a rollover uncounted.
 func (p *pass) keysAO(st *peer, w Want) {
 	m := p.m
 	id := w.Cfg.ID()
-	st.obs.ok = st.installed
-	need := !sameMKTs(st.ao, w.Key.AO) || !st.installed || m.held[id] != nil
+	had := len(st.ao.Keys) > 0
+	ok := had && m.held[id] == nil
+	st.obs.ok = ok
+	// The active key changes: its SendID and RecvID (unique in a chain).
+	switched := had && (st.ao.Current != w.Key.AO.Current || st.ao.RNext != w.Key.AO.RNext)
+	need := !ok || !sameMKTs(st.ao, w.Key.AO)
 	if !need && p.aoSeen && m.port != 0 {
 		if bad := p.aoListenerProblems(w.Key.AO); bad != "" {
 			m.drift(st, bad+": installing them again")
 			st.obs.ok, need = false, true
 		}
 	}
+	log := m.log.WithField("peer", id)
 	if !need {
-		st.keyID = w.Key.KeyID
+		st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
 		st.ao.Current, st.ao.RNext = w.Key.AO.Current, w.Key.AO.RNext
+		if switched {
+			aoKeyChanged(m, log, id, w)
+		}
 		return
 	}
-	log := m.log.WithField("peer", id)
 	if err := p.act(action{kind: actSetListenerAO, peer: w.Cfg, ao: w.Key.AO}); err != nil {
 		if m.held[id] == nil || m.held[id].Error() != err.Error() {
 			log.WithError(err).Error("TCP-AO keys not installed: peer held down (fail closed)")
@@ -65,14 +79,21 @@ func (p *pass) keysAO(st *peer, w Want) {
 		log.Info("reconcile: TCP-AO keys installed after an earlier failure")
 		delete(m.held, id)
 	}
-	if changed := len(st.ao.Keys) > 0 && st.keyID != w.Key.KeyID; changed {
-		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "send_id": w.Key.AO.Current, "recv_id": w.Key.AO.RNext}).Info("TCP-AO key changed: asking the peer to switch (RNextKeyID)")
-		m.obs.KeyChanged(id, w.Key.KeyID)
-	}
 	wipeAOSet(st.ao)
 	st.ao = cloneAOSet(w.Key.AO)
 	st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
 	st.obs.ok = st.obs.drift == ""
+	if switched {
+		aoKeyChanged(m, log, id, w)
+	}
+}
+
+// aoKeyChanged logs and counts a TCP-AO peer's switch to another active key
+// (a schedule's switch time or a reload): the connections' RNextKeyID
+// follows in connsAO.
+func aoKeyChanged(m *Manager, log *logrus.Entry, id string, w Want) {
+	log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "send_id": w.Key.AO.Current, "recv_id": w.Key.AO.RNext}).Info("TCP-AO key changed: asking the peer to switch (RNextKeyID)")
+	m.obs.KeyChanged(id, w.Key.KeyID)
 }
 
 // sameMKTs compares the keys of two sets (not the current key or RNext).
@@ -109,7 +130,7 @@ func (p *pass) aoListenerProblems(set md5auth.AOSet) string {
 
 func observedHas(have []md5auth.ObservedAOKey, k md5auth.AOKey) bool {
 	for _, o := range have {
-		if o.SendID == k.SendID && o.RecvID == k.RecvID && o.Alg == k.Alg && o.ExcludeOptions == k.ExcludeOptions && o.Secret.Equal(k.Secret) {
+		if o.Matches(k) {
 			return true
 		}
 	}
