@@ -1,0 +1,656 @@
+package vmtest
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/authbgp/authbgpd/internal/netns"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// End-to-end TCP-AO with a real BGP peer: authbgpd (the static binary) in
+// namespace "r" of the guest, ExaBGP 4.2 in namespace "p" speaking TCP-AO
+// through exabgp_ao.py (its MD5() replaced by TCP_AO_ADD_KEY), dialing,
+// since authbgpd's TCP-AO peers are passive.
+
+// The addresses: the router r on eth0, the peer p on eth0 with one address
+// per ExaBGP neighbor.
+var (
+	rtr4  = netip.MustParseAddr("192.0.2.1")
+	rtr6  = netip.MustParseAddr("2001:db8::1")
+	peer4 = netip.MustParseAddr("192.0.2.2")   // static, HMAC-SHA-1-96, rolls over
+	peer6 = netip.MustParseAddr("2001:db8::2") // static, AES-128-CMAC-96
+	dyn4  = netip.MustParseAddr("192.0.2.10")  // in the dynamic range 192.0.2.8/29
+	wrong = netip.MustParseAddr("192.0.2.3")   // signs with a wrong secret
+	plain = netip.MustParseAddr("192.0.2.4")   // does not sign
+	other = netip.MustParseAddr("192.0.2.5")   // signs with a KeyID we do not have
+)
+
+const (
+	rangeDyn = "192.0.2.8/29"
+	asRouter = 65001
+	asPeer   = 65002
+	holdTime = 15 // keepalives every 5 s: segments to check, without flapping under TCG
+)
+
+// The chains. Our SendID/RecvID differ per key so that the wire shows
+// which end used which.
+var (
+	v4k1 = mkt{id: 1, sendID: 1, recvID: 11, alg: "hmac(sha1)", secret: "ao v4 key one"}
+	v4k2 = mkt{id: 2, sendID: 2, recvID: 22, alg: "hmac(sha1)", secret: "ao v4 key two"}
+	v4k3 = mkt{id: 3, sendID: 3, recvID: 33, alg: "hmac(sha1)", secret: "ao v4 key three"}
+	v6k1 = mkt{id: 1, sendID: 5, recvID: 6, alg: "cmac(aes128)", secret: "0123456789abcdef"}
+	dyk1 = mkt{id: 1, sendID: 7, recvID: 7, alg: "cmac(aes128)", secret: "ao dynamic range key"} // 20 bytes: RFC 5926 derives a 16-byte key
+	hdk1 = mkt{id: 1, sendID: 9, recvID: 9, alg: "hmac(sha1)", secret: "ao held out"}
+)
+
+// aoRouterConf is the router's config: the three good TCP-AO peers (v4
+// with the keys given), the three held-out ones, [shadow] on.
+func aoRouterConf(v4 ...mkt) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\nlisten-addresses = [%q, %q]\n", asRouter, rtr4, rtr4, rtr6)
+	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
+	b.WriteString("\n[shadow]\nenabled = true\ninterfaces = []\nworkers = 1\n")
+	b.WriteString(keychainTOML("v4", v4...))
+	b.WriteString(keychainTOML("v6", v6k1))
+	b.WriteString(keychainTOML("dyn", dyk1))
+	b.WriteString(keychainTOML("held", hdk1))
+	for _, p := range []struct {
+		key, addr, chain string
+	}{
+		{"address", peer4.String(), "v4"}, {"address", peer6.String(), "v6"}, {"prefix", rangeDyn, "dyn"},
+		{"address", wrong.String(), "held"}, {"address", plain.String(), "held"}, {"address", other.String(), "held"},
+	} {
+		fmt.Fprintf(&b, "\n[[peers]]\n%s = %q\nasn = %d\nkeychain = %q\nhold-time = %d\n", p.key, p.addr, asPeer, p.chain, holdTime)
+	}
+	return b.String()
+}
+
+// exaChains is the far end of the chains (ExaBGP's keys file).
+func exaChains(v4 ...mkt) map[string][]exaKey {
+	held := farEnd(hdk1)
+	bad := held[0]
+	bad.SecretHex = hex.EncodeToString([]byte("not the held out key"))
+	unknown := held[0]
+	unknown.SendID, unknown.RecvID = 70, 70
+	return map[string][]exaKey{
+		"v4": farEnd(v4...), "v6": farEnd(v6k1), "dyn": farEnd(dyk1),
+		"wrong": {bad}, "unknown": {unknown},
+	}
+}
+
+func aoNeighbors() []exaNeighbor {
+	n := func(peer, local netip.Addr, auth, route string) exaNeighbor {
+		return exaNeighbor{peer: peer, local: local, asn: asPeer, peerAS: asRouter, auth: auth, routes: []string{route}}
+	}
+	return []exaNeighbor{
+		n(rtr4, peer4, "ao-v4", "198.51.100.0/24"),
+		n(rtr6, peer6, "ao-v6", "2001:db8:100::/48"),
+		n(rtr4, dyn4, "ao-dyn", "198.51.101.0/24"),
+		n(rtr4, wrong, "ao-wrong", "198.51.102.0/24"),
+		n(rtr4, plain, "", "198.51.103.0/24"),
+		n(rtr4, other, "ao-unknown", "198.51.104.0/24"),
+	}
+}
+
+// aoTopology is r and p on one veth link.
+func aoTopology(t *testing.T, tag string) *netns.Pair {
+	return netns.NewPair(t, tag,
+		netns.End{NS: "r", If: "eth0", Addrs: []string{rtr4.String() + "/24", rtr6.String() + "/64"}},
+		netns.End{NS: "p", If: "eth0", Addrs: []string{peer4.String() + "/24", dyn4.String() + "/24", wrong.String() + "/24",
+			plain.String() + "/24", other.String() + "/24", peer6.String() + "/64"}})
+}
+
+// established is a /status condition: the session is up over TCP-AO.
+func established(p *status.Peer) bool {
+	return p.State == "established" && p.Auth.Mode == "tcp-ao" && p.Auth.Installed && p.Auth.Kernel != nil && p.Auth.Kernel.Good > 0
+}
+
+func intIs(p *int, v int) bool { return p != nil && *p == v }
+
+// TestBGPTCPAOExaBGP runs the TCP-AO issue contract against ExaBGP, in
+// steps that share one router, one ExaBGP and one capture (each boot and
+// start costs seconds under TCG):
+//
+//	up:        HMAC-SHA-1-96 over IPv4 and AES-128-CMAC-96 over IPv6 with
+//	           static peers, and a dynamic range (a prefix MKT), come up;
+//	           /status shows tcp-ao, installed, passive, kernel good > 0
+//	held-out:  a wrong secret, no signature, an unknown KeyID never come up;
+//	           the namespace's TCPAOBad / TCPAORequired / TCPAOKeyNotFound
+//	           move and the shadow says bad-mac / missing / unknown-key
+//	rollover:  a key scheduled a few seconds ahead on both ends' chains,
+//	           then a reload adding a key active at once: the session is
+//	           not reset, /status and the wire follow the new KeyIDs
+//	verify:    every segment of the capture verifies with
+//	           authbgpd verify-pcap and with scapy
+//	syn-flood: unsigned and TCP-MD5-signed SYNs from the TCP-AO peer's
+//	           address get no answer, and the session stays up
+func TestBGPTCPAOExaBGP(t *testing.T) {
+	requireVM(t)
+	start := time.Now()
+	tp := aoTopology(t, "bgpao")
+	before := counters(t, tp.A)
+	r := startRouter(t, tp.Topology, tp.A, aoRouterConf(v4k1))
+	capDir := t.TempDir()
+	capt := startCapture(t, tp.Topology, tp.A, "eth0", capDir, "tcp port 179")
+	e := startExaBGP(t, tp.Topology, tp.B, rtr4.String(), aoNeighbors(), exaChains(v4k1))
+	t.Logf("router, capture and ExaBGP started in %v", time.Since(start).Round(time.Millisecond))
+
+	var up4 *status.Peer
+	ok := t.Run("up", func(t *testing.T) {
+		up4 = r.waitPeer(t, peer4.String(), 90*time.Second, "established over TCP-AO", established)
+		up6 := r.waitPeer(t, peer6.String(), 30*time.Second, "established over TCP-AO", established)
+		upd := r.waitPeer(t, dyn4.String(), 30*time.Second, "established over TCP-AO", established)
+		t.Logf("up after %v", time.Since(start).Round(time.Millisecond))
+		for _, c := range []struct {
+			p                *status.Peer
+			keychain         string
+			send, recv       int
+			passive, dynamic bool
+		}{
+			{up4, "v4", 1, 11, true, false}, {up6, "v6", 5, 6, true, false}, {upd, "dyn", 7, 7, false, true},
+		} {
+			a := c.p.Auth
+			t.Logf("%s: %s", c.p.Address, peerString(c.p))
+			if a.Keychain != c.keychain || !intIs(a.KeyID, 1) || !intIs(a.SendID, c.send) || !intIs(a.RecvID, c.recv) || !intIs(a.PeerRNextKeyID, c.send) {
+				t.Errorf("%s: auth keychain %q key_id %v send_id %v recv_id %v peer_rnext_key_id %v, want %s 1 %d %d %d",
+					c.p.Address, a.Keychain, deref(a.KeyID), deref(a.SendID), deref(a.RecvID), deref(a.PeerRNextKeyID), c.keychain, c.send, c.recv, c.send)
+			}
+			if a.Passive != c.passive || (c.passive && a.PassiveReason == "") {
+				t.Errorf("%s: auth.passive %v (%q), want %v", c.p.Address, a.Passive, a.PassiveReason, c.passive)
+			}
+			if c.dynamic && c.p.Prefix != rangeDyn {
+				t.Errorf("%s: prefix %q, want %s", c.p.Address, c.p.Prefix, rangeDyn)
+			}
+			if a.Kernel.Bad != 0 || a.Kernel.KeyNotFound != 0 || a.Kernel.AORequired != 0 {
+				t.Errorf("%s: the kernel counts failures on the session: %+v", c.p.Address, *a.Kernel)
+			}
+			if len(c.p.Families) != 1 || c.p.Families[0].Accepted != 1 {
+				t.Errorf("%s: families %+v, want the peer's one route accepted", c.p.Address, c.p.Families)
+			}
+			local := netip.MustParseAddr(c.p.Address)
+			waitFor(t, 10*time.Second, "ExaBGP's session from "+local.String(), func() error {
+				if st, _ := e.state(local, netip.MustParseAddr(c.p.LocalAddress)); st != "up" {
+					return fmt.Errorf("ExaBGP says %q", st)
+				}
+				return nil
+			})
+		}
+	})
+	if !ok {
+		t.FailNow()
+	}
+
+	t.Run("held-out", func(t *testing.T) {
+		for _, c := range []struct {
+			addr       netip.Addr
+			diag, what string
+			counter    string
+			keyID      int // shadow.peer_key_id; -1: none
+		}{
+			{wrong, "bad-mac", "a wrong secret", "TCPAOBad", -1},
+			{plain, "missing", "no signature", "TCPAORequired", -1},
+			{other, "unknown-key", "an unknown KeyID", "TCPAOKeyNotFound", 70},
+		} {
+			p := r.waitPeer(t, c.addr.String(), 30*time.Second, "diagnosed "+c.diag, func(p *status.Peer) bool {
+				return p.Shadow != nil && p.Shadow.Diagnosis == c.diag
+			})
+			t.Logf("%s (%s): %s", c.addr, c.what, peerString(p))
+			if p.State == "established" {
+				t.Errorf("%s (%s): established", c.addr, c.what)
+			}
+			if c.keyID >= 0 && !intIs(p.Shadow.PeerKeyID, c.keyID) {
+				t.Errorf("%s: shadow.peer_key_id %v, want %d", c.addr, deref(p.Shadow.PeerKeyID), c.keyID)
+			}
+			if st, ups := e.state(c.addr, rtr4); ups > 0 || st == "up" {
+				t.Errorf("ExaBGP's session from %s (%s) came up (state %q, %d times)", c.addr, c.what, st, ups)
+			}
+			now := counters(t, tp.A)
+			t.Logf("TcpExt %s %d -> %d", c.counter, before[c.counter], now[c.counter])
+			if now[c.counter] <= before[c.counter] {
+				t.Errorf("%s (%s): TcpExt %s did not move (%d)", c.addr, c.what, c.counter, now[c.counter])
+			}
+		}
+	})
+
+	t.Run("rollover", func(t *testing.T) {
+		// A key scheduled 8 s ahead, on both chains.
+		k2 := v4k2
+		k2.sendFrom = time.Now().Add(8 * time.Second)
+		e.setChains(t, exaChains(v4k1, k2))
+		r.reload(t, aoRouterConf(v4k1, k2))
+		p := r.waitPeer(t, peer4.String(), 5*time.Second, "with key 2 scheduled", func(p *status.Peer) bool {
+			return intIs(p.Auth.NextKeyID, 2) && intIs(p.Auth.KeyID, 1)
+		})
+		t.Logf("key 2 scheduled at %s: %s", p.Auth.NextKeyAt, peerString(p))
+		p = rolledTo(t, r, e, up4, k2, 40*time.Second)
+		if d := time.Until(k2.sendFrom); d > 0 {
+			t.Errorf("switched to key 2 %v before its send-from", d)
+		}
+		// A reload adding a key that is active at once.
+		k3 := v4k3
+		k3.sendFrom = time.Now()
+		e.setChains(t, exaChains(v4k1, k2, k3))
+		r.reload(t, aoRouterConf(v4k1, k2, k3))
+		p = rolledTo(t, r, e, p, k3, 40*time.Second)
+		// The next keepalives both ways, on the wire with key 3.
+		kn := p.Auth.Kernel.Good
+		r.waitPeer(t, peer4.String(), 3*holdTime*time.Second, "two more segments", func(p *status.Peer) bool {
+			return p.Auth.Kernel != nil && p.Auth.Kernel.Good >= kn+2 && peerSent(p, k3.recvID) >= 2
+		})
+
+		// Two switches, counted and logged once each; no other peer's key
+		// changed.
+		for _, c := range []struct {
+			peer string
+			want float64
+		}{{peer4.String(), 2}, {peer6.String(), 0}, {rangeDyn, 0}, {wrong.String(), 0}} {
+			if v, ok := r.metric(t, "authbgpd_md5_key_changes_total", fmt.Sprintf("peer=%q", c.peer)); !ok || v != c.want {
+				t.Errorf("authbgpd_md5_key_changes_total{peer=%q} = %v (present %v), want %v", c.peer, v, ok, c.want)
+			}
+		}
+		changed := linesWith(r.log(), "TCP-AO key changed")
+		if len(changed) != 2 {
+			t.Errorf("the router logged %d TCP-AO key changes, want 2 (keys 2 and 3 of %s):\n%s", len(changed), peer4, strings.Join(changed, "\n"))
+		}
+	})
+	time.Sleep(time.Second)
+	capt.stop()
+
+	t.Run("verify", func(t *testing.T) {
+		t.Run("wire", func(t *testing.T) {
+			segs := segments(t, capt.file)
+			ours, theirs := keyIDSequence(segs, netip.AddrPortFrom(rtr4, 179), netip.AddrPortFrom(peer4, up4.RemotePort))
+			t.Logf("KeyIDs on the wire of %s:%d: ours %v, the peer's %v (%d segments captured)", peer4, up4.RemotePort, ours, theirs, len(segs))
+			if fmt.Sprint(ours) != "[1 2 3]" || fmt.Sprint(theirs) != "[11 22 33]" {
+				t.Errorf("the session's KeyIDs went ours %v, the peer's %v; want [1 2 3] and [11 22 33]", ours, theirs)
+			}
+		})
+		t.Run("verify-pcap", func(t *testing.T) { verifyPcap(t, r, capt.file) })
+		t.Run("scapy", func(t *testing.T) { scapyVerify(t, capt.file, v4k1, v4k2, v4k3) })
+	})
+
+	t.Run("syn-flood", func(t *testing.T) {
+		synFlood(t, tp, r, e, up4)
+	})
+
+	t.Run("still-held-out", func(t *testing.T) {
+		for _, a := range []netip.Addr{wrong, plain, other} {
+			p := r.peer(a.String())
+			if p == nil || p.State == "established" || p.UptimeSeconds != 0 {
+				t.Errorf("%s after %v: %s", a, time.Since(start).Round(time.Second), peerString(p))
+			}
+			if st, ups := e.state(a, rtr4); ups > 0 {
+				t.Errorf("ExaBGP's session from %s came up %d times (state %q)", a, ups, st)
+			}
+		}
+	})
+}
+
+// rolledTo waits until the session of was (peer4) uses key k: our
+// key_id and RecvID (the RNext we ask for), the kernel's current key and
+// the peer's RNextKeyID, and the shadow sees the peer's segments with k's
+// KeyID; the session must be the same connection, never reset.
+func rolledTo(t *testing.T, r *router, e *exaBGP, was *status.Peer, k mkt, d time.Duration) *status.Peer {
+	t.Helper()
+	start := time.Now()
+	p := r.waitPeer(t, peer4.String(), d, fmt.Sprintf("on key %d", k.id), func(p *status.Peer) bool {
+		return p.State == "established" && intIs(p.Auth.KeyID, k.id) && intIs(p.Auth.RecvID, k.recvID) &&
+			intIs(p.Auth.SendID, k.sendID) && intIs(p.Auth.PeerRNextKeyID, k.sendID) && peerSent(p, k.recvID) > 0
+	})
+	t.Logf("on key %d after %v: %s", k.id, time.Since(start).Round(time.Millisecond), peerString(p))
+	if p.RemotePort != was.RemotePort || p.LocalPort != was.LocalPort {
+		t.Errorf("the session moved from ports %d-%d to %d-%d: it was reset", was.LocalPort, was.RemotePort, p.LocalPort, p.RemotePort)
+	}
+	if p.UptimeSeconds < was.UptimeSeconds {
+		t.Errorf("uptime %d s, was %d s: the session was reset", p.UptimeSeconds, was.UptimeSeconds)
+	}
+	if p.LastError != nil {
+		t.Errorf("the session went down: %+v", *p.LastError)
+	}
+	if _, ups := e.state(peer4, rtr4); ups != 1 {
+		t.Errorf("ExaBGP's session came up %d times, want once", ups)
+	}
+	if p.Auth.Kernel == nil || p.Auth.Kernel.Bad != 0 || p.Auth.Kernel.KeyNotFound != 0 {
+		t.Errorf("the kernel counts failures on the session: %+v", p.Auth.Kernel)
+	}
+	return p
+}
+
+// peerSent is how many segments the shadow saw from the peer with KeyID id.
+func peerSent(p *status.Peer, id int) uint64 {
+	if p.Shadow == nil {
+		return 0
+	}
+	var n uint64
+	for _, k := range p.Shadow.KeyIDs {
+		if int(k.KeyID) == id {
+			n += k.Segments
+		}
+	}
+	return n
+}
+
+// keyIDSequence is the sequence of TCP-AO KeyIDs (each change once) of the
+// connection's segments from a to b and from b to a.
+func keyIDSequence(segs []segment, a, b netip.AddrPort) (ab, ba []int) {
+	for _, s := range segs {
+		var seq *[]int
+		switch {
+		case s.src == a && s.dst == b:
+			seq = &ab
+		case s.src == b && s.dst == a:
+			seq = &ba
+		default:
+			continue
+		}
+		if s.ao == nil {
+			*seq = append(*seq, -1) // unsigned: shows as -1
+			continue
+		}
+		if n := len(*seq); n == 0 || (*seq)[n-1] != int(s.ao.KeyID) {
+			*seq = append(*seq, int(s.ao.KeyID))
+		}
+	}
+	return ab, ba
+}
+
+// pcapReport is the part of verify-pcap --json the tests read.
+type pcapReport struct {
+	Peers []struct {
+		Address string         `json:"address"`
+		Peer    string         `json:"peer"`
+		Shadow  *status.Shadow `json:"shadow"`
+	} `json:"peers"`
+}
+
+// verifyPcap checks the capture with authbgpd verify-pcap and the router's
+// config: the good peers' segments all verify, ours included, and the
+// held-out peers get the live checker's diagnoses.
+func verifyPcap(t *testing.T, r *router, file string) {
+	out, err := exec.Command(r.bin, "verify-pcap", "-f", r.conf, "--json", file).Output()
+	if err != nil {
+		t.Fatalf("authbgpd verify-pcap: %v\n%s", err, out)
+	}
+	var rep pcapReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("verify-pcap --json: %v\n%s", err, out)
+	}
+	want := map[string]string{peer4.String(): "ok", peer6.String(): "ok", dyn4.String(): "ok",
+		wrong.String(): "bad-mac", plain.String(): "missing", other.String(): "unknown-key"}
+	for _, p := range rep.Peers {
+		d, ok := want[p.Address]
+		if !ok {
+			continue
+		}
+		delete(want, p.Address)
+		b, _ := json.Marshal(p.Shadow)
+		t.Logf("verify-pcap %s (%s): %s", p.Address, p.Peer, b)
+		sh := p.Shadow
+		if sh == nil || sh.Diagnosis != d {
+			t.Errorf("verify-pcap: %s diagnosed %s, want %s", p.Address, b, d)
+			continue
+		}
+		if d != "ok" {
+			continue
+		}
+		seg := sh.Segments
+		if seg.Valid == 0 || val(seg.BadMAC) != 0 || val(seg.UnknownKey) != 0 || val(seg.NoHandshake) != 0 || seg.Missing != 0 || seg.Unexpected != 0 {
+			t.Errorf("verify-pcap: %s: received segments %s, want all valid", p.Address, b)
+		}
+		if sh.Sent == nil || sh.Sent.Valid == 0 || sh.Sent.Invalid != 0 || sh.Sent.Unsigned != 0 || val(sh.Sent.NoHandshake) != 0 {
+			t.Errorf("verify-pcap: %s: our segments %s, want all valid", p.Address, b)
+		}
+	}
+	for a := range want {
+		t.Errorf("verify-pcap reports nothing of %s:\n%s", a, out)
+	}
+}
+
+func val(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// scapyVerify checks every TCP-AO MAC of the good sessions in the capture
+// with scapy's TCP-AO module (tcpao_scapy.py).
+func scapyVerify(t *testing.T, file string, v4 ...mkt) {
+	py := filepath.Join(repoRoot(t), "e2e", "vmtest", "tcpao_scapy.py")
+	type key struct {
+		AID       int    `json:"a_id"`
+		BID       int    `json:"b_id"`
+		Alg       string `json:"alg"`
+		SecretHex string `json:"secret_hex"`
+	}
+	type pair struct {
+		A    string `json:"a"`
+		B    string `json:"b"`
+		Keys []key  `json:"keys"`
+	}
+	keys := func(ks ...mkt) []key {
+		var out []key
+		for _, k := range ks {
+			out = append(out, key{k.sendID, k.recvID, strings.ToUpper(k.configAlg()), hex.EncodeToString([]byte(k.secret))})
+		}
+		return out
+	}
+	pairs := []pair{
+		{rtr4.String(), peer4.String(), keys(v4...)},
+		{rtr6.String(), peer6.String(), keys(v6k1)},
+		{rtr4.String(), dyn4.String(), keys(dyk1)},
+	}
+	b, _ := json.Marshal(pairs)
+	pf := filepath.Join(t.TempDir(), "pairs.json")
+	if err := os.WriteFile(pf, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := exec.Command("python3", py, file, pf).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tcpao_scapy.py: %v\n%s", err, out)
+	}
+	var res map[string]struct {
+		OK          int                 `json:"ok"`
+		Bad         int                 `json:"bad"`
+		Unsigned    int                 `json:"unsigned"`
+		MD5         int                 `json:"md5"`
+		NoKey       int                 `json:"no_key"`
+		NoHandshake int                 `json:"no_handshake"`
+		Wrapped     int                 `json:"wrapped"`
+		KeyIDs      map[string][][2]int `json:"key_ids"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("tcpao_scapy.py: %v\n%s", err, out)
+	}
+	t.Logf("scapy (%v): %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(string(out)))
+	for _, p := range pairs {
+		r, ok := res[p.A+"-"+p.B]
+		if !ok || r.OK == 0 || r.Bad != 0 || r.Unsigned != 0 || r.MD5 != 0 || r.NoKey != 0 || r.NoHandshake != 0 {
+			t.Errorf("scapy: %s-%s: %+v, want only good MACs", p.A, p.B, r)
+		}
+	}
+}
+
+// synFlood sends unsigned and TCP-MD5-signed SYNs from the TCP-AO peer's
+// own address (peer4) to the router and requires that none is answered
+// (in a capture of the router's namespace), that the kernel counts them,
+// and that the peer's session stays up.
+func synFlood(t *testing.T, tp *netns.Pair, r *router, e *exaBGP, up *status.Peer) {
+	const n = 16
+	capt := startCapture(t, tp.Topology, tp.A, "eth0", t.TempDir(), "tcp port 179 and host "+peer4.String())
+	before := counters(t, tp.A)
+	var wg sync.WaitGroup
+	errs := make([]error, 2*n)
+	for i := 0; i < 2*n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			md5 := i >= n
+			errs[i] = netns.Do(tp.B, func() error {
+				d := net.Dialer{Timeout: 2500 * time.Millisecond, LocalAddr: &net.TCPAddr{IP: peer4.AsSlice(), Port: floodPort + i}}
+				if md5 {
+					d.Control = md5Control(rtr4, "flood md5 key")
+				}
+				c, err := d.DialContext(context.Background(), "tcp", netip.AddrPortFrom(rtr4, 179).String())
+				if err == nil {
+					c.Close()
+					return fmt.Errorf("connected")
+				}
+				return nil
+			})
+		}(i)
+	}
+	wg.Wait()
+	time.Sleep(500 * time.Millisecond)
+	capt.stop()
+	after := counters(t, tp.A)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("SYN %d (md5 %v) from %s:%d: %v", i, i >= n, peer4, floodPort+i, err)
+		}
+	}
+	syns, answers := 0, 0
+	for _, s := range segments(t, capt.file) {
+		switch {
+		case s.src.Addr() == peer4 && s.src.Port() >= floodPort && s.src.Port() < floodPort+2*n && s.syn():
+			syns++
+		case s.dst.Addr() == peer4 && s.dst.Port() >= floodPort && s.dst.Port() < floodPort+2*n:
+			answers++
+			t.Errorf("the router answered a flood SYN: %v -> %v flags %#x", s.src, s.dst, s.flags)
+		}
+	}
+	delta := map[string]uint64{}
+	for k, v := range after {
+		if (strings.HasPrefix(k, "TCPAO") || strings.HasPrefix(k, "TCPMD5")) && v != before[k] {
+			delta[k] = v - before[k]
+		}
+	}
+	t.Logf("%d flood SYNs captured (%d unsigned and %d TCP-MD5 connections), %d answered; TcpExt deltas %v", syns, n, n, answers, delta)
+	if syns < 2*n {
+		t.Errorf("captured %d flood SYNs, want at least %d", syns, 2*n)
+	}
+	if delta["TCPAORequired"] < n || delta["TCPMD5Unexpected"] < n {
+		t.Errorf("TcpExt TCPAORequired grew by %d, TCPMD5Unexpected by %d, want at least %d each (the unsigned and the TCP-MD5 SYNs)",
+			delta["TCPAORequired"], delta["TCPMD5Unexpected"], n)
+	}
+	p := r.peer(peer4.String())
+	if p == nil || p.State != "established" || p.RemotePort != up.RemotePort {
+		t.Errorf("the peer's session after the flood: %s", peerString(p))
+	}
+	if _, ups := e.state(peer4, rtr4); ups != 1 {
+		t.Errorf("ExaBGP's session came up %d times, want once", ups)
+	}
+}
+
+// floodPort is the first local port of the flood's connections.
+const floodPort = 40001
+
+// md5Control is a Dialer Control that puts a TCP-MD5 key for peer on the
+// socket (TCP_MD5SIG).
+func md5Control(peer netip.Addr, key string) func(string, string, syscall.RawConn) error {
+	return func(_, _ string, c syscall.RawConn) error {
+		sig := unix.TCPMD5Sig{Keylen: uint16(len(key))}
+		copy(sig.Key[:], key)
+		a := peer.As4()
+		sig.Addr.Family = unix.AF_INET
+		copy(sig.Addr.Data[2:6], a[:])
+		var serr error
+		if err := c.Control(func(fd uintptr) { serr = unix.SetsockoptTCPMD5Sig(int(fd), unix.IPPROTO_TCP, unix.TCP_MD5SIG, &sig) }); err != nil {
+			return err
+		}
+		return serr
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// TestBGPTCPAOMigration moves a peer from TCP-MD5 to TCP-AO and back by
+// reload, with ExaBGP switched too (restarted with plain md5-password, then
+// with a TCP-AO chain): the session comes up again on the new mechanism
+// each time. A listener that kept the old mechanism's key for the peer
+// would refuse the new one (the kernel allows one mechanism per peer).
+func TestBGPTCPAOMigration(t *testing.T) {
+	requireVM(t)
+	tp := netns.NewPair(t, "aomig",
+		netns.End{NS: "r", If: "eth0", Addrs: []string{rtr4.String() + "/24"}},
+		netns.End{NS: "p", If: "eth0", Addrs: []string{peer4.String() + "/24"}})
+	const md5Key = "md5-migration-key" // not all hex digits: ExaBGP would take it for base64
+	mig := mkt{id: 4, sendID: 4, recvID: 44, alg: "hmac(sha1)", secret: "ao migration key"}
+	conf := func(ao bool) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\nlisten-addresses = [%q]\n", asRouter, rtr4, rtr4)
+		fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
+		b.WriteString(keychainTOML("mig", mig))
+		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\nhold-time = %d\n", peer4, asPeer, holdTime)
+		if ao {
+			b.WriteString("keychain = \"mig\"\n")
+		} else {
+			fmt.Fprintf(&b, "password = %q\n", md5Key)
+		}
+		return b.String()
+	}
+	exa := func(ao bool) *exaBGP {
+		auth := md5Key
+		if ao {
+			auth = "ao-mig"
+		}
+		return startExaBGP(t, tp.Topology, tp.B, rtr4.String(),
+			[]exaNeighbor{{peer: rtr4, local: peer4, asn: asPeer, peerAS: asRouter, auth: auth, routes: []string{"198.51.100.0/24"}}},
+			map[string][]exaKey{"mig": farEnd(mig)})
+	}
+	var r *router
+	up := func(e *exaBGP, ao bool) {
+		t.Helper()
+		mode := "md5"
+		if ao {
+			mode = "tcp-ao"
+		}
+		start := time.Now()
+		p := r.waitPeer(t, peer4.String(), 60*time.Second, "established over "+mode, func(p *status.Peer) bool {
+			if ao {
+				return established(p)
+			}
+			return p.State == "established" && p.Auth.Mode == "md5" && p.Auth.Installed
+		})
+		t.Logf("established over %s after %v: %s", mode, time.Since(start).Round(time.Millisecond), peerString(p))
+		if p.Auth.Passive != ao {
+			t.Errorf("auth.passive %v over %s", p.Auth.Passive, mode)
+		}
+		waitFor(t, 10*time.Second, "ExaBGP's session up", func() error {
+			if st, _ := e.state(peer4, rtr4); st != "up" {
+				return fmt.Errorf("ExaBGP state %q", st)
+			}
+			return nil
+		})
+	}
+	r = startRouter(t, tp.Topology, tp.A, conf(false))
+	e := exa(false)
+	up(e, false)
+	for _, ao := range []bool{true, false} {
+		r.reload(t, conf(ao))
+		netns.Stop(e.cmd)
+		e = exa(ao)
+		up(e, ao)
+	}
+}
