@@ -163,7 +163,7 @@ func (p *pass) connsAO() {
 			continue
 		}
 		st := m.peers[m.peerFor(a)]
-		if st == nil || len(st.ao.Keys) == 0 {
+		if st == nil || len(st.ao.Keys) == 0 || p.tookOut(a, st) {
 			continue
 		}
 		set := st.ao
@@ -192,6 +192,16 @@ func (p *pass) connsAO() {
 			p.setConnAO(a, s, st, set)
 		}
 	}
+}
+
+// tookOut reports whether this pass took a's session out of GoBGP (its
+// neighbor or range deleted, e.g. to be re-added on TCP-AO after TCP-MD5).
+// The session's record and the sockets observed at the start of the pass
+// still show the connection GoBGP has closed since; "ending" it would reset
+// the neighbor just added instead, and GoBGP then may hold that one Idle
+// for IdleHoldTimeAfterReset (30 s), closing every connection of the peer.
+func (p *pass) tookOut(a netip.Addr, st *peer) bool {
+	return p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.Prefix)])
 }
 
 // aoConn finds the observed TCP-AO state of session s's connection.
