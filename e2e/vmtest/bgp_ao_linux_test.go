@@ -54,20 +54,28 @@ var (
 	v4k2 = mkt{id: 2, sendID: 2, recvID: 22, alg: "hmac(sha1)", secret: "ao v4 key two"}
 	v4k3 = mkt{id: 3, sendID: 3, recvID: 33, alg: "hmac(sha1)", secret: "ao v4 key three"}
 	v6k1 = mkt{id: 1, sendID: 5, recvID: 6, alg: "cmac(aes128)", secret: "0123456789abcdef"}
+	v6k2 = mkt{id: 2, sendID: 15, recvID: 16, alg: "cmac(aes128)", secret: "fedcba9876543210"}
 	dyk1 = mkt{id: 1, sendID: 7, recvID: 7, alg: "cmac(aes128)", secret: "ao dynamic range key"} // 20 bytes: RFC 5926 derives a 16-byte key
+	dyk2 = mkt{id: 2, sendID: 17, recvID: 18, alg: "cmac(aes128)", secret: "ao dynamic range key 2"}
 	hdk1 = mkt{id: 1, sendID: 9, recvID: 9, alg: "hmac(sha1)", secret: "ao held out"}
 )
 
-// aoRouterConf is the router's config: the three good TCP-AO peers (v4
-// with the keys given), the three held-out ones, [shadow] on.
-func aoRouterConf(v4 ...mkt) string {
+// aoChains are the keys of the three good peers' chains.
+type aoChains struct{ v4, v6, dyn []mkt }
+
+// initialChains are the chains the test starts with.
+func initialChains() aoChains { return aoChains{[]mkt{v4k1}, []mkt{v6k1}, []mkt{dyk1}} }
+
+// aoRouterConf is the router's config: the three good TCP-AO peers with
+// the chains c, the three held-out ones, [shadow] on.
+func aoRouterConf(c aoChains) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\nlisten-addresses = [%q, %q]\n", asRouter, rtr4, rtr4, rtr6)
 	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
 	b.WriteString("\n[shadow]\nenabled = true\ninterfaces = []\nworkers = 1\n")
-	b.WriteString(keychainTOML("v4", v4...))
-	b.WriteString(keychainTOML("v6", v6k1))
-	b.WriteString(keychainTOML("dyn", dyk1))
+	b.WriteString(keychainTOML("v4", c.v4...))
+	b.WriteString(keychainTOML("v6", c.v6...))
+	b.WriteString(keychainTOML("dyn", c.dyn...))
 	b.WriteString(keychainTOML("held", hdk1))
 	for _, p := range []struct {
 		key, addr, chain string
@@ -81,14 +89,14 @@ func aoRouterConf(v4 ...mkt) string {
 }
 
 // exaChains is the far end of the chains (ExaBGP's keys file).
-func exaChains(v4 ...mkt) map[string][]exaKey {
+func exaChains(c aoChains) map[string][]exaKey {
 	held := farEnd(hdk1)
 	bad := held[0]
 	bad.SecretHex = hex.EncodeToString([]byte("not the held out key"))
 	unknown := held[0]
 	unknown.SendID, unknown.RecvID = 70, 70
 	return map[string][]exaKey{
-		"v4": farEnd(v4...), "v6": farEnd(v6k1), "dyn": farEnd(dyk1),
+		"v4": farEnd(c.v4...), "v6": farEnd(c.v6...), "dyn": farEnd(c.dyn...),
 		"wrong": {bad}, "unknown": {unknown},
 	}
 }
@@ -144,20 +152,20 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 	start := time.Now()
 	tp := aoTopology(t, "bgpao")
 	before := counters(t, tp.A)
-	r := startRouter(t, tp.Topology, tp.A, aoRouterConf(v4k1))
+	r := startRouter(t, tp.Topology, tp.A, aoRouterConf(initialChains()))
 	capDir := t.TempDir()
 	capt := startCapture(t, tp.Topology, tp.A, "eth0", capDir, "tcp port 179")
-	e := startExaBGP(t, tp.Topology, tp.B, rtr4.String(), aoNeighbors(), exaChains(v4k1))
+	e := startExaBGP(t, tp.Topology, tp.B, rtr4.String(), aoNeighbors(), exaChains(initialChains()))
 	t.Logf("router, capture and ExaBGP started in %v", time.Since(start).Round(time.Millisecond))
 
-	var up4 *status.Peer
+	var up4, up6, upd *status.Peer
 	ok := t.Run("up", func(t *testing.T) {
 		withRoute := func(p *status.Peer) bool {
 			return established(p) && len(p.Families) == 1 && p.Families[0].Accepted == 1
 		}
 		up4 = r.waitPeer(t, peer4.String(), 90*time.Second, "established over TCP-AO with the peer's route", withRoute)
-		up6 := r.waitPeer(t, peer6.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
-		upd := r.waitPeer(t, dyn4.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
+		up6 = r.waitPeer(t, peer6.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
+		upd = r.waitPeer(t, dyn4.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
 		t.Logf("up after %v", time.Since(start).Round(time.Millisecond))
 		for _, c := range []struct {
 			p                *status.Peer
@@ -225,53 +233,87 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 				t.Errorf("%s (%s): TcpExt %s did not move (%d)", c.addr, c.what, c.counter, now[c.counter])
 			}
 		}
+		// The same on /metrics and in /status: the shadow's verdicts per
+		// peer, the namespace's TCP-AO counters.
+		for _, m := range []struct{ name, labels string }{
+			{"authbgpd_tcpao_segments_total", fmt.Sprintf("peer=%q,verdict=\"valid\"", peer4)},
+			{"authbgpd_tcpao_segments_total", fmt.Sprintf("peer=%q,verdict=\"bad_mac\"", wrong)},
+			{"authbgpd_tcpao_segments_total", fmt.Sprintf("peer=%q,verdict=\"missing\"", plain)},
+			{"authbgpd_tcpao_segments_total", fmt.Sprintf("peer=%q,verdict=\"unknown_key\"", other)},
+			{"authbgpd_tcp_ao_segments_total", fmt.Sprintf("peer=%q,verdict=\"good\"", peer6)},
+			{"authbgpd_kernel_tcp_ao_segments_total", `reason="good"`},
+			{"authbgpd_kernel_tcp_ao_segments_total", `reason="bad"`},
+			{"authbgpd_kernel_tcp_ao_segments_total", `reason="ao_required"`},
+			{"authbgpd_kernel_tcp_ao_segments_total", `reason="key_not_found"`},
+		} {
+			if v, ok := r.metric(t, m.name, m.labels); !ok || v <= 0 {
+				t.Errorf("/metrics %s{%s} = %v (present %v), want > 0", m.name, m.labels, v, ok)
+			}
+		}
+		s, err := r.status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := s.Kernel; k == nil || k.AO == nil || k.AO.Good == 0 || k.AO.Bad == 0 || k.AO.AORequired == 0 || k.AO.KeyNotFound == 0 {
+			t.Errorf("/status kernel: %+v, want tcp_ao counting good, bad, ao_required and key_not_found", k)
+		} else {
+			t.Logf("/status kernel.tcp_ao %+v, since start %+v", *k.AO, k.AOSinceStart)
+		}
 	})
 
 	t.Run("rollover", func(t *testing.T) {
-		// A key scheduled 8 s ahead, on both chains.
-		k2 := v4k2
-		k2.sendFrom = time.Now().Add(8 * time.Second)
-		e.setChains(t, exaChains(v4k1, k2))
-		r.reload(t, aoRouterConf(v4k1, k2))
+		// A key scheduled 8 s ahead on every good peer's chain, at both
+		// ends.
+		at := time.Now().Add(8 * time.Second)
+		k2, v62, dy2 := v4k2, v6k2, dyk2
+		k2.sendFrom, v62.sendFrom, dy2.sendFrom = at, at, at
+		c := aoChains{[]mkt{v4k1, k2}, []mkt{v6k1, v62}, []mkt{dyk1, dy2}}
+		e.setChains(t, exaChains(c))
+		r.reload(t, aoRouterConf(c))
 		p := r.waitPeer(t, peer4.String(), 5*time.Second, "with key 2 scheduled", func(p *status.Peer) bool {
 			return intIs(p.Auth.NextKeyID, 2) && intIs(p.Auth.KeyID, 1)
 		})
 		t.Logf("key 2 scheduled at %s: %s", p.Auth.NextKeyAt, peerString(p))
-		p = rolledTo(t, r, e, up4, k2, 40*time.Second)
-		if d := time.Until(k2.sendFrom); d > 0 {
+		p = rolledTo(t, r, e, peer4, up4, k2, 40*time.Second)
+		if d := time.Until(at); d > 0 {
 			t.Errorf("switched to key 2 %v before its send-from", d)
 		}
+		rolledTo(t, r, e, peer6, up6, v62, 10*time.Second)
+		rolledTo(t, r, e, dyn4, upd, dy2, 10*time.Second)
 		// A reload adding a key that is active at once.
 		k3 := v4k3
 		k3.sendFrom = time.Now()
-		e.setChains(t, exaChains(v4k1, k2, k3))
-		r.reload(t, aoRouterConf(v4k1, k2, k3))
-		p = rolledTo(t, r, e, p, k3, 40*time.Second)
+		c.v4 = append(c.v4, k3)
+		e.setChains(t, exaChains(c))
+		r.reload(t, aoRouterConf(c))
+		p = rolledTo(t, r, e, peer4, p, k3, 40*time.Second)
 		// The next keepalives both ways, on the wire with key 3.
 		kn := p.Auth.Kernel.Good
 		r.waitPeer(t, peer4.String(), 3*holdTime*time.Second, "two more segments", func(p *status.Peer) bool {
 			return p.Auth.Kernel != nil && p.Auth.Kernel.Good >= kn+2 && peerSent(p, k3.recvID) >= 2
 		})
 
-		// Two switches, counted and logged once each; no other peer's key
+		// Every switch counted and logged once; no other peer's key
 		// changed.
 		for _, c := range []struct {
 			peer string
 			want float64
-		}{{peer4.String(), 2}, {peer6.String(), 0}, {rangeDyn, 0}, {wrong.String(), 0}} {
+		}{{peer4.String(), 2}, {peer6.String(), 1}, {rangeDyn, 1}, {wrong.String(), 0}} {
 			if v, ok := r.metric(t, "authbgpd_md5_key_changes_total", fmt.Sprintf("peer=%q", c.peer)); !ok || v != c.want {
 				t.Errorf("authbgpd_md5_key_changes_total{peer=%q} = %v (present %v), want %v", c.peer, v, ok, c.want)
 			}
 		}
 		changed := linesWith(r.log(), "TCP-AO key changed")
-		if len(changed) != 2 {
-			t.Errorf("the router logged %d TCP-AO key changes, want 2 (keys 2 and 3 of %s):\n%s", len(changed), peer4, strings.Join(changed, "\n"))
+		if len(changed) != 4 {
+			t.Errorf("the router logged %d TCP-AO key changes, want 4 (keys 2 and 3 of %s, key 2 of %s and %s):\n%s",
+				len(changed), peer4, peer6, rangeDyn, strings.Join(changed, "\n"))
 		}
 
 		// Key 1 retired by reload: off the listener and the connection,
 		// the session stays.
-		e.setChains(t, exaChains(k2, k3))
-		r.reload(t, aoRouterConf(k2, k3))
+		c.v4 = []mkt{k2, k3}
+		e.setChains(t, exaChains(c))
+		r.reload(t, aoRouterConf(c))
 		kn = r.peer(peer4.String()).Auth.Kernel.Good
 		p = r.waitPeer(t, peer4.String(), 3*holdTime*time.Second, "on key 3 with key 1 retired", func(p *status.Peer) bool {
 			return p.State == "established" && p.Auth.Kernel != nil && p.Auth.Kernel.Good >= kn+2 && intIs(p.Auth.KeyID, 3)
@@ -310,21 +352,35 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 	t.Run("verify", func(t *testing.T) {
 		t.Run("wire", func(t *testing.T) {
 			segs := segments(t, capt.file)
-			ours, theirs := keyIDSequence(segs, netip.AddrPortFrom(rtr4, 179), netip.AddrPortFrom(peer4, up4.RemotePort))
-			t.Logf("KeyIDs on the wire of %s:%d: ours %v, the peer's %v (%d segments captured)", peer4, up4.RemotePort, ours, theirs, len(segs))
-			if fmt.Sprint(ours) != "[1 2 3]" || fmt.Sprint(theirs) != "[11 22 33]" {
-				t.Errorf("the session's KeyIDs went ours %v, the peer's %v; want [1 2 3] and [11 22 33]", ours, theirs)
+			for _, c := range []struct {
+				peer         netip.Addr
+				up           *status.Peer
+				ours, theirs string
+			}{
+				{peer4, up4, "[1 2 3]", "[11 22 33]"},
+				{peer6, up6, "[5 15]", "[6 16]"},
+				{dyn4, upd, "[7 17]", "[7 18]"},
+			} {
+				local := netip.AddrPortFrom(netip.MustParseAddr(c.up.LocalAddress), 179)
+				ours, theirs := keyIDSequence(segs, local, netip.AddrPortFrom(c.peer, c.up.RemotePort))
+				t.Logf("KeyIDs on the wire of %s:%d: ours %v, the peer's %v", c.peer, c.up.RemotePort, ours, theirs)
+				if fmt.Sprint(ours) != c.ours || fmt.Sprint(theirs) != c.theirs {
+					t.Errorf("%s: the session's KeyIDs went ours %v, the peer's %v; want %s and %s", c.peer, ours, theirs, c.ours, c.theirs)
+				}
 			}
+			t.Logf("%d segments captured", len(segs))
 		})
 		// Every key the capture saw (key 1 is retired from the router's).
 		all := filepath.Join(t.TempDir(), "all-keys.toml")
-		k2, k3 := v4k2, v4k3 // a keychain has at most one key without send-from
-		k2.sendFrom, k3.sendFrom = time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour)
-		if err := os.WriteFile(all, []byte(aoRouterConf(v4k1, k2, k3)), 0o600); err != nil {
+		// A keychain has at most one key without send-from.
+		past := func(k mkt, d time.Duration) mkt { k.sendFrom = time.Now().Add(-d); return k }
+		everyKey := aoChains{[]mkt{v4k1, past(v4k2, 2*time.Hour), past(v4k3, time.Hour)},
+			[]mkt{v6k1, past(v6k2, time.Hour)}, []mkt{dyk1, past(dyk2, time.Hour)}}
+		if err := os.WriteFile(all, []byte(aoRouterConf(everyKey)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		t.Run("verify-pcap", func(t *testing.T) { verifyPcap(t, r.bin, all, capt.file) })
-		t.Run("scapy", func(t *testing.T) { scapyVerify(t, capt.file, v4k1, v4k2, v4k3) })
+		t.Run("scapy", func(t *testing.T) { scapyVerify(t, capt.file, everyKey) })
 	})
 
 	t.Run("syn-flood", func(t *testing.T) {
@@ -344,14 +400,14 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 	})
 }
 
-// rolledTo waits until the session of was (peer4) uses key k: our
+// rolledTo waits until the session of was (peer) uses key k: our
 // key_id and RecvID (the RNext we ask for), the kernel's current key and
 // the peer's RNextKeyID, and the shadow sees the peer's segments with k's
 // KeyID; the session must be the same connection, never reset.
-func rolledTo(t *testing.T, r *router, e *exaBGP, was *status.Peer, k mkt, d time.Duration) *status.Peer {
+func rolledTo(t *testing.T, r *router, e *exaBGP, peer netip.Addr, was *status.Peer, k mkt, d time.Duration) *status.Peer {
 	t.Helper()
 	start := time.Now()
-	p := r.waitPeer(t, peer4.String(), d, fmt.Sprintf("on key %d", k.id), func(p *status.Peer) bool {
+	p := r.waitPeer(t, peer.String(), d, fmt.Sprintf("on key %d", k.id), func(p *status.Peer) bool {
 		return p.State == "established" && intIs(p.Auth.KeyID, k.id) && intIs(p.Auth.RecvID, k.recvID) &&
 			intIs(p.Auth.SendID, k.sendID) && intIs(p.Auth.PeerRNextKeyID, k.sendID) && peerSent(p, k.recvID) > 0
 	})
@@ -365,8 +421,8 @@ func rolledTo(t *testing.T, r *router, e *exaBGP, was *status.Peer, k mkt, d tim
 	if p.LastError != nil {
 		t.Errorf("the session went down: %+v", *p.LastError)
 	}
-	if _, ups := e.state(peer4, rtr4); ups != 1 {
-		t.Errorf("ExaBGP's session came up %d times, want once", ups)
+	if _, ups := e.state(peer, netip.MustParseAddr(p.LocalAddress)); ups != 1 {
+		t.Errorf("ExaBGP's session from %s came up %d times, want once", peer, ups)
 	}
 	if p.Auth.Kernel == nil || p.Auth.Kernel.Bad != 0 || p.Auth.Kernel.KeyNotFound != 0 {
 		t.Errorf("the kernel counts failures on the session: %+v", p.Auth.Kernel)
@@ -476,7 +532,7 @@ func val(p *uint64) uint64 {
 
 // scapyVerify checks every TCP-AO MAC of the good sessions in the capture
 // with scapy's TCP-AO module (tcpao_scapy.py).
-func scapyVerify(t *testing.T, file string, v4 ...mkt) {
+func scapyVerify(t *testing.T, file string, c aoChains) {
 	py := filepath.Join(repoRoot(t), "e2e", "vmtest", "tcpao_scapy.py")
 	type key struct {
 		AID       int    `json:"a_id"`
@@ -497,9 +553,9 @@ func scapyVerify(t *testing.T, file string, v4 ...mkt) {
 		return out
 	}
 	pairs := []pair{
-		{rtr4.String(), peer4.String(), keys(v4...)},
-		{rtr6.String(), peer6.String(), keys(v6k1)},
-		{rtr4.String(), dyn4.String(), keys(dyk1)},
+		{rtr4.String(), peer4.String(), keys(c.v4...)},
+		{rtr6.String(), peer6.String(), keys(c.v6...)},
+		{rtr4.String(), dyn4.String(), keys(c.dyn...)},
 	}
 	b, _ := json.Marshal(pairs)
 	pf := filepath.Join(t.TempDir(), "pairs.json")
