@@ -38,6 +38,8 @@ var (
 	wrong = netip.MustParseAddr("192.0.2.3")   // signs with a wrong secret
 	plain = netip.MustParseAddr("192.0.2.4")   // does not sign
 	other = netip.MustParseAddr("192.0.2.5")   // signs with a KeyID we do not have
+	noopt = netip.MustParseAddr("192.0.2.6")   // both ends exclude the TCP options from the MAC
+	optmm = netip.MustParseAddr("192.0.2.7")   // excludes them, we do not
 )
 
 const (
@@ -58,6 +60,7 @@ var (
 	dyk1 = mkt{id: 1, sendID: 7, recvID: 7, alg: "cmac(aes128)", secret: "ao dynamic range key"} // 20 bytes: RFC 5926 derives a 16-byte key
 	dyk2 = mkt{id: 2, sendID: 17, recvID: 18, alg: "cmac(aes128)", secret: "ao dynamic range key 2"}
 	hdk1 = mkt{id: 1, sendID: 9, recvID: 9, alg: "hmac(sha1)", secret: "ao held out"}
+	nok1 = mkt{id: 1, sendID: 8, recvID: 8, alg: "hmac(sha1)", secret: "ao without options", noOptions: true}
 )
 
 // aoChains are the keys of the three good peers' chains.
@@ -77,11 +80,13 @@ func aoRouterConf(c aoChains) string {
 	b.WriteString(keychainTOML("v6", c.v6...))
 	b.WriteString(keychainTOML("dyn", c.dyn...))
 	b.WriteString(keychainTOML("held", hdk1))
+	b.WriteString(keychainTOML("noopt", nok1))
 	for _, p := range []struct {
 		key, addr, chain string
 	}{
 		{"address", peer4.String(), "v4"}, {"address", peer6.String(), "v6"}, {"prefix", rangeDyn, "dyn"},
 		{"address", wrong.String(), "held"}, {"address", plain.String(), "held"}, {"address", other.String(), "held"},
+		{"address", noopt.String(), "noopt"}, {"address", optmm.String(), "held"},
 	} {
 		fmt.Fprintf(&b, "\n[[peers]]\n%s = %q\nasn = %d\nkeychain = %q\nhold-time = %d\n", p.key, p.addr, asPeer, p.chain, holdTime)
 	}
@@ -95,9 +100,11 @@ func exaChains(c aoChains) map[string][]exaKey {
 	bad.SecretHex = hex.EncodeToString([]byte("not the held out key"))
 	unknown := held[0]
 	unknown.SendID, unknown.RecvID = 70, 70
+	noOpts := held[0]
+	noOpts.NoOptions = true
 	return map[string][]exaKey{
 		"v4": farEnd(c.v4...), "v6": farEnd(c.v6...), "dyn": farEnd(c.dyn...),
-		"wrong": {bad}, "unknown": {unknown},
+		"wrong": {bad}, "unknown": {unknown}, "noopt": farEnd(nok1), "optmm": {noOpts},
 	}
 }
 
@@ -112,6 +119,8 @@ func aoNeighbors() []exaNeighbor {
 		n(rtr4, wrong, "ao-wrong", "198.51.102.0/24"),
 		n(rtr4, plain, "", "198.51.103.0/24"),
 		n(rtr4, other, "ao-unknown", "198.51.104.0/24"),
+		n(rtr4, noopt, "ao-noopt", "198.51.105.0/24"),
+		n(rtr4, optmm, "ao-optmm", "198.51.106.0/24"),
 	}
 }
 
@@ -120,7 +129,7 @@ func aoTopology(t *testing.T, tag string) *netns.Pair {
 	return netns.NewPair(t, tag,
 		netns.End{NS: "r", If: "eth0", Addrs: []string{rtr4.String() + "/24", rtr6.String() + "/64"}},
 		netns.End{NS: "p", If: "eth0", Addrs: []string{peer4.String() + "/24", dyn4.String() + "/24", wrong.String() + "/24",
-			plain.String() + "/24", other.String() + "/24", peer6.String() + "/64"}})
+			plain.String() + "/24", other.String() + "/24", noopt.String() + "/24", optmm.String() + "/24", peer6.String() + "/64"}})
 }
 
 // established is a /status condition: the session is up over TCP-AO.
@@ -135,14 +144,18 @@ func intIs(p *int, v int) bool { return p != nil && *p == v }
 // start costs seconds under TCG):
 //
 //	up:        HMAC-SHA-1-96 over IPv4 and AES-128-CMAC-96 over IPv6 with
-//	           static peers, and a dynamic range (a prefix MKT), come up;
-//	           /status shows tcp-ao, installed, passive, kernel good > 0
-//	held-out:  a wrong secret, no signature, an unknown KeyID never come up;
-//	           the namespace's TCPAOBad / TCPAORequired / TCPAOKeyNotFound
-//	           move and the shadow says bad-mac / missing / unknown-key
+//	           static peers, a dynamic range (a prefix MKT) and a peer whose
+//	           MACs exclude the TCP options come up; /status shows tcp-ao,
+//	           installed, passive, kernel good > 0
+//	held-out:  a wrong secret, no signature, an unknown KeyID, excluded
+//	           options never come up; the namespace's TCPAOBad /
+//	           TCPAORequired / TCPAOKeyNotFound move and the shadow says
+//	           bad-mac / missing / unknown-key / options-mismatch (also on
+//	           /metrics)
 //	rollover:  a key scheduled a few seconds ahead on both ends' chains,
-//	           then a reload adding a key active at once: the session is
-//	           not reset, /status and the wire follow the new KeyIDs
+//	           then a reload adding a key active at once, then one retiring
+//	           the first: the sessions are not reset, /status, /metrics and
+//	           the wire follow the new KeyIDs, the retired key is refused
 //	verify:    every segment of the capture verifies with
 //	           authbgpd verify-pcap and with scapy
 //	syn-flood: unsigned and TCP-MD5-signed SYNs from the TCP-AO peer's
@@ -166,6 +179,7 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 		up4 = r.waitPeer(t, peer4.String(), 90*time.Second, "established over TCP-AO with the peer's route", withRoute)
 		up6 = r.waitPeer(t, peer6.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
 		upd = r.waitPeer(t, dyn4.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
+		upn := r.waitPeer(t, noopt.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
 		t.Logf("up after %v", time.Since(start).Round(time.Millisecond))
 		for _, c := range []struct {
 			p                *status.Peer
@@ -174,6 +188,7 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 			passive, dynamic bool
 		}{
 			{up4, "v4", 1, 11, true, false}, {up6, "v6", 5, 6, true, false}, {upd, "dyn", 7, 7, false, true},
+			{upn, "noopt", 8, 8, true, false},
 		} {
 			a := c.p.Auth
 			t.Logf("%s: %s", c.p.Address, peerString(c.p))
@@ -213,6 +228,7 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 			{wrong, "bad-mac", "a wrong secret", "TCPAOBad", -1},
 			{plain, "missing", "no signature", "TCPAORequired", -1},
 			{other, "unknown-key", "an unknown KeyID", "TCPAOKeyNotFound", 70},
+			{optmm, "options-mismatch", "the TCP options excluded from its MACs", "TCPAOBad", -1},
 		} {
 			p := r.waitPeer(t, c.addr.String(), 30*time.Second, "diagnosed "+c.diag, func(p *status.Peer) bool {
 				return p.Shadow != nil && p.Shadow.Diagnosis == c.diag
@@ -388,7 +404,7 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 	})
 
 	t.Run("still-held-out", func(t *testing.T) {
-		for _, a := range []netip.Addr{wrong, plain, other} {
+		for _, a := range []netip.Addr{wrong, plain, other, optmm} {
 			p := r.peer(a.String())
 			if p == nil || p.State == "established" || p.UptimeSeconds != 0 {
 				t.Errorf("%s after %v: %s", a, time.Since(start).Round(time.Second), peerString(p))
@@ -492,8 +508,8 @@ func verifyPcap(t *testing.T, bin, conf, file string) {
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("verify-pcap --json: %v\n%s", err, out)
 	}
-	want := map[string]string{peer4.String(): "ok", peer6.String(): "ok", dyn4.String(): "ok",
-		wrong.String(): "bad-mac", plain.String(): "missing", other.String(): "unknown-key"}
+	want := map[string]string{peer4.String(): "ok", peer6.String(): "ok", dyn4.String(): "ok", noopt.String(): "ok",
+		wrong.String(): "bad-mac", plain.String(): "missing", other.String(): "unknown-key", optmm.String(): "options-mismatch"}
 	for _, p := range rep.Peers {
 		d, ok := want[p.Address]
 		if !ok {
@@ -539,6 +555,7 @@ func scapyVerify(t *testing.T, file string, c aoChains) {
 		BID       int    `json:"b_id"`
 		Alg       string `json:"alg"`
 		SecretHex string `json:"secret_hex"`
+		Options   bool   `json:"include_options"`
 	}
 	type pair struct {
 		A    string `json:"a"`
@@ -548,7 +565,7 @@ func scapyVerify(t *testing.T, file string, c aoChains) {
 	keys := func(ks ...mkt) []key {
 		var out []key
 		for _, k := range ks {
-			out = append(out, key{k.sendID, k.recvID, strings.ToUpper(k.configAlg()), hex.EncodeToString([]byte(k.secret))})
+			out = append(out, key{k.sendID, k.recvID, strings.ToUpper(k.configAlg()), hex.EncodeToString([]byte(k.secret)), !k.noOptions})
 		}
 		return out
 	}
@@ -556,6 +573,7 @@ func scapyVerify(t *testing.T, file string, c aoChains) {
 		{rtr4.String(), peer4.String(), keys(c.v4...)},
 		{rtr6.String(), peer6.String(), keys(c.v6...)},
 		{rtr4.String(), dyn4.String(), keys(c.dyn...)},
+		{rtr4.String(), noopt.String(), keys(nok1)},
 	}
 	b, _ := json.Marshal(pairs)
 	pf := filepath.Join(t.TempDir(), "pairs.json")

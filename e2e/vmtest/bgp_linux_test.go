@@ -366,6 +366,7 @@ type mkt struct {
 	alg            string
 	secret         string
 	sendFrom       time.Time // zero: none
+	noOptions      bool      // include-tcp-options = false (TCP_AO_KEYF_EXCLUDE_OPT)
 }
 
 // configAlg is the config's name of the kernel algorithm.
@@ -386,6 +387,9 @@ func keychainTOML(name string, keys ...mkt) string {
 		if !k.sendFrom.IsZero() {
 			fmt.Fprintf(&b, "  send-from = %s\n", k.sendFrom.UTC().Format(time.RFC3339Nano))
 		}
+		if k.noOptions {
+			b.WriteString("  include-tcp-options = false\n")
+		}
 	}
 	return b.String()
 }
@@ -399,12 +403,13 @@ type exaKey struct {
 	SecretHex string   `json:"secret_hex"`
 	Prefix    int      `json:"prefix,omitempty"`
 	SendFrom  *float64 `json:"send_from,omitempty"`
+	NoOptions bool     `json:"exclude_options,omitempty"`
 }
 
 func farEnd(keys ...mkt) []exaKey {
 	out := make([]exaKey, len(keys))
 	for i, k := range keys {
-		out[i] = exaKey{SendID: k.recvID, RecvID: k.sendID, Alg: k.alg, SecretHex: hex.EncodeToString([]byte(k.secret))}
+		out[i] = exaKey{SendID: k.recvID, RecvID: k.sendID, Alg: k.alg, SecretHex: hex.EncodeToString([]byte(k.secret)), NoOptions: k.noOptions}
 		if !k.sendFrom.IsZero() {
 			f := float64(k.sendFrom.UnixNano()) / 1e9
 			out[i].SendFrom = &f

@@ -6,8 +6,9 @@ and calc_tcpao_mac (not sign_tcpao, which MACs twice).
     tcpao_scapy.py CAPTURE.pcap PAIRS.json
 
 PAIRS.json is a list of {"a": ADDR, "b": ADDR, "keys": [{"a_id": N, "b_id": N,
-"alg": "HMAC-SHA-1-96" | "AES-128-CMAC-96", "secret_hex": HEX}]}: a signs
-with KeyID a_id, b with b_id. Each connection between a and b is followed
+"alg": "HMAC-SHA-1-96" | "AES-128-CMAC-96", "secret_hex": HEX,
+"include_options": BOOL (default true)}]}: a signs with KeyID a_id, b with
+b_id. Each connection between a and b is followed
 from its SYN and SYN-ACK (the traffic keys come from both ISNs; a SYN's MAC
 from its own ISN and 0); the SNE is taken as 0 (the test sessions are far
 shorter than 4 GiB, the ISNs are checked not to wrap). Prints one JSON
@@ -66,7 +67,7 @@ def main():
         keys = []
         for k in pr["keys"]:
             keys.append({"a_id": k["a_id"], "b_id": k["b_id"], "alg": get_alg(k["alg"]),
-                         "secret": bytes.fromhex(k["secret_hex"])})
+                         "secret": bytes.fromhex(k["secret_hex"]), "opts": k.get("include_options", True)})
         bypair[(pr["a"], pr["b"])] = (name, keys, True)
         bypair[(pr["b"], pr["a"])] = (name, keys, False)
     isn = {}  # (src, sport, dst, dport) -> the sender's ISN
@@ -117,7 +118,7 @@ def main():
             st["wrapped"] += 1
             continue
         tk = calc_tcpao_traffic_key(p, key["alg"], key["secret"], sisn, disn)
-        want = calc_tcpao_mac(p, key["alg"], tk, include_options=True, sne=0)
+        want = calc_tcpao_mac(p, key["alg"], tk, include_options=key["opts"], sne=0)
         st["ok" if want == mac else "bad"] += 1
     json.dump(stats, sys.stdout)
     sys.stdout.write("\n")
