@@ -136,7 +136,8 @@ func authbgpdBinary(t testing.TB) string {
 
 // newerSource returns a non-test Go file (or go.mod, go.sum) of the module
 // at root modified after bin, "" when there is none; an error when bin is
-// missing.
+// missing. The test-only trees (e2e, internal, md5auth/md5authtest) are not
+// the daemon's: edits there do not make it stale.
 func newerSource(root, bin string) (string, error) {
 	st, err := os.Stat(bin)
 	if err != nil {
@@ -145,12 +146,18 @@ func newerSource(root, bin string) (string, error) {
 	built := st.ModTime()
 	var newer string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || newer != "" {
-			return fs.SkipDir
+		if err != nil {
+			return err
+		}
+		if newer != "" {
+			return fs.SkipAll
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || name == "bin" || name == "testdata" || name == "node_modules") {
+			switch rel, _ := filepath.Rel(root, p); {
+			case p == root:
+			case strings.HasPrefix(name, "."), name == "bin", name == "testdata", name == "node_modules",
+				rel == "e2e", rel == "internal", rel == filepath.Join("md5auth", "md5authtest"):
 				return fs.SkipDir
 			}
 			return nil
