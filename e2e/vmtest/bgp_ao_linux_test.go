@@ -294,8 +294,8 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 		if d := time.Until(at); d > 0 {
 			t.Errorf("switched to key 2 %v before its send-from", d)
 		}
-		rolledTo(t, r, e, peer6, up6, v62, 10*time.Second)
-		rolledTo(t, r, e, dyn4, upd, dy2, 10*time.Second)
+		rolledTo(t, r, e, peer6, up6, v62, 20*time.Second)
+		rolledTo(t, r, e, dyn4, upd, dy2, 20*time.Second)
 		// A reload adding a key that is active at once.
 		k3 := v4k3
 		k3.sendFrom = time.Now()
