@@ -22,6 +22,7 @@ test:
 VMTEST_FLAGS ?=
 vmtest:
 	bash scripts/deps.sh
+	CGO_ENABLED=0 go build -trimpath -o bin/authbgpd ./cmd/authbgpd
 	CGO_ENABLED=0 go test -c -o bin/vmtest.test ./e2e/vmtest
 	bash scripts/vm.sh bin/vmtest.test -test.v -test.count=1 -test.timeout=20m $(VMTEST_FLAGS)
 

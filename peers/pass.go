@@ -274,10 +274,14 @@ func (p *pass) removeFromGoBGP(st *peer) {
 	st.gobgpSecret = nil
 }
 
-// deleteKey takes st's key off the listeners.
+// deleteKey takes st's TCP-MD5 key off the listeners (a peer without one
+// is left as it is).
 func (p *pass) deleteKey(st *peer) {
 	m := p.m
-	if st.secret != nil && m.port != 0 && m.preErr == nil {
+	if st.secret == nil {
+		return
+	}
+	if m.port != 0 && m.preErr == nil {
 		k := mdKey(st.cfg, st.secret)
 		if err := p.act(action{kind: actDeleteListenerKey, peer: st.cfg, key: k}); err != nil {
 			m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's listener key")
@@ -333,7 +337,7 @@ func (p *pass) keys() {
 		case !w.Key.Keyed():
 			p.deleteKey(st)
 			p.deleteAO(st)
-			st.err = nil
+			st.err, st.keyID, st.installed = nil, -1, false
 			continue
 		case !w.Key.Usable():
 			st.err, st.installed = w.Err, false

@@ -132,8 +132,8 @@ func (p *pass) observedConn(c md5auth.SocketKeys) {
 	m := p.m
 	a := c.Remote.Addr()
 	id, st := p.owner(a)
-	if st == nil {
-		return
+	if st == nil || p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.Prefix)]) {
+		return // none of ours, or a session this pass took out of GoBGP
 	}
 	k, ok := c.KeyFor(a)
 	switch {

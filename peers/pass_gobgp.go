@@ -48,7 +48,7 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 			log.WithError(err).Error("cannot add the peer to GoBGP")
 			return
 		}
-		log.WithFields(logrus.Fields{"asn": w.Cfg.ASN, "md5": w.Key.Keyed(), "held_down": w.HeldDown}).Info("peer added")
+		log.WithFields(logrus.Fields{"asn": w.Cfg.ASN, "auth": w.Cfg.Auth().Mode, "held_down": w.HeldDown}).Info("peer added")
 	case force || st.heldDown != w.HeldDown:
 		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg, password: password, adminDown: w.HeldDown}); err != nil {
 			log.WithError(err).Error("cannot change the peer's admin state in GoBGP")
@@ -133,7 +133,7 @@ func (p *pass) gobgpRange(w Want, st *peer) {
 			return
 		}
 		st.inGoBGP, st.shape = true, w.Cfg
-		log.WithFields(logrus.Fields{"prefix": w.Cfg.ID(), "asn": w.Cfg.ASN, "md5": w.Key.Keyed()}).Info("dynamic neighbor range added")
+		log.WithFields(logrus.Fields{"prefix": w.Cfg.ID(), "asn": w.Cfg.ASN, "auth": w.Cfg.Auth().Mode}).Info("dynamic neighbor range added")
 	default:
 		if st.shape == nil {
 			st.shape = w.Cfg

@@ -9,9 +9,17 @@
 // missing program (FRR, ExaBGP, tcpdump) skips, or fails with
 // E2E_REQUIRED=1.
 //
-// For now the tests prove the guest is what TCP-AO work needs, by
-// measuring it: TCP-AO sessions with hmac(sha1) and cmac(aes128) between
-// two network namespaces (kernel counters and per-socket TCP_AO_INFO
-// counters), the refusal of a client without the key or with a wrong one,
-// VRF devices, the tcp_ao tracepoints, and the peers later tests use.
+// The guest tests prove the guest is what TCP-AO work needs, by measuring
+// it: TCP-AO sessions with hmac(sha1) and cmac(aes128) between two network
+// namespaces (kernel counters and per-socket TCP_AO_INFO counters), the
+// refusal of a client without the key or with a wrong one, VRF devices,
+// the tcp_ao tracepoints, and the peers the BGP tests use. The BGP tests
+// run the daemon (bin/authbgpd, built by make vmtest) against real peers
+// speaking TCP-AO: ExaBGP with its MD5() replaced (exabgp_ao.py) and FRR
+// through an LD_PRELOAD shim (testdata/ao_preload.c): sessions up with both
+// algorithms, v4 and v6, a static peer and a range; wrong keys, unsigned
+// peers, unknown KeyIDs and an options mismatch held out and diagnosed;
+// scheduled and reloaded key changes without a reset; MD5 <-> TCP-AO
+// migration; every MAC of the capture re-checked by verify-pcap and scapy;
+// unsigned and TCP-MD5 SYN floods from a TCP-AO peer's address unanswered.
 package vmtest
