@@ -1,12 +1,13 @@
 package md5auth
 
 import (
-	"crypto/aes"
 	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
+
+	"github.com/authbgp/authbgpd/tcpao"
 )
 
 // TCP-AO (RFC 5925) on Linux sockets: the master key tuples (MKTs) of a
@@ -217,54 +218,15 @@ func (o ObservedAOKey) Matches(k AOKey) bool {
 		return false
 	}
 	want := []byte(k.Secret)
-	if k.Alg == AOAlgAESCMAC && len(want) != aes.BlockSize {
-		d := cmacZeroKey(want)
+	if k.Alg == AOAlgAESCMAC && len(want) != 16 {
+		d, err := tcpao.CMACKey(want)
 		defer clear(d[:])
+		if err != nil {
+			return false
+		}
 		want = d[:]
 	}
 	return subtle.ConstantTimeCompare(o.Secret, want) == 1
-}
-
-// cmacZeroKey is AES-CMAC (RFC 4493) of msg under the all-zero key: the
-// KDF_AES_128_CMAC step that turns a TCP-AO secret of another length into
-// a 128-bit key.
-func cmacZeroKey(msg []byte) [aes.BlockSize]byte {
-	var zero, l, k1, k2, x [aes.BlockSize]byte
-	c, _ := aes.NewCipher(zero[:]) // a 16-byte key never fails
-	c.Encrypt(l[:], zero[:])
-	cmacDouble(&k1, &l)
-	cmacDouble(&k2, &k1)
-	n := (len(msg) + aes.BlockSize - 1) / aes.BlockSize
-	complete := n > 0 && len(msg)%aes.BlockSize == 0
-	if n == 0 {
-		n = 1
-	}
-	for i := 0; i < n-1; i++ {
-		subtle.XORBytes(x[:], x[:], msg[i*aes.BlockSize:(i+1)*aes.BlockSize])
-		c.Encrypt(x[:], x[:])
-	}
-	var last [aes.BlockSize]byte
-	rest := msg[(n-1)*aes.BlockSize:]
-	copy(last[:], rest)
-	if complete {
-		subtle.XORBytes(last[:], last[:], k1[:])
-	} else {
-		last[len(rest)] = 0x80
-		subtle.XORBytes(last[:], last[:], k2[:])
-	}
-	subtle.XORBytes(x[:], x[:], last[:])
-	c.Encrypt(x[:], x[:])
-	clear(last[:])
-	return x
-}
-
-// cmacDouble is the doubling in GF(2^128) of RFC 4493's subkey generation.
-func cmacDouble(d, s *[aes.BlockSize]byte) {
-	carry := s[0] >> 7
-	for i := 0; i < aes.BlockSize-1; i++ {
-		d[i] = s[i]<<1 | s[i+1]>>7
-	}
-	d[aes.BlockSize-1] = s[aes.BlockSize-1]<<1 ^ carry*0x87
 }
 
 // decodeAOGet reads one struct tcp_ao_getsockopt of a socket of family.

@@ -70,16 +70,12 @@ func DeriveTrafficKey(alg Algorithm, secret []byte, ctx Context) ([]byte, error)
 		h.Write(b)
 		return h.Sum(make([]byte, 0, sha1.Size)), nil
 	default: // AESCMAC, checked by Validate
-		key := secret
-		if len(secret) != 16 {
-			k, err := cmacSum(make([]byte, 16), secret)
-			if err != nil {
-				return nil, err
-			}
-			defer clear(k[:])
-			key = k[:]
+		k, err := CMACKey(secret)
+		if err != nil {
+			return nil, err
 		}
-		out, err := cmacSum(key, b)
+		defer clear(k[:])
+		out, err := cmacSum(k[:], b)
 		if err != nil {
 			return nil, err
 		}
@@ -240,4 +236,16 @@ func keyName(d Direction, flags byte) string {
 		return "Receive_SYN"
 	}
 	return "Receive_other"
+}
+
+// CMACKey is the 128-bit key KDF_AES_128_CMAC keys its PRF with for a
+// master key secret (RFC 5926 §3.1.1.2): the secret itself when it has 16
+// bytes, else AES-CMAC(0^128, secret). Linux keeps an AES-128-CMAC MKT's
+// secret in this form. The result is secret.
+func CMACKey(secret []byte) ([16]byte, error) {
+	if len(secret) == 16 {
+		return [16]byte(secret), nil
+	}
+	var zero [16]byte
+	return cmacSum(zero[:], secret)
 }

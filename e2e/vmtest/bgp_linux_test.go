@@ -20,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/authbgp/authbgpd/capture/capfile"
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
@@ -537,11 +535,6 @@ func (e *exaBGP) state(local, peer netip.Addr) (string, int) {
 	return state, ups
 }
 
-func (e *exaBGP) log() string {
-	b, _ := os.ReadFile(e.logPath)
-	return string(b)
-}
-
 // ---------------------------------------------------------------- capture
 
 // capture is a tcpdump writing a pcap file in a namespace.
@@ -584,8 +577,6 @@ type segment struct {
 }
 
 func (s segment) syn() bool { return s.flags&0x02 != 0 }
-func (s segment) ack() bool { return s.flags&0x10 != 0 }
-func (s segment) rst() bool { return s.flags&0x04 != 0 }
 
 // segments decodes every TCP segment of a pcap file.
 func segments(t testing.TB, file string) []segment {
@@ -649,6 +640,3 @@ func linesWith(s, sub string) []string {
 	}
 	return out
 }
-
-// signal sends sig to a process started by startProc.
-func signal(cmd *exec.Cmd, sig unix.Signal) error { return cmd.Process.Signal(sig) }
