@@ -176,7 +176,9 @@ type Options struct {
 	// Port is the BGP port (default 179).
 	Port uint16
 	// Hysteresis is the number of consecutive segments needed to change a
-	// diagnosis (default 3).
+	// diagnosis (default 3): consecutive among the address's segments, or
+	// among those of one of its connections (so that a SYN flood from the
+	// peer's address cannot keep a failing peer's diagnosis unchanged).
 	Hysteresis int
 	// Rollover is the number of consecutive valid segments under a newer
 	// keychain key that prove the peer moved to it (default 3).
@@ -256,6 +258,12 @@ type addrState struct {
 	cand    string // candidate diagnosis
 	candKey int
 	run     int // consecutive segments supporting cand
+	// runs are the same per connection (the peer's port): segments of
+	// other connections from the address (a SYN flood from it, signed or
+	// not) interleave with a failing peer's, and must not keep its
+	// diagnosis from ever changing.
+	runs    [maxConnRuns]connRun
+	runTick uint64
 	rollKey int // candidate rollover key
 	rollRun int
 	// conn is the peer's port of the established session (SetSession);
@@ -272,6 +280,41 @@ type addrState struct {
 	// of the last one used.
 	ao     []*aoConn
 	aoLast int
+}
+
+// connRun is the hysteresis run of one connection of an address.
+type connRun struct {
+	port uint16
+	diag string
+	key  int
+	run  int
+	used uint64 // runTick when last updated: the oldest is replaced
+}
+
+// maxConnRuns bounds the connections whose runs are kept per address.
+const maxConnRuns = 4
+
+// connRunOf counts a segment of diagnosis diag (key) on the connection
+// from port and returns that connection's run.
+func (st *addrState) connRunOf(port uint16, diag string, key int) int {
+	st.runTick++
+	slot := &st.runs[0]
+	for i := range st.runs {
+		r := &st.runs[i]
+		if r.used != 0 && r.port == port {
+			slot = r
+			break
+		}
+		if r.used < slot.used {
+			slot = r
+		}
+	}
+	if slot.used == 0 || slot.port != port || slot.diag != diag || slot.key != key {
+		*slot = connRun{port: port, diag: diag, key: key}
+	}
+	slot.run++
+	slot.used = st.runTick
+	return slot.run
 }
 
 // prepared is the pseudo-header of one direction of a remote address's
@@ -623,7 +666,7 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 	}
 	c.count(st, r)
 	if diag, key, ok := diagnosis(r); ok {
-		c.observe(p, st, diag, key, act)
+		c.observe(p, st, diag, key, act, srcPort)
 	}
 	return r
 }
@@ -828,14 +871,16 @@ func (c *Checker) verify(ph *md5auth.PseudoHeader, segment, sig, secret []byte) 
 	return err == nil && v == md5auth.Valid
 }
 
-// observe applies hysteresis and rollover detection.
-func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int) {
+// observe applies hysteresis and rollover detection to a received
+// segment from port.
+func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int, port uint16) {
 	if diag == st.cand && key == st.candKey {
 		st.run++
 	} else {
 		st.cand, st.candKey, st.run = diag, key, 1
 	}
-	if st.run >= c.opts.Hysteresis && (st.rep.Diagnosis != diag || !sameKey(st.rep.PeerKeyID, key)) {
+	run := max(st.run, st.connRunOf(port, diag, key))
+	if run >= c.opts.Hysteresis && (st.rep.Diagnosis != diag || !sameKey(st.rep.PeerKeyID, key)) {
 		st.rep.Diagnosis = diag
 		st.rep.PeerKeyID = nil
 		if key >= 0 {

@@ -280,6 +280,51 @@ func TestHysteresisInterleavedResets(t *testing.T) {
 	}
 }
 
+// TestHysteresisPerConnection: segments of other connections from the
+// peer's address (a flood of SYNs from it, each from its own port) that
+// interleave with the peer's own do not keep its diagnosis from changing:
+// three segments of one connection saying the same still change it.
+func TestHysteresisPerConnection(t *testing.T) {
+	r := newRig(t, shadow.Key{ID: -1, Secret: []byte(hGood)})
+	r.expectRun(signed(hGood), 3, shadow.DiagNoTraffic, shadow.DiagOK)
+	flood := func(i int) {
+		r.now = r.now.Add(time.Second)
+		r.seq += 19
+		b := unsigned.bytes(t, r.seq)
+		port := uint16(41000 + i)
+		binary.BigEndian.PutUint16(b[0:], port) // to our port 179
+		binary.BigEndian.PutUint16(b[2:], 179)
+		if v := r.c.Check(hPeerAddr, hLocalAddr, port, 179, b, r.now).Verdict; v != shadow.Missing {
+			t.Fatalf("a flood segment: verdict %v, want missing", v)
+		}
+	}
+	for i := range 2 {
+		r.send(signed(hWrong)) // the peer's connection, from port 179
+		flood(2 * i)
+		flood(2*i + 1)
+		if d, _ := r.diag(); d != shadow.DiagOK {
+			t.Fatalf("after %d bad digests of the peer's connection among flood segments: %q, want ok still", i+1, d)
+		}
+	}
+	r.send(signed(hWrong))
+	if d, _ := r.diag(); d != shadow.DiagBadDigest {
+		t.Fatalf("3 bad digests of one connection, interleaved with a flood from other ports: diagnosis %q, want %q", d, shadow.DiagBadDigest)
+	}
+	// Fewer than three flood segments in a row change nothing; three in a
+	// row do (the address's own consecutive run: peers whose connection
+	// attempts are one or two SYNs each are diagnosed too).
+	for i := range 2 {
+		flood(100 + i)
+		if d, _ := r.diag(); d != shadow.DiagBadDigest {
+			t.Fatalf("flood segment %d: diagnosis %q, want %q kept", i+1, d, shadow.DiagBadDigest)
+		}
+	}
+	flood(102)
+	if d, _ := r.diag(); d != shadow.DiagMissing {
+		t.Fatalf("3 unsigned segments in a row: diagnosis %q, want %q", d, shadow.DiagMissing)
+	}
+}
+
 // chain is a keychain where key 1 is active now and keys 2 and 3 are
 // scheduled later (newer), so a peer signing with them has rolled over.
 func chain(now time.Time) []shadow.Key {

@@ -155,16 +155,40 @@ func (st *addrState) newConn(old *aoConn, local netip.AddrPort, remotePort uint1
 		st.aoLast = len(st.ao) - 1
 	}
 	if cn == nil {
-		cn = st.ao[0]
-		for i, x := range st.ao {
-			if x.last.Before(cn.last) {
-				cn = x
-				st.aoLast = i
-			}
-		}
+		i := st.evictable()
+		cn, st.aoLast = st.ao[i], i
 	}
 	*cn = aoConn{local: local, remotePort: remotePort, last: t}
 	return cn
+}
+
+// evictable is the index of the connection record to reuse when
+// maxAOConns are followed: never the established session's (SetSession),
+// and half-open ones (a SYN we never answered: a flood of SYNs from the
+// peer's address, signed or not) before those that completed a handshake,
+// least recently heard from first. Without this, SYNs from the peer's
+// address would push the live session's ISNs out and leave its segments
+// unverifiable (no-handshake).
+func (st *addrState) evictable() int {
+	best := -1
+	for i, x := range st.ao {
+		if st.conn != 0 && x.remotePort == st.conn {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := st.ao[best]
+		bHalf, xHalf := !(b.known[0] && b.known[1]), !(x.known[0] && x.known[1])
+		if xHalf && !bHalf || xHalf == bHalf && x.last.Before(b.last) {
+			best = i
+		}
+	}
+	if best < 0 { // only the session's (maxAOConns 1)
+		best = 0
+	}
+	return best
 }
 
 // handshake records what a SYN (synack false) or a SYN-ACK going in

@@ -374,6 +374,43 @@ func TestAOConnectionsBounded(t *testing.T) {
 	}
 }
 
+// TestAOSessionSurvivesSYNFlood: the established session's connection
+// (SetSession) is never the one a flood of SYNs from the peer's address
+// pushes out, even when the session is the least recently heard from:
+// its segments still verify afterwards (they read no-handshake when its
+// ISNs were lost).
+func TestAOSessionSurvivesSYNFlood(t *testing.T) {
+	for _, told := range []bool{false, true} {
+		t.Run(fmt.Sprintf("session-told-%v", told), func(t *testing.T) { aoSYNFlood(t, told) })
+	}
+}
+
+// aoSYNFlood: without SetSession (told false) half-open connections are
+// pushed out before the session; with it, complete ones are too.
+func aoSYNFlood(t *testing.T, told bool) {
+	peers := aoPeers(t)
+	r := newAORig(t, peers)
+	r.conn.session(true, "valid")
+	r.flush()
+	for i := range 4 * maxAOConns {
+		n := newAORig(t, nil)
+		n.c = r.c
+		n.conn.a.ap = ap(aoRigPeer, uint16(52000+i))
+		if told {
+			// Complete connections, each heard from after the session.
+			r.c.SetSession(netip.MustParseAddr(aoRigPeer), r.conn.a.ap.Port())
+			n.conn.session(true, "valid")
+		} else {
+			// Half-open ones: SYNs never answered.
+			n.conn.send(true, fSYN, nil, "valid")
+		}
+		n.flush()
+	}
+	r.conn.send(true, fPSH|fACK, bgpKeepalive, "valid")
+	r.conn.send(false, fPSH|fACK, bgpKeepalive, "sent:valid")
+	r.flush()
+}
+
 // TestAOMergeAndStatus: the TCP-AO counters and KeyID pairs of reports
 // from two checkers add up, and the /status shape gains bad_mac,
 // unknown_key, no_handshake and key_ids for TCP-AO peers only.
