@@ -1,5 +1,5 @@
 # authbgpd — see README.md.
-.PHONY: all build image test quickstart bench fuzz soak clean vmtest
+.PHONY: all build image test quickstart bench fuzz soak soak-vm clean vmtest
 
 all: build
 
@@ -25,6 +25,11 @@ vmtest:
 	CGO_ENABLED=0 go build -trimpath -o bin/authbgpd ./cmd/authbgpd
 	CGO_ENABLED=0 go test -c -o bin/vmtest.test ./e2e/vmtest
 	bash scripts/vm.sh bin/vmtest.test -test.v -test.count=1 -test.timeout=20m $(VMTEST_FLAGS)
+
+# The TCP-AO soak in the VM (root): TestBGPTCPAOSoak for VMSOAK_SECONDS
+# (default 600) with its figures printed; make vmtest runs it for 60 s.
+soak-vm:
+	VMSOAK_SECONDS=$${VMSOAK_SECONDS:-600} $(MAKE) vmtest VMTEST_FLAGS='-test.run=TestBGPTCPAOSoak -test.timeout=90m'
 
 quickstart:
 	bash scripts/quickstart.sh

@@ -434,7 +434,7 @@ func rolledTo(t *testing.T, r *router, e *exaBGP, peer netip.Addr, was *status.P
 	if p.UptimeSeconds < was.UptimeSeconds {
 		t.Errorf("uptime %d s, was %d s: the session was reset", p.UptimeSeconds, was.UptimeSeconds)
 	}
-	if p.LastError != nil {
+	if p.LastError != nil && (was.LastError == nil || *p.LastError != *was.LastError) {
 		t.Errorf("the session went down: %+v", *p.LastError)
 	}
 	if _, ups := e.state(peer, netip.MustParseAddr(p.LocalAddress)); ups != 1 {
@@ -497,17 +497,7 @@ type pcapReport struct {
 // config: the good peers' segments all verify, ours included, and the
 // held-out peers get the live checker's diagnoses.
 func verifyPcap(t *testing.T, bin, conf, file string) {
-	var stderr strings.Builder
-	cmd := exec.Command(bin, "verify-pcap", "-f", conf, "--json", file)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("authbgpd verify-pcap: %v\n%s%s", err, stderr.String(), out)
-	}
-	var rep pcapReport
-	if err := json.Unmarshal(out, &rep); err != nil {
-		t.Fatalf("verify-pcap --json: %v\n%s", err, out)
-	}
+	rep, out := runVerifyPcap(t, bin, conf, file)
 	want := map[string]string{peer4.String(): "ok", peer6.String(): "ok", dyn4.String(): "ok", noopt.String(): "ok",
 		wrong.String(): "bad-mac", plain.String(): "missing", other.String(): "unknown-key", optmm.String(): "options-mismatch"}
 	for _, p := range rep.Peers {
@@ -537,6 +527,23 @@ func verifyPcap(t *testing.T, bin, conf, file string) {
 	for a := range want {
 		t.Errorf("verify-pcap reports nothing of %s:\n%s", a, out)
 	}
+}
+
+// runVerifyPcap runs authbgpd verify-pcap --json with conf over file.
+func runVerifyPcap(t *testing.T, bin, conf, file string) (pcapReport, []byte) {
+	t.Helper()
+	var stderr strings.Builder
+	cmd := exec.Command(bin, "verify-pcap", "-f", conf, "--json", file)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("authbgpd verify-pcap: %v\n%s%s", err, stderr.String(), out)
+	}
+	var rep pcapReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("verify-pcap --json: %v\n%s", err, out)
+	}
+	return rep, out
 }
 
 func val(p *uint64) uint64 {
@@ -681,15 +688,21 @@ func synFlood(t *testing.T, tp *netns.Pair, r *router, e *exaBGP, up *status.Pee
 // floodPort is the first local port of the flood's connections.
 const floodPort = 40001
 
-// md5Control is a Dialer Control that puts a TCP-MD5 key for peer on the
-// socket (TCP_MD5SIG).
+// md5Control is a Dialer Control that puts a TCP-MD5 key for peer (IPv4
+// or IPv6) on the socket (TCP_MD5SIG).
 func md5Control(peer netip.Addr, key string) func(string, string, syscall.RawConn) error {
 	return func(_, _ string, c syscall.RawConn) error {
 		sig := unix.TCPMD5Sig{Keylen: uint16(len(key))}
 		copy(sig.Key[:], key)
-		a := peer.As4()
-		sig.Addr.Family = unix.AF_INET
-		copy(sig.Addr.Data[2:6], a[:])
+		if peer.Is4() {
+			a := peer.As4()
+			sig.Addr.Family = unix.AF_INET
+			copy(sig.Addr.Data[2:6], a[:])
+		} else {
+			a := peer.As16()
+			sig.Addr.Family = unix.AF_INET6
+			copy(sig.Addr.Data[6:22], a[:])
+		}
 		var serr error
 		if err := c.Control(func(fd uintptr) { serr = unix.SetsockoptTCPMD5Sig(int(fd), unix.IPPROTO_TCP, unix.TCP_MD5SIG, &sig) }); err != nil {
 			return err

@@ -22,4 +22,8 @@
 // scheduled and reloaded key changes without a reset; MD5 <-> TCP-AO
 // migration; every MAC of the capture re-checked by verify-pcap and scapy;
 // unsigned and TCP-MD5 SYN floods from a TCP-AO peer's address unanswered.
+// The TCP-AO soak (TestBGPTCPAOSoak; 60 s here, VMSOAK_SECONDS with make
+// soak-vm) cycles key changes on both ends, peer restarts, wrong-key peers
+// and flaps under a constant SYN flood from the peers' addresses: no flood
+// SYN answered, none of the router's segments unsigned or invalid.
 package vmtest
