@@ -65,7 +65,7 @@ func NewPreview(old, new *Config) Preview {
 		p.Removed = append(p.Removed, op.ID())
 	}
 	for _, pc := range ch.Changed {
-		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.KeyOnly()})
+		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.KeyOnly() || switchesMechanism(pc)})
 	}
 	p.Other = ch.others()
 	return p
@@ -130,4 +130,11 @@ func (ch *Changes) others() []string {
 	list("srv6 policy", "removed", ch.PoliciesRemoved)
 	list("srv6 policy", "changed", ch.PoliciesChanged)
 	return out
+}
+
+// switchesMechanism reports a change between TCP-AO and TCP-MD5 or none:
+// a connection cannot change mechanism, so the session is ended (with a
+// Cease signed with the old key) and the peer's next one uses the new.
+func switchesMechanism(pc PeerChange) bool {
+	return (pc.Old.Auth().Mode == AuthTCPAO) != (pc.New.Auth().Mode == AuthTCPAO)
 }

@@ -43,6 +43,31 @@ func TestPreview(t *testing.T) {
 	}
 }
 
+// TestPreviewMechanismSwitch: moving a peer between TCP-MD5 and TCP-AO
+// is announced as a session reset, not an in-place re-key; a change of
+// TCP-AO keys is in place.
+func TestPreviewMechanismSwitch(t *testing.T) {
+	doc := func(auth string, secret string) string {
+		return "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n\n" +
+			"[[keychains]]\nname = \"ao\"\ntype = \"tcp-ao\"\n  [[keychains.keys]]\n  id = 1\n  send-id = 1\n  recv-id = 1\n" +
+			"  algorithm = \"hmac-sha-1-96\"\n  secret = \"" + secret + "\"\n\n" +
+			"[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\n" + auth + "\n"
+	}
+	md5 := mustParse(t, doc(`password = "md5-secret"`, "ao-secret-one"))
+	ao := mustParse(t, doc(`keychain = "ao"`, "ao-secret-one"))
+	ao2 := mustParse(t, doc(`keychain = "ao"`, "ao-secret-two"))
+	for _, c := range []struct {
+		name      string
+		old, next *Config
+		reset     bool
+	}{{"md5-to-ao", md5, ao, true}, {"ao-to-md5", ao, md5, true}, {"ao-keys", ao, ao2, false}} {
+		p := NewPreview(c.old, c.next)
+		if len(p.Changed) != 1 || !p.Changed[0].Rekey || p.Changed[0].Reset != c.reset {
+			t.Errorf("%s: changed = %+v, want a re-key with reset %v", c.name, p.Changed, c.reset)
+		}
+	}
+}
+
 // TestRejectedPreview: a file that does not load is refused with its errors.
 func TestRejectedPreview(t *testing.T) {
 	_, err := parseTest(t, "r1.toml", G+"[[peers]]\naddress = \"192.0.2.2\"\n")
