@@ -16,6 +16,30 @@ type Status struct {
 	// Kernel is what the kernel itself counts (absent when it cannot be
 	// read).
 	Kernel *Kernel `json:"kernel,omitempty"`
+	// KernelDrops says whether the kernel's own per-peer drop verdicts
+	// (Peer.KernelDrops, counted with eBPF) are available, and counts the
+	// drops from addresses that are no configured peer (absent when the
+	// daemon does not watch them).
+	KernelDrops *KernelDropsInfo `json:"kernel_drops,omitempty"`
+}
+
+// KernelDropsInfo is the namespace-level part of the kernel's per-peer
+// drop verdicts.
+type KernelDropsInfo struct {
+	// Available: the counters are loaded; when false Error says why (no
+	// kernel BTF, a kernel older than 6.7, missing CAP_BPF/CAP_PERFMON)
+	// and no peer has kernel_drops.
+	Available bool `json:"available"`
+	// Error is why the counters are unavailable, or why the last read
+	// failed; empty when fine.
+	Error string `json:"error"`
+	// Tracepoints are the kernel tracepoints counted (without the "tcp:"
+	// prefix); empty when unavailable.
+	Tracepoints []string `json:"tracepoints"`
+	// Other counts, since the daemon started, the drops from addresses
+	// that are no configured peer, and those whose address the kernel-side
+	// table could not record.
+	Other uint64 `json:"other"`
 }
 
 // Kernel holds the kernel's TCP-MD5 drop counters of the daemon's network
@@ -73,6 +97,12 @@ type Peer struct {
 	UptimeSeconds int64   `json:"uptime_seconds"`
 	Auth          Auth    `json:"auth"`
 	Shadow        *Shadow `json:"shadow,omitempty"`
+	// KernelDrops are the segments the kernel itself dropped from this
+	// peer for TCP-MD5/TCP-AO since the daemon started, by reason (present
+	// for keyed peers while the counters are available; for an unkeyed
+	// peer once the kernel dropped something of it). A dynamic range's own
+	// entry sums its sessions.
+	KernelDrops *KernelDrops `json:"kernel_drops,omitempty"`
 
 	// The session as GoBGP reports it (absent until GoBGP has answered;
 	// dynamic ranges have none).
@@ -236,6 +266,32 @@ type Segments struct {
 	BadMAC      *uint64 `json:"bad_mac,omitempty"`
 	UnknownKey  *uint64 `json:"unknown_key,omitempty"`
 	NoHandshake *uint64 `json:"no_handshake,omitempty"`
+}
+
+// KernelDrops counts the segments the kernel dropped from a peer, by the
+// kernel's reason (the tracepoint that fired), and names the reason of
+// the recent ones.
+type KernelDrops struct {
+	BadDigest  uint64 `json:"bad_digest"` // wrong TCP-MD5 signature (TcpExt TCPMD5Failure)
+	Missing    uint64 `json:"missing"`    // no TCP-MD5 signature, we have a key (TCPMD5NotFound)
+	Unexpected uint64 `json:"unexpected"` // TCP-MD5 signed, we have no key (TCPMD5Unexpected)
+	BadOption  uint64 `json:"bad_option"` // malformed or duplicate MD5/AO options, wrong AO MAC length
+	// TCP-AO peers only (absent for TCP-MD5 and unkeyed peers unless the
+	// kernel dropped such segments of them, e.g. a TCP-MD5 peer that signs
+	// with TCP-AO: ao_key_not_found): a wrong TCP-AO MAC (TCPAOBad), a
+	// KeyID we have no key of (TCPAOKeyNotFound), no TCP-AO option
+	// (TCPAORequired).
+	AOBad         *uint64 `json:"ao_bad,omitempty"`
+	AOKeyNotFound *uint64 `json:"ao_key_not_found,omitempty"`
+	AORequired    *uint64 `json:"ao_required,omitempty"`
+	// Diagnosis is the kernel's verdict: the reason of most drops in the
+	// last minute (ties: the latest): bad-digest, missing, unexpected,
+	// bad-option; for TCP-AO bad-mac (ao_bad), unknown-key
+	// (ao_key_not_found), missing (ao_required). Empty when the kernel
+	// dropped nothing of the peer in the last minute.
+	Diagnosis string `json:"diagnosis"`
+	// LastDrop is when a drop was last seen (RFC 3339); absent if never.
+	LastDrop string `json:"last_drop,omitempty"`
 }
 
 // KeyIDCount is one TCP-AO (KeyID, RNextKeyID) pair a peer sent and how

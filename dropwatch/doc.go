@@ -1,0 +1,65 @@
+// Package dropwatch turns the kernel's own TCP-MD5/TCP-AO drop counters
+// (package kdrops: cumulative counts per source address and reason) into
+// what operators see: per-peer counts and a diagnosis in /status
+// (status.Peer.KernelDrops, status.Status.KernelDrops), the metric
+// authbgpd_peer_kernel_drops_total{peer,reason}, and a rate-limited log
+// line per address whose count moves.
+//
+// # Counting
+//
+// A Watcher polls its Source (a *kdrops.Counter) every Options.Interval
+// and keeps, per (address, reason), the last cumulative count it saw; what
+// grew since is a delta, attributed with the running config:
+//
+//   - an address that is a static peer's address goes to that peer;
+//   - otherwise the most specific dynamic-neighbor range containing it
+//     gets it, under the range's ID, and the address keeps its own counts
+//     as a session of the range (/status shows each session);
+//   - anything else (no configured peer, or the kdrops overflow slot whose
+//     address was not recorded, the zero netip.Addr) adds to the
+//     namespace-level Other total.
+//
+// Counts start at 0 when the daemon starts: the Source's counts are taken
+// as counted since then, so the daemon must open the kdrops.Counter at
+// start-up, right before New, and the first Poll counts everything the
+// Source holds. A Source opened long before the Watcher (a pinned map, a
+// restarted Watcher) is used with Options.Baseline: the first successful
+// Poll then only records the Source's counts. A count that goes down (the
+// Source was reopened) counts as new from 0.
+//
+// Counts are kept by peer ID. A reload (Reload) that removes a peer drops
+// its counts and its metric series; configured again, it starts at 0. A
+// peer kept keeps its counts; a range forgets the sessions that now belong
+// to another peer (its own sum, a counter, stays).
+//
+// # Diagnosis
+//
+// The kernel's verdict for a peer is the reason with the most drops in the
+// last Window (one minute), ties going to the reason that moved last, then
+// to the first in kdrops.Reasons order: bad-digest, missing, unexpected,
+// bad-option, and for TCP-AO bad-mac (ao_bad), unknown-key
+// (ao_key_not_found), missing (ao_required). It is "" once nothing moved
+// for a Window.
+//
+// # Unavailable
+//
+// When kdrops.Open failed (no kernel BTF, a kernel older than 6.7, no
+// CAP_BPF and CAP_PERFMON), New gets a nil Source and the error: the
+// Watcher logs one warning, Merge sets only status.Status.KernelDrops
+// (available false, the error), no peer gets kernel_drops and the metric
+// has no series. Nothing else of the daemon depends on it.
+//
+// # Wiring (the daemon)
+//
+//	ctr, err := kdrops.Open()                     // at start-up, in the daemon's netns
+//	var src dropwatch.Source
+//	if err == nil { src = ctr }                   // a nil *Counter must not become a non-nil Source
+//	w := dropwatch.New(cfg, src, err, log.WithField("component", "kdrops"), dropwatch.Options{
+//		OnDrops: func(peer string, a netip.Addr, r kdrops.Reason, n uint64) { ... }, // must not block
+//	})
+//	m.ReadPeerKernelDrops(w.MetricSeries)         // once; series of keyed peers at 0 from the first scrape
+//	_ = w.Poll()                                  // optional first read
+//	go w.Run(ctx)                                 // until stop; then ctr.Close()
+//	// reload: w.Reload(next) after the peers manager applied next
+//	// GET /status: w.Merge(&st) after st.Peers is filled (before or after shadow.MergeStatus)
+package dropwatch

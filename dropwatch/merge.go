@@ -1,0 +1,131 @@
+package dropwatch
+
+import (
+	"net/netip"
+	"slices"
+	"sort"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/kdrops"
+	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// Merge adds the kernel's drops to st: st.KernelDrops always; when the
+// counters are available, KernelDrops on every keyed peer of st.Peers (at 0
+// when nothing was dropped) and on unkeyed ones the kernel dropped
+// something of. A static peer's entry and each session of a range (by its
+// address) get their own counts, a range's own entry (address = prefix)
+// the sum of its sessions; a range's address with drops but no entry in
+// st.Peers (a session GoBGP never accepted, say) is added to st.Peers as
+// an "idle" session of the range, like shadow.MergeStatus does.
+func (w *Watcher) Merge(st *status.Status) {
+	now := w.o.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	info := &status.KernelDropsInfo{Available: w.src != nil, Tracepoints: []string{}, Other: w.other}
+	if len(w.tracepoints) > 0 {
+		info.Tracepoints = slices.Clone(w.tracepoints)
+	}
+	switch {
+	case w.src == nil:
+		info.Error = w.unavailable
+	case w.readErr != "":
+		info.Error = w.readErr
+	}
+	st.KernelDrops = info
+	if w.src == nil {
+		return
+	}
+
+	seen := map[netip.Addr]bool{}
+	ranges := map[string]*status.Peer{} // a range's own entry
+	for i := range st.Peers {
+		p := &st.Peers[i]
+		var t *tally
+		mode := p.Auth.Mode
+		switch {
+		case p.Prefix == "":
+			if ps := w.peers[p.Address]; ps != nil && !ps.dynamic {
+				t = &ps.tally
+			}
+		case p.Address == p.Prefix:
+			ranges[p.Prefix] = p
+			if ps := w.peers[p.Prefix]; ps != nil && ps.dynamic {
+				t = &ps.tally
+			}
+		default:
+			a, err := netip.ParseAddr(p.Address)
+			if err != nil {
+				break
+			}
+			a = a.Unmap().WithZone("")
+			seen[a] = true
+			if id, dyn := w.view.attribute(a); dyn {
+				if ps := w.peers[id]; ps != nil {
+					t = ps.sessions[a]
+				}
+			}
+		}
+		keyed := mode == config.AuthMD5 || mode == config.AuthTCPAO
+		if t == nil && !keyed || t != nil && !keyed && t.counts.total() == 0 {
+			continue
+		}
+		p.KernelDrops = t.status(now, mode == config.AuthTCPAO)
+	}
+
+	var extra []status.Peer
+	for _, ps := range w.peers {
+		if !ps.dynamic {
+			continue
+		}
+		for a, t := range ps.sessions {
+			if seen[a] || t.counts.total() == 0 {
+				continue
+			}
+			p := status.Peer{Address: a.String(), Prefix: ps.id, State: "idle", Auth: status.Auth{Mode: ps.mode}}
+			if r := ranges[ps.id]; r != nil {
+				p.ASN, p.Auth = r.ASN, r.Auth
+			}
+			p.KernelDrops = t.status(now, p.Auth.Mode == config.AuthTCPAO)
+			extra = append(extra, p)
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool {
+		if extra[i].Prefix != extra[j].Prefix {
+			return extra[i].Prefix < extra[j].Prefix
+		}
+		return netip.MustParseAddr(extra[i].Address).Less(netip.MustParseAddr(extra[j].Address))
+	})
+	st.Peers = append(st.Peers, extra...)
+}
+
+// MetricSeries returns the series of authbgpd_peer_kernel_drops_total, for
+// metrics.ReadPeerKernelDrops: for every configured peer by ID (a range
+// sums its sessions), the TCP-MD5 reasons of a TCP-MD5 peer and all seven
+// of a TCP-AO peer, at 0 until they move, and any other reason once it
+// moved (an unkeyed peer has series only then). None while unavailable.
+func (w *Watcher) MetricSeries() []metrics.PeerKernelDrops {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.src == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(w.peers))
+	for id := range w.peers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []metrics.PeerKernelDrops
+	for _, id := range ids {
+		ps := w.peers[id]
+		for _, r := range kdrops.Reasons() {
+			always := ps.mode == config.AuthTCPAO ||
+				ps.mode == config.AuthMD5 && slices.Contains(kdrops.MD5Reasons(), r)
+			if always || ps.counts[r] != 0 {
+				out = append(out, metrics.PeerKernelDrops{Peer: id, Reason: r.String(), Count: ps.counts[r]})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,364 @@
+package dropwatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/kdrops"
+)
+
+// Defaults of Options.
+const (
+	DefaultInterval = time.Second
+	DefaultLogEvery = time.Minute
+)
+
+// ErrUnavailable: the Watcher has no Source (kdrops.Open failed).
+var ErrUnavailable = errors.New("kernel drop counters unavailable")
+
+// Source is where the counts come from; *kdrops.Counter is one. Read
+// calls fn for every non-zero counter: n drops of reason r from addr, in
+// total (cumulative, not since the last Read); the zero addr holds drops
+// whose address was not recorded.
+type Source interface {
+	Read(fn func(addr netip.Addr, r kdrops.Reason, n uint64)) error
+}
+
+// tracepointer is the optional part of a Source that names what it counts
+// (*kdrops.Counter has it).
+type tracepointer interface{ Tracepoints() []string }
+
+// Options tune a Watcher; the zero value is the defaults.
+type Options struct {
+	// Interval is how often Run polls the Source (default 1 s).
+	Interval time.Duration
+	// LogEvery is the per-address log rate limit (default 60 s): at most
+	// one line per address per LogEvery, the next one summing what was
+	// held back.
+	LogEvery time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// OnDrops, when set, is called after each Poll for every (address,
+	// reason) whose count moved, with the growth: peerID is the peer the
+	// drops were counted for ("" for an address of no configured peer; the
+	// zero address is never reported). It runs on the polling goroutine,
+	// outside the Watcher's lock, and must not block.
+	OnDrops func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64)
+	// Baseline: the first successful Poll only records the Source's
+	// counts, for a Source opened long before the Watcher (see the package
+	// doc). Without it everything the Source counted is counted.
+	Baseline bool
+}
+
+// Watcher keeps the kernel's drops per peer. Its methods are safe for
+// concurrent use.
+type Watcher struct {
+	src         Source // nil: unavailable
+	unavailable string // the /status error when src is nil
+	openErr     error
+	tracepoints []string
+	log         *logrus.Entry
+	o           Options
+
+	pollMu sync.Mutex // one Poll at a time; guards buf
+	buf    []reading
+
+	mu      sync.Mutex
+	view    view
+	peers   map[string]*peerState // by peer ID
+	last    map[kdrops.Key]uint64 // the Source's counts at the last Poll
+	other   uint64
+	logs    map[netip.Addr]*logState
+	polled  bool   // a Poll succeeded
+	readErr string // the last Poll's read error, "" when it succeeded
+}
+
+// reading is one counter of a Read.
+type reading struct {
+	addr netip.Addr
+	r    kdrops.Reason
+	n    uint64
+}
+
+// peerState is one configured peer's drops.
+type peerState struct {
+	id      string
+	mode    string // config.AuthMD5, AuthTCPAO, AuthNone
+	dynamic bool
+	tally   // the peer's drops; a range's: the sum of its sessions
+	// sessions are a range's addresses with drops (nil for static peers).
+	sessions map[netip.Addr]*tally
+}
+
+// view maps addresses to peer IDs.
+type view struct {
+	static map[netip.Addr]string
+	ranges []netip.Prefix // most specific first
+	ids    map[netip.Prefix]string
+}
+
+func newView(cfg *config.Config) view {
+	v := view{static: map[netip.Addr]string{}, ids: map[netip.Prefix]string{}}
+	if cfg == nil {
+		return v
+	}
+	for i := range cfg.Peers {
+		p := &cfg.Peers[i]
+		switch {
+		case p.IsDynamic():
+			pfx := p.Prefix.Masked()
+			if pfx.Addr().Is4In6() {
+				pfx = netip.PrefixFrom(pfx.Addr().Unmap(), pfx.Bits()-96)
+			}
+			v.ranges = append(v.ranges, pfx)
+			v.ids[pfx] = p.ID()
+		case p.Address.IsValid():
+			v.static[p.Address.Unmap().WithZone("")] = p.ID()
+		}
+	}
+	slices.SortStableFunc(v.ranges, func(a, b netip.Prefix) int { return b.Bits() - a.Bits() })
+	return v
+}
+
+// attribute returns the ID of the peer addr belongs to ("" for none) and
+// whether that is a range.
+func (v *view) attribute(addr netip.Addr) (id string, dynamic bool) {
+	if !addr.IsValid() {
+		return "", false
+	}
+	if id, ok := v.static[addr]; ok {
+		return id, false
+	}
+	for _, p := range v.ranges {
+		if p.Contains(addr) {
+			return v.ids[p], true
+		}
+	}
+	return "", false
+}
+
+// New returns a Watcher of cfg's peers counting from src. src nil means
+// the counters are unavailable and openErr says why (kdrops.Open's
+// error): the Watcher then logs that once, Merge reports it, and nothing
+// else happens. log may be nil.
+func New(cfg *config.Config, src Source, openErr error, log *logrus.Entry, o Options) *Watcher {
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.LogEvery <= 0 {
+		o.LogEvery = DefaultLogEvery
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if log == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		log = logrus.NewEntry(l)
+	}
+	w := &Watcher{src: src, log: log, o: o, last: map[kdrops.Key]uint64{}, logs: map[netip.Addr]*logState{}}
+	if src == nil {
+		w.openErr = openErr
+		w.unavailable = unavailableText(openErr)
+		l := log
+		if openErr != nil {
+			l = l.WithError(openErr)
+		}
+		l.Warn(w.unavailable + "; /status and the metrics have no per-peer kernel drops, nothing else is affected")
+	} else if tp, ok := src.(tracepointer); ok {
+		w.tracepoints = tp.Tracepoints()
+	}
+	w.reload(cfg)
+	return w
+}
+
+// unavailableText is the /status error for openErr.
+func unavailableText(err error) string {
+	const prefix = "kernel drop counters unavailable: "
+	switch {
+	case err == nil:
+		return prefix + "not opened"
+	case errors.Is(err, kdrops.ErrPermission):
+		return prefix + "needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): operation not permitted"
+	}
+	return prefix + strings.TrimPrefix(err.Error(), "kdrops: ")
+}
+
+// Available reports whether the Watcher has a Source.
+func (w *Watcher) Available() bool { return w.src != nil }
+
+// Reload makes the Watcher attribute drops with cfg's peers from now on.
+// A peer cfg no longer has loses its counts (and its metric series); a
+// peer kept keeps them.
+func (w *Watcher) Reload(cfg *config.Config) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reload(cfg)
+}
+
+func (w *Watcher) reload(cfg *config.Config) {
+	w.view = newView(cfg)
+	old := w.peers
+	w.peers = map[string]*peerState{}
+	if cfg == nil {
+		return
+	}
+	for i := range cfg.Peers {
+		p := &cfg.Peers[i]
+		id := p.ID()
+		if id == "" {
+			continue
+		}
+		ps := old[id]
+		if ps == nil || ps.dynamic != p.IsDynamic() {
+			ps = &peerState{id: id, dynamic: p.IsDynamic()}
+		}
+		ps.mode = p.Auth().Mode
+		if ps.dynamic {
+			for a := range ps.sessions {
+				if got, _ := w.view.attribute(a); got != id {
+					delete(ps.sessions, a)
+				}
+			}
+		}
+		w.peers[id] = ps
+	}
+}
+
+// Run polls every Interval (the first time at once) until ctx is done. It
+// returns at once when the Watcher is unavailable.
+func (w *Watcher) Run(ctx context.Context) {
+	if w.src == nil {
+		return
+	}
+	t := time.NewTicker(w.o.Interval)
+	defer t.Stop()
+	for {
+		_ = w.Poll()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// drop is one OnDrops call.
+type drop struct {
+	peer string
+	addr netip.Addr
+	r    kdrops.Reason
+	n    uint64
+}
+
+// Poll reads the Source once and counts what grew. A read error keeps the
+// last counts (Merge reports the error until a Poll succeeds).
+func (w *Watcher) Poll() error {
+	if w.src == nil {
+		if w.openErr != nil {
+			return fmt.Errorf("%w: %w", ErrUnavailable, w.openErr)
+		}
+		return ErrUnavailable
+	}
+	w.pollMu.Lock()
+	defer w.pollMu.Unlock()
+	w.buf = w.buf[:0]
+	err := w.src.Read(func(a netip.Addr, r kdrops.Reason, n uint64) {
+		w.buf = append(w.buf, reading{addr: a.Unmap().WithZone(""), r: r, n: n})
+	})
+	now := w.o.Now()
+
+	w.mu.Lock()
+	if err != nil {
+		first := w.readErr == ""
+		w.readErr = "kernel drop counters: read: " + strings.TrimPrefix(err.Error(), "kdrops: ")
+		w.mu.Unlock()
+		if first {
+			w.log.WithError(err).Warn("kernel drop counters: read failed; the last counts stay")
+		}
+		return err
+	}
+	recovered := w.readErr != ""
+	w.readErr = ""
+	var drops []drop
+	if w.o.Baseline && !w.polled {
+		for _, rd := range w.buf {
+			w.last[kdrops.Key{Addr: rd.addr, Reason: rd.r}] = rd.n
+		}
+	} else {
+		drops = w.count(now)
+	}
+	w.polled = true
+	lines := w.flushLogs(now)
+	w.mu.Unlock()
+
+	if recovered {
+		w.log.Info("kernel drop counters: read again")
+	}
+	for _, l := range lines {
+		l.emit(w.log)
+	}
+	if w.o.OnDrops != nil {
+		for _, d := range drops {
+			w.o.OnDrops(d.peer, d.addr, d.r, d.n)
+		}
+	}
+	return nil
+}
+
+// count attributes the growth of w.buf's counters since the last Poll and
+// returns it for OnDrops (addresses only).
+func (w *Watcher) count(now time.Time) []drop {
+	var drops []drop
+	for _, rd := range w.buf {
+		if !valid(rd.r) {
+			continue
+		}
+		k := kdrops.Key{Addr: rd.addr, Reason: rd.r}
+		prev := w.last[k]
+		w.last[k] = rd.n
+		d := rd.n - prev
+		if rd.n < prev { // the Source restarted: counted anew from 0
+			d = rd.n
+		}
+		if d == 0 {
+			continue
+		}
+		id, dynamic := w.view.attribute(rd.addr)
+		ps := w.peers[id]
+		switch {
+		case ps == nil:
+			w.other += d
+		case dynamic:
+			ps.add(rd.r, d, now)
+			if ps.sessions == nil {
+				ps.sessions = map[netip.Addr]*tally{}
+			}
+			s := ps.sessions[rd.addr]
+			if s == nil {
+				s = &tally{}
+				ps.sessions[rd.addr] = s
+			}
+			s.add(rd.r, d, now)
+		default:
+			ps.add(rd.r, d, now)
+		}
+		w.hold(rd.addr, rd.r, d)
+		if rd.addr.IsValid() {
+			drops = append(drops, drop{peer: id, addr: rd.addr, r: rd.r, n: d})
+		}
+	}
+	return drops
+}
+
+var _ Source = (*kdrops.Counter)(nil)
