@@ -7,10 +7,13 @@ import (
 )
 
 // setupMetrics makes the metrics that are read at each scrape read the
-// running parts: every configured peer's state and prefixes, and whether
-// the shadow checker's capture runs.
+// running parts: every configured peer's state and prefixes, the kernel's
+// drops per peer, and whether the shadow checker's capture runs.
 func (s *Speaker) setupMetrics() error {
 	if err := s.metrics.ReadPeers(peermetrics.Reader(s.host, s.peers)); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	if err := s.metrics.ReadPeerKernelDrops(s.drops.w.MetricSeries); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
 	if s.shadow != nil {

@@ -51,6 +51,7 @@ type Speaker struct {
 	shadow  *shadow.Runner // nil when [shadow] is off
 	srv6    *srv6.Manager
 	kernel  *kernelDrops
+	drops   *peerDrops
 
 	mu  sync.Mutex
 	cfg *config.Config
@@ -134,12 +135,15 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		})
 		s.host.Register(s.shadow)
 	}
+	s.drops = startPeerDrops(cfg, log, nil)
 	if err := s.host.Start(ctx); err != nil {
 		_ = s.host.Stop(context.Background())
+		_ = s.drops.stop()
 		return nil, err
 	}
 	if err := s.setupMetrics(); err != nil {
 		_ = s.host.Stop(context.Background())
+		_ = s.drops.stop()
 		return nil, err
 	}
 	if cfg.API.HTTP != "" {
@@ -150,6 +154,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		}
 		if err := s.http.Start(); err != nil {
 			_ = s.host.Stop(context.Background())
+			_ = s.drops.stop()
 			return nil, fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
 		}
 	}
@@ -265,6 +270,7 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 	if s.shadow != nil {
 		s.shadow.Reload(next) // after peers: it pins the keys they now use
 	}
+	s.drops.w.Reload(next)
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
 		return err
@@ -309,7 +315,7 @@ func (s *Speaker) Stop(ctx context.Context) error {
 	if s.http != nil {
 		errs = append(errs, s.http.Shutdown(ctx))
 	}
-	errs = append(errs, s.host.Stop(ctx))
+	errs = append(errs, s.host.Stop(ctx), s.drops.stop())
 	s.log.Info("authbgpd stopped")
 	return errors.Join(errs...)
 }
@@ -329,6 +335,7 @@ func (s *Speaker) Status() status.Status {
 		shadow.MergeStatus(&st, s.shadow.Reports())
 		st.Capture = s.shadow.CaptureStatus()
 	}
+	s.drops.w.Merge(&st)
 	return st
 }
 

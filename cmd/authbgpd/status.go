@@ -266,8 +266,11 @@ var statusNow = time.Now
 func printStatus(w io.Writer, st *status.Status) {
 	fmt.Fprintf(w, "router-id %s  asn %d\n", orDash(st.RouterID), st.ASN)
 	fmt.Fprintln(w, captureLine(st.Capture))
+	if st.KernelDrops != nil {
+		fmt.Fprintln(w, kernelDropsLine(st.KernelDrops))
+	}
 	table(w, func(tw io.Writer) {
-		fmt.Fprintln(tw, "PEER\tASN\tSTATE\tUP/DOWN\tRCVD\tACC\tSENT\tAUTH\tKEY\tINSTALLED\tDIAGNOSIS\tVALID\tBAD\tMISSING\tUNEXPECTED\tLAST-ERROR\tERROR")
+		fmt.Fprintln(tw, "PEER\tASN\tSTATE\tUP/DOWN\tRCVD\tACC\tSENT\tAUTH\tKEY\tINSTALLED\tDIAGNOSIS\tVALID\tBAD\tMISSING\tUNEXPECTED\tKERNEL-DROPS\tLAST-ERROR\tERROR")
 		for _, p := range st.Peers {
 			diag, valid, bad, missing, unexp := "-", "-", "-", "-", "-"
 			if s := p.Shadow; s != nil {
@@ -277,10 +280,11 @@ func printStatus(w io.Writer, st *status.Status) {
 				missing = strconv.FormatUint(s.Segments.Missing, 10)
 				unexp = strconv.FormatUint(s.Segments.Unexpected, 10)
 			}
+			diag = withKernelDiagnosis(diag, p.KernelDrops)
 			rcvd, acc, sent := prefixTotals(p.Families)
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 				peerName(p), p.ASN, orDash(p.State), upDown(p), rcvd, acc, sent, orDash(p.Auth.Mode),
-				keyID(p.Auth.KeyID), installed(p.Auth), diag, valid, bad, missing, unexp,
+				keyID(p.Auth.KeyID), installed(p.Auth), diag, valid, bad, missing, unexp, kernelDrops(p.KernelDrops),
 				orDash(lastError(p)), oneLine(p.Auth.Error))
 		}
 	})
@@ -305,6 +309,38 @@ func printSRv6(w io.Writer, s status.SRv6) {
 			}
 		})
 	}
+}
+
+// kernelDropsLine says whether the kernel's per-peer drop verdicts are
+// counted.
+func kernelDropsLine(k *status.KernelDropsInfo) string {
+	if !k.Available {
+		return "kernel drop verdicts: unavailable: " + orDash(oneLine(k.Error))
+	}
+	return fmt.Sprintf("kernel drop verdicts: counting (%d tracepoints), %d from addresses of no peer", len(k.Tracepoints), k.Other)
+}
+
+// kernelDrops is a peer's kernel drops since start, summed ("-" when not
+// counted).
+func kernelDrops(k *status.KernelDrops) string {
+	if k == nil {
+		return "-"
+	}
+	n := k.BadDigest + k.Missing + k.Unexpected + k.BadOption + deref(k.AOBad) + deref(k.AOKeyNotFound) + deref(k.AORequired)
+	return strconv.FormatUint(n, 10)
+}
+
+// withKernelDiagnosis is the shadow's diagnosis, or the kernel's verdict
+// when the shadow has none to give (off, or no traffic captured).
+func withKernelDiagnosis(diag string, k *status.KernelDrops) string {
+	if k == nil || k.Diagnosis == "" {
+		return diag
+	}
+	switch diag {
+	case "-", "no-traffic", "no-capture":
+		return k.Diagnosis + "(kernel)"
+	}
+	return diag
 }
 
 // captureLine says whether the shadow checker's capture runs.

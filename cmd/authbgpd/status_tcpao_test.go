@@ -37,9 +37,9 @@ func TestStatusTableTCPAO(t *testing.T) {
 	}
 	want := `router-id 192.0.2.1  asn 65001
 capture: off (no shadow checker)
-PEER       ASN    STATE   UP/DOWN  RCVD  ACC  SENT  AUTH    KEY  INSTALLED  DIAGNOSIS       VALID  BAD  MISSING  UNEXPECTED  LAST-ERROR  ERROR
-192.0.2.6  65006  active  -        -     -    -     tcp-ao  1    yes        bad-mac         2      5    0        0           -
-192.0.2.7  65007  active  -        -     -    -     tcp-ao  1    yes        unknown-key(9)  0      0    0        0           -
+PEER       ASN    STATE   UP/DOWN  RCVD  ACC  SENT  AUTH    KEY  INSTALLED  DIAGNOSIS       VALID  BAD  MISSING  UNEXPECTED  KERNEL-DROPS  LAST-ERROR  ERROR
+192.0.2.6  65006  active  -        -     -    -     tcp-ao  1    yes        bad-mac         2      5    0        0           -             -
+192.0.2.7  65007  active  -        -     -    -     tcp-ao  1    yes        unknown-key(9)  0      0    0        0           -             -
 `
 	if out != want {
 		t.Errorf("table:\n%s\nwant:\n%s", out, want)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,10 +127,10 @@ func TestStatusTable(t *testing.T) {
 	}
 	want := `router-id 192.0.2.1  asn 65001
 capture: off (no shadow checker)
-PEER                            ASN    STATE        UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS     VALID  BAD  MISSING  UNEXPECTED  LAST-ERROR                                       ERROR
-192.0.2.2                       65002  established  42s      8     7    3     md5   1    yes        ok            120    0    0        0           received cease/peer deconfigured (6/3) 5m0s ago
-192.0.2.3                       65003  active       5m12s    0     0    0     md5   -    no         other-key(2)  0      7    0        0           hold-timer-expired 5m12s ago                     cannot install key: operation not permitted
-198.51.100.7 (198.51.100.0/24)  65010  established  3d4h     -     -    -     none  -    -          -             -      -    -        -           -
+PEER                            ASN    STATE        UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS     VALID  BAD  MISSING  UNEXPECTED  KERNEL-DROPS  LAST-ERROR                                       ERROR
+192.0.2.2                       65002  established  42s      8     7    3     md5   1    yes        ok            120    0    0        0           -             received cease/peer deconfigured (6/3) 5m0s ago
+192.0.2.3                       65003  active       5m12s    0     0    0     md5   -    no         other-key(2)  0      7    0        0           -             hold-timer-expired 5m12s ago                     cannot install key: operation not permitted
+198.51.100.7 (198.51.100.0/24)  65010  established  3d4h     -     -    -     none  -    -          -             -      -    -        -           -             -
 kernel TCP-MD5 drops since start (all peers): missing 0, unexpected 0, bad_digest 7 (since the namespace was made: 5, 0, 19)
 SRV6 HMAC KEY  ALGORITHM  INSTALLED  ERROR
 42             sha256     yes
@@ -181,7 +182,7 @@ func TestStatusEmptyDaemon(t *testing.T) {
 	}
 	want := "router-id 192.0.2.9  asn 65009\n" +
 		"capture: off (no shadow checker)\n" +
-		"PEER  ASN  STATE  UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  LAST-ERROR  ERROR\n"
+		"PEER  ASN  STATE  UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  KERNEL-DROPS  LAST-ERROR  ERROR\n"
 	if out != want {
 		t.Errorf("got:\n%q\nwant:\n%q", out, want)
 	}
@@ -358,8 +359,8 @@ func TestStatusAgainstHTTPAPI(t *testing.T) {
 	}
 	want := "router-id 192.0.2.1  asn 65001\n" +
 		"capture: off (no shadow checker)\n" +
-		"PEER       ASN    STATE        UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  LAST-ERROR  ERROR\n" +
-		"192.0.2.2  65002  established  5m12s    -     -    -     md5   1    yes        ok         3      0    0        0           -\n"
+		"PEER       ASN    STATE        UP/DOWN  RCVD  ACC  SENT  AUTH  KEY  INSTALLED  DIAGNOSIS  VALID  BAD  MISSING  UNEXPECTED  KERNEL-DROPS  LAST-ERROR  ERROR\n" +
+		"192.0.2.2  65002  established  5m12s    -     -    -     md5   1    yes        ok         3      0    0        0           -             -\n"
 	if out != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
@@ -546,5 +547,41 @@ func TestPrintAOAuth(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
+	}
+}
+
+// TestStatusKernelDrops: the kernel's per-peer drops are a column, and
+// its verdict stands in for the shadow's diagnosis when the shadow has
+// none (off, or nothing captured); the shadow's own diagnosis wins.
+func TestStatusKernelDrops(t *testing.T) {
+	ts, _ := fixtureServer(t, `{"router_id":"192.0.2.9","asn":65009,
+	 "kernel_drops":{"available":true,"error":"","tracepoints":["tcp_hash_md5_mismatch","tcp_hash_md5_required"],"other":2},
+	 "peers":[
+	  {"address":"192.0.2.6","asn":65006,"state":"active","auth":{"mode":"md5","installed":true},
+	   "kernel_drops":{"bad_digest":4,"missing":0,"unexpected":0,"bad_option":0,"diagnosis":"bad-digest","last_drop":"2026-12-02T10:00:00Z"}},
+	  {"address":"192.0.2.7","asn":65007,"state":"active","auth":{"mode":"tcp-ao","installed":true},
+	   "shadow":{"diagnosis":"other-key","peer_key_id":2,"segments":{"valid":0,"bad_digest":0,"missing":0,"unexpected":0}},
+	   "kernel_drops":{"bad_digest":0,"missing":0,"unexpected":0,"bad_option":0,"ao_bad":3,"ao_key_not_found":1,"ao_required":0,"diagnosis":"bad-mac"}},
+	  {"address":"192.0.2.8","asn":65008,"state":"established","auth":{"mode":"md5","installed":true},
+	   "kernel_drops":{"bad_digest":0,"missing":0,"unexpected":0,"bad_option":0,"diagnosis":""}}],
+	 "srv6":{"hmac_keys":[],"policies":[]}}`)
+	rc, out, errs := runStatus("--api", hostPort(ts))
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errs)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^kernel drop verdicts: counting \(2 tracepoints\), 2 from addresses of no peer$`),
+		regexp.MustCompile(`(?m)^192\.0\.2\.6 .* bad-digest\(kernel\) +- +- +- +- +4 `),
+		regexp.MustCompile(`(?m)^192\.0\.2\.7 .* other-key\(2\) +0 +0 +0 +0 +4 `),
+		regexp.MustCompile(`(?m)^192\.0\.2\.8 .* established .* - +- +- +- +- +0 `),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("output does not match %s:\n%s", want, out)
+		}
+	}
+	ts, _ = fixtureServer(t, `{"router_id":"192.0.2.9","asn":65009,"peers":[],"srv6":{"hmac_keys":[],"policies":[]},
+	 "kernel_drops":{"available":false,"error":"kernel drop counters unavailable: needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): operation not permitted"}}`)
+	if _, out, _ = runStatus("--api", hostPort(ts)); !strings.Contains(out, "kernel drop verdicts: unavailable: kernel drop counters unavailable: needs CAP_BPF") {
+		t.Errorf("unavailable counters not said:\n%s", out)
 	}
 }
