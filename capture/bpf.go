@@ -1,7 +1,11 @@
 package capture
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"net/netip"
+	"slices"
 
 	"github.com/authbgp/authbgpd/frame"
 )
@@ -35,6 +39,14 @@ import (
 // accepts: the only frames it accepts that DecodeTCP rejects are malformed
 // ones (lengths in the IP headers that disagree with the frame) and the two
 // fallbacks above.
+//
+// With a host set (Options.Hosts, Capture.SetHosts) the program also
+// requires the IP source or destination address to be one of the set's:
+// right after the IP version check (IPv6: before the extension header walk,
+// so SRv6 packets too are accepted only to or from a listed host), in one
+// shared block per address family, reached with the IP header's offset in
+// X. IPv4 hosts are
+// compared with one 32-bit word per address, IPv6 hosts word by word.
 
 // instruction is one classic BPF instruction (struct sock_filter).
 type instruction struct {
@@ -143,8 +155,62 @@ func buildFilter(port uint16, fr framing) []instruction {
 // carries an inner IP packet, not TCP): the shadow checker verifies their
 // SRH HMACs.
 func buildFilterSRv6(port uint16, fr framing, srv6 bool) []instruction {
-	a := &assembler{labels: map[string]int{}, srv6: srv6}
-	p := uint32(port)
+	return buildFilterSpec(fr, filterSpec{port: port, srv6: srv6})
+}
+
+// filterSpec is what a capture filter accepts besides the framing.
+type filterSpec struct {
+	port uint16
+	srv6 bool // also IPv6 packets with an SRH (buildFilterSRv6)
+	// hosts, if not empty, is the set of IP addresses one end of an
+	// accepted packet must have (from hostSet: unmapped, sorted, unique).
+	hosts []netip.Addr
+}
+
+// MaxHosts is the most addresses Options.Hosts and Capture.SetHosts take
+// (each IPv6 host costs 18 filter instructions, an IPv4 host 4, and a
+// classic BPF program at most 4096).
+const MaxHosts = 64
+
+// hostSet normalises a host set: IPv4-mapped IPv6 addresses become IPv4
+// (such peers are IPv4 on the wire), zones go, duplicates go, and the
+// result is sorted. It refuses invalid addresses and more than MaxHosts.
+func hostSet(hosts []netip.Addr) ([]netip.Addr, error) {
+	out := make([]netip.Addr, 0, len(hosts))
+	for _, h := range hosts {
+		if !h.IsValid() {
+			return nil, errors.New("capture: host set with an invalid (zero) address")
+		}
+		out = append(out, h.Unmap().WithZone(""))
+	}
+	slices.SortFunc(out, netip.Addr.Compare)
+	out = slices.Compact(out)
+	if len(out) > MaxHosts {
+		return nil, fmt.Errorf("capture: %d hosts, at most %d", len(out), MaxHosts)
+	}
+	return out, nil
+}
+
+// buildFilterSpec returns the capture filter for frames of framing fr that
+// accepts what f says: TCP segments to or from f.port (and with f.srv6 the
+// IPv6 packets with an SRH), to or from one of f.hosts when it is not
+// empty.
+func buildFilterSpec(fr framing, f filterSpec) []instruction {
+	a := &assembler{labels: map[string]int{}, srv6: f.srv6, hostsOn: len(f.hosts) > 0}
+	for _, h := range f.hosts {
+		if h.Is4() {
+			b := h.As4()
+			a.hosts4 = append(a.hosts4, binary.BigEndian.Uint32(b[:]))
+			continue
+		}
+		b := h.As16()
+		var w [4]uint32
+		for i := range w {
+			w[i] = binary.BigEndian.Uint32(b[4*i:])
+		}
+		a.hosts6 = append(a.hosts6, w)
+	}
+	p := uint32(f.port)
 	switch fr {
 	case framingAny:
 		a.stmt(bpfLD|bpfW|bpfABS, skfAdOff+skfAdHatype)
@@ -163,9 +229,71 @@ func buildFilterSRv6(port uint16, fr framing, srv6 bool) []instruction {
 	default:
 		panic("capture: unknown framing")
 	}
+	if a.hostsOn {
+		a.hosts()
+	}
 	a.walk()
 	a.tcp(p)
 	return a.assemble()
+}
+
+// hosts emits the host address checks: at host4 for an IPv4 header at
+// offset X, on to tcp with the TCP header's offset in X; at host6 for an
+// IPv6 header at offset X, on to the extension header walk with its
+// registers set as ipv6 sets them without hosts.
+func (a *assembler) hosts() {
+	a.label("host4")
+	if len(a.hosts4) > 0 {
+		for i, off := range []uint32{12, 16} { // source, destination
+			a.stmt(bpfLD|bpfW|bpfIND, off)
+			for j, h := range a.hosts4 {
+				skip := fmt.Sprintf("h4-%d-%d", i, j)
+				a.jeq(h, "", skip)
+				a.ja("match4")
+				a.label(skip)
+			}
+		}
+	}
+	a.ret(0)
+	if len(a.hosts4) > 0 {
+		// X = X + header length, the offset of the TCP header (the
+		// IPv4 path checked the length). Recomputed rather than kept in
+		// scratch memory: the kernel's check of scratch memory reads
+		// carries what is written on the path before a return into the
+		// code after it, so a read here would be refused.
+		a.label("match4")
+		a.stmt(bpfLD|bpfB|bpfIND, 0)
+		a.stmt(bpfALU|bpfAND|bpfK, 0x0f)
+		a.stmt(bpfALU|bpfLSH|bpfK, 2)
+		a.stmt(bpfALU|bpfADD|bpfX, 0)
+		a.stmt(bpfMISC|bpfTAX, 0)
+		a.ja("tcp")
+	}
+	a.label("host6")
+	if len(a.hosts6) > 0 {
+		for i, off := range []uint32{8, 24} { // source, destination
+			for j, h := range a.hosts6 {
+				skip := fmt.Sprintf("h6-%d-%d", i, j)
+				for w := range uint32(4) {
+					a.stmt(bpfLD|bpfW|bpfIND, off+4*w)
+					a.jeq(h[w], "", skip)
+				}
+				a.ja("match6")
+				a.label(skip)
+			}
+		}
+	}
+	a.ret(0)
+	if len(a.hosts6) > 0 {
+		a.label("match6")
+		a.stmt(bpfLD|bpfB|bpfIND, 6) // next header
+		a.stmt(bpfST, 1)
+		a.stmt(bpfMISC|bpfTXA, 0)
+		a.stmt(bpfALU|bpfADD|bpfK, 40)
+		a.stmt(bpfMISC|bpfTAX, 0) // X = offset after the fixed header
+		a.stmt(bpfLD|bpfMEM, 1)   // A = next header
+		a.ja("walk0")
+	}
 }
 
 // raw emits the code for frames that start at the IP header.
@@ -219,9 +347,14 @@ func (a *assembler) ipv4(l uint32) {
 	a.stmt(bpfLDX|bpfB|bpfMSH, l) // X = header length
 	a.stmt(bpfMISC|bpfTXA, 0)
 	a.jump(bpfJGE, 20, "", rej)
-	a.stmt(bpfALU|bpfADD|bpfK, l)
-	a.stmt(bpfMISC|bpfTAX, 0) // X = offset of the TCP header
-	a.ja("tcp")
+	if a.hostsOn {
+		a.stmt(bpfLDX|bpfW|bpfIMM, l) // X = offset of the IP header
+		a.ja("host4")
+	} else {
+		a.stmt(bpfALU|bpfADD|bpfK, l)
+		a.stmt(bpfMISC|bpfTAX, 0) // X = offset of the TCP header
+		a.ja("tcp")
+	}
 	a.label(rej)
 	a.ret(0)
 }
@@ -242,9 +375,14 @@ func (a *assembler) ipVersion(v, l uint32) string {
 // next header in A and the offset after the fixed header in X.
 func (a *assembler) ipv6(l uint32) {
 	rej := a.ipVersion(6, l)
-	a.stmt(bpfLD|bpfB|bpfABS, l+6) // next header
-	a.stmt(bpfLDX|bpfW|bpfIMM, l+40)
-	a.ja("walk0")
+	if a.hostsOn {
+		a.stmt(bpfLDX|bpfW|bpfIMM, l) // X = offset of the IP header
+		a.ja("host6")
+	} else {
+		a.stmt(bpfLD|bpfB|bpfABS, l+6) // next header
+		a.stmt(bpfLDX|bpfW|bpfIMM, l+40)
+		a.ja("walk0")
+	}
 	a.label(rej)
 	a.ret(0)
 }
@@ -339,6 +477,11 @@ type assembler struct {
 	labels map[string]int
 	refs   []jumpRef
 	srv6   bool // accept IPv6 packets with an SRH (buildFilterSRv6)
+	// hostsOn: only packets to or from hosts4 (addresses as big-endian
+	// words) or hosts6 (four words each) are accepted.
+	hostsOn bool
+	hosts4  []uint32
+	hosts6  [][4]uint32
 }
 
 type jumpRef struct {

@@ -69,7 +69,10 @@ func (v cbpf) verify() error {
 			}
 			valid = 0xffff
 		case bpfRET:
-			valid = 0xffff
+			// Like the kernel's check_load_and_stores: a return does not
+			// reset what is known, so the code after a return inherits
+			// what was written before it (on top of what the jumps to it
+			// bring).
 		}
 	}
 	return nil

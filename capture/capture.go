@@ -4,7 +4,9 @@
 // segments to or from the BGP port through, over IPv4 and IPv6 (extension
 // headers included), on Ethernet (VLAN tags in the frame or in packet
 // metadata), loopback and devices without a link-layer header (tun,
-// WireGuard, IP tunnels).
+// WireGuard, IP tunnels). The filter can also be narrowed to the segments of
+// a set of hosts (Options.Hosts), and the set changed on the open sockets
+// (Capture.SetHosts).
 //
 // The capture sees segments before the kernel's TCP stack drops them
 // (a bad TCP-MD5 digest is dropped silently by TCP, after the packet taps),
@@ -27,6 +29,7 @@ package capture
 
 import (
 	"errors"
+	"net/netip"
 	"time"
 )
 
@@ -73,6 +76,13 @@ type Options struct {
 	// (routing header type 4), whatever it carries, for the shadow
 	// checker's SRH HMAC verification.
 	SRv6 bool
+	// Hosts, if not empty, captures only the packets whose IP source or
+	// destination address is one of these (IPv4 or IPv6; IPv4-mapped IPv6
+	// addresses count as IPv4, as such peers' packets are IPv4 on the
+	// wire): the BGP segments of those peers (and, with SRv6, their SRv6
+	// packets). At most MaxHosts. Capture.SetHosts changes the set of an
+	// open capture without reopening it.
+	Hosts []netip.Addr
 	// BlockSize is the size of one ring block in bytes, a multiple of the
 	// page size (0: DefaultBlockSize, 1 MiB). A frame that does not fit
 	// in a block with its headers (about 130 bytes) is truncated

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +26,9 @@ type Capture struct {
 
 	closing atomic.Bool // set by Close; checked by Next between blocks
 
+	// spec is what the rings' filters accept (SetHosts changes its hosts).
+	spec filterSpec
+
 	mu       sync.Mutex
 	closed   bool // Close was called
 	busy     bool // a Next is running: it releases the rings on return
@@ -38,6 +43,7 @@ type Capture struct {
 type ring struct {
 	where     string // "interface eth0" or "all interfaces", for errors
 	fd        int
+	fr        framing // what the filter expects at the start of a frame
 	mem       []byte
 	blockSize int
 	numBlocks int
@@ -102,7 +108,11 @@ func Open(opts Options) (*Capture, error) {
 		return nil, fmt.Errorf("capture: ring of %d x %d bytes is too large", opts.NumBlocks, opts.BlockSize)
 	}
 
-	c := &Capture{efd: -1}
+	hosts, err := hostSet(opts.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	c := &Capture{efd: -1, spec: filterSpec{port: opts.Port, srv6: opts.SRv6, hosts: hosts}}
 	names := opts.Interfaces
 	if len(names) == 0 {
 		names = []string{""}
@@ -117,7 +127,7 @@ func Open(opts Options) (*Capture, error) {
 			c.release()
 			return nil, errors.New("capture: empty interface name")
 		}
-		r, err := openRing(name, &opts)
+		r, err := openRing(name, &opts, c.spec)
 		if err != nil {
 			c.release()
 			return nil, err
@@ -209,8 +219,8 @@ func newFanout(fd int, prog []instruction) (int, error) {
 }
 
 // openRing opens a packet socket on interface name ("" for all) with its
-// filter and ring, and binds it.
-func openRing(name string, o *Options) (r ring, err error) {
+// filter (spec) and ring, and binds it.
+func openRing(name string, o *Options, spec filterSpec) (r ring, err error) {
 	where := "all interfaces"
 	if name != "" {
 		where = "interface " + name
@@ -240,7 +250,8 @@ func openRing(name string, o *Options) (r ring, err error) {
 	if err := unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_VERSION, unix.TPACKET_V3); err != nil {
 		return r, fmt.Errorf("capture: %s: PACKET_VERSION TPACKET_V3: %w", where, err)
 	}
-	if err := attachFilter(fd, buildFilterSRv6(o.Port, fr, o.SRv6)); err != nil {
+	r.fr = fr
+	if err := attachFilter(fd, buildFilterSpec(fr, spec)); err != nil {
 		return r, fmt.Errorf("capture: %s: SO_ATTACH_FILTER: %w", where, err)
 	}
 	if err := r.mapRing(o); err != nil {
@@ -514,6 +525,49 @@ func (c *Capture) collect() error {
 		c.stats.FreezeQueue += uint64(st.Freeze_q_cnt)
 	}
 	return errors.Join(errs...)
+}
+
+// SetHosts replaces the set of host addresses c captures the segments of
+// (see Options.Hosts; empty: every host again) on every socket of c, by
+// attaching a new filter program to each (SO_ATTACH_FILTER once more): the
+// kernel swaps a socket's program atomically, and the sockets, their rings,
+// the frames already in them and the counters stay. Frames that reached a
+// ring before the change are still delivered, whatever the new set says;
+// with several sockets (interfaces) a frame arriving during the change
+// (microseconds) may meet the old program on one socket and the new on
+// another. If a socket refuses the new program, the ones already changed
+// get the old one back and c keeps the old set. After Close it returns
+// ErrClosed.
+func (c *Capture) SetHosts(hosts []netip.Addr) error {
+	set, err := hostSet(hosts)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	next := c.spec
+	next.hosts = set
+	for i := range c.rings {
+		r := &c.rings[i]
+		if err := attachFilter(r.fd, buildFilterSpec(r.fr, next)); err != nil {
+			for j := range i {
+				_ = attachFilter(c.rings[j].fd, buildFilterSpec(c.rings[j].fr, c.spec))
+			}
+			return fmt.Errorf("capture: %s: SO_ATTACH_FILTER: %w", r.where, err)
+		}
+	}
+	c.spec = next
+	return nil
+}
+
+// Hosts returns the host set c captures (empty: every host).
+func (c *Capture) Hosts() []netip.Addr {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.spec.hosts)
 }
 
 // Close stops the capture. A Next blocked waiting for frames returns

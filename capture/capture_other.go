@@ -4,6 +4,7 @@ package capture
 
 import (
 	"fmt"
+	"net/netip"
 	"runtime"
 )
 
@@ -33,3 +34,9 @@ func (c *Capture) Stats() (Stats, error) { return Stats{}, ErrNotSupported }
 
 // Close does nothing.
 func (c *Capture) Close() error { return nil }
+
+// SetHosts returns ErrNotSupported.
+func (c *Capture) SetHosts(hosts []netip.Addr) error { return ErrNotSupported }
+
+// Hosts returns nil.
+func (c *Capture) Hosts() []netip.Addr { return nil }

@@ -147,7 +147,9 @@ func (ch *Changes) diffGlobal(old, new *Config) {
 	ch.API = old.API.GRPC != new.API.GRPC || old.API.HTTP != new.API.HTTP ||
 		old.API.ReloadAllowRemote != new.API.ReloadAllowRemote || old.API.Pprof != new.API.Pprof
 	ch.Log = old.Log.Level != new.Log.Level || old.Log.Format != new.Log.Format
-	ch.Shadow = old.Shadow.Enabled != new.Shadow.Enabled ||
+	ch.Shadow = old.Shadow.EffectiveMode() != new.Shadow.EffectiveMode() ||
+		old.Shadow.Window() != new.Shadow.Window() ||
+		old.Shadow.SegmentLimit() != new.Shadow.SegmentLimit() ||
 		old.Shadow.FollowPeerRollover != new.Shadow.FollowPeerRollover ||
 		old.Shadow.Workers != new.Shadow.Workers ||
 		!slices.Equal(sortedCopy(old.Shadow.Interfaces), sortedCopy(new.Shadow.Interfaces))

@@ -317,8 +317,23 @@ func (p *Peer) Auth() Auth {
 
 // Shadow is the [shadow] table.
 type Shadow struct {
-	Enabled            bool
-	Interfaces         []string // empty: all
+	// Mode says when the checker captures (ShadowAlways, ShadowOnDemand,
+	// ShadowOff). Parsing sets it from mode, or from enabled (true:
+	// always, false: off), or to the default, off. "" (a Shadow built in
+	// code) means what Enabled says: use EffectiveMode or On, not the
+	// field, to decide.
+	Mode ShadowMode
+	// Enabled is true when the checker runs at all (mode always or
+	// on-demand), as it was before mode existed: parsing keeps it equal
+	// to On. New code reads On or EffectiveMode.
+	Enabled    bool
+	Interfaces []string // empty: all
+	// OnDemandWindow is how long a peer demanded in on-demand mode is
+	// captured (0: DefaultOnDemandWindow); see Window.
+	OnDemandWindow time.Duration
+	// OnDemandSegments bounds the segments checked per demanded peer and
+	// window (0: DefaultOnDemandSegments); see SegmentLimit.
+	OnDemandSegments   int
 	FollowPeerRollover bool
 	// Workers is the number of capture rings and checkers the frames are
 	// spread over (by address pair), each on its own goroutine; 0: one
@@ -334,6 +349,67 @@ const (
 	MaxShadowWorkers  = 64 // capture.MaxFanout
 	AutoShadowWorkers = 4  // the most workers = 0 picks
 )
+
+// ShadowMode is [shadow] mode: when the shadow checker captures.
+type ShadowMode string
+
+// The modes of [shadow] mode.
+const (
+	// ShadowAlways captures and checks every BGP segment, all the time
+	// (enabled = true).
+	ShadowAlways ShadowMode = "always"
+	// ShadowOnDemand opens no capture until asked to diagnose a peer
+	// (the kernel dropped its segments): then it captures that peer's
+	// segments only, for OnDemandWindow or OnDemandSegments segments.
+	ShadowOnDemand ShadowMode = "on-demand"
+	// ShadowOff runs no checker (enabled = false; the default).
+	ShadowOff ShadowMode = "off"
+)
+
+// ShadowModes lists the modes, as [shadow] mode spells them.
+var ShadowModes = []ShadowMode{ShadowAlways, ShadowOnDemand, ShadowOff}
+
+// Defaults and bounds of [shadow] on-demand-window and on-demand-segments.
+const (
+	DefaultOnDemandWindow   = 20 * time.Second
+	MinOnDemandWindow       = time.Second
+	MaxOnDemandWindow       = 10 * time.Minute
+	DefaultOnDemandSegments = 1000
+	MaxOnDemandSegments     = 1_000_000
+)
+
+// EffectiveMode is Mode, or for a Shadow built in code without one, what
+// Enabled says (true: ShadowAlways).
+func (s *Shadow) EffectiveMode() ShadowMode {
+	switch {
+	case s.Mode != "":
+		return s.Mode
+	case s.Enabled:
+		return ShadowAlways
+	}
+	return ShadowOff
+}
+
+// On reports whether the checker runs at all (mode always or on-demand).
+func (s *Shadow) On() bool { return s.EffectiveMode() != ShadowOff }
+
+// Window is how long on-demand mode captures a demanded peer:
+// OnDemandWindow or DefaultOnDemandWindow.
+func (s *Shadow) Window() time.Duration {
+	if s.OnDemandWindow > 0 {
+		return s.OnDemandWindow
+	}
+	return DefaultOnDemandWindow
+}
+
+// SegmentLimit is the most segments on-demand mode checks per demanded
+// peer and window: OnDemandSegments or DefaultOnDemandSegments.
+func (s *Shadow) SegmentLimit() int {
+	if s.OnDemandSegments > 0 {
+		return s.OnDemandSegments
+	}
+	return DefaultOnDemandSegments
+}
 
 // WorkerCount is the number of shadow workers to run: Workers, or for 0
 // one per CPU the process may use (GOMAXPROCS), at most AutoShadowWorkers

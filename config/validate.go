@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -450,7 +451,11 @@ func validateFamilies(p *problems, pr *Peer) {
 
 func (c *Config) validateShadow(p *problems) {
 	s := &c.Shadow
-	if s.m.broken || s.m.isBad("interfaces") {
+	if s.m.broken {
+		return
+	}
+	c.validateShadowMode(p)
+	if s.m.isBad("interfaces") {
 		return
 	}
 	seen := map[string]bool{}
@@ -462,6 +467,27 @@ func (c *Config) validateShadow(p *problems) {
 			p.errorf(s.LineOf("interfaces"), "interfaces: %s is listed twice", n)
 		}
 		seen[n] = true
+	}
+}
+
+// validateShadowMode checks mode against enabled (for a Shadow built in
+// code: parsing keeps them in step and reports a file's contradiction
+// itself) and the on-demand knobs' bounds.
+func (c *Config) validateShadowMode(p *problems) {
+	s := &c.Shadow
+	switch {
+	case s.m.isBad("mode"):
+	case s.Mode != "" && !slices.Contains(ShadowModes, s.Mode):
+		p.errorf(s.LineOf("mode"), "mode: %q is not one of always, on-demand, off", s.Mode)
+	case s.Mode != "" && s.Enabled != (s.Mode != ShadowOff):
+		p.errorf(s.LineOf("mode"), "mode: %q disagrees with enabled = %v", s.Mode, s.Enabled)
+	}
+	if !s.m.isBad("on-demand-window") && (s.OnDemandWindow != 0 || s.m.has("on-demand-window")) &&
+		(s.OnDemandWindow < MinOnDemandWindow || s.OnDemandWindow > MaxOnDemandWindow) {
+		p.errorf(s.LineOf("on-demand-window"), "on-demand-window: %v is out of range %v..%v", s.OnDemandWindow, MinOnDemandWindow, MaxOnDemandWindow)
+	}
+	if !s.m.isBad("on-demand-segments") && (s.OnDemandSegments < 0 || s.OnDemandSegments > MaxOnDemandSegments) {
+		p.errorf(s.LineOf("on-demand-segments"), "on-demand-segments: %d is out of range 1..%d", s.OnDemandSegments, MaxOnDemandSegments)
 	}
 }
 

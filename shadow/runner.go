@@ -30,6 +30,9 @@ const logEvery = 10 * time.Second
 // views per address. It is a plugin, started after GoBGP; failing to capture
 // (no CAP_NET_RAW) is reported in /status and the log but does not stop
 // BGP.
+//
+// In on-demand mode ([shadow] mode = "on-demand") it runs one checker and
+// opens no capture until Demand asks for a peer's segments (ondemand.go).
 type Runner struct {
 	log      *logrus.Entry
 	metrics  *metrics.Metrics
@@ -41,11 +44,16 @@ type Runner struct {
 	port     uint16
 	followOn atomic.Bool
 	srh      SRHChecker
+	mode     config.ShadowMode // ShadowAlways or ShadowOnDemand
+	od       *onDemand         // on-demand mode's state; nil in mode always
 
-	caps      []*capture.Capture // one per worker, nil until Start
+	capMu     sync.RWMutex       // guards caps (on demand, captures come and go)
+	caps      []*capture.Capture // one per worker, nil until Start (on demand: while capturing)
+	started   bool               // Start ran (the tick runs)
 	wg        sync.WaitGroup     // the workers' loops
 	srhMu     sync.Mutex         // srh.Check runs on one goroutine at a time
 	statsMu   sync.Mutex         // one pollStats at a time
+	statsBase capture.Stats      // final counters of closed on-demand captures (statsMu)
 	err       atomic.Value       // string
 	truncated atomic.Uint64
 
@@ -120,7 +128,17 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 		s.srh = noSRH{}
 	}
 	peers := PeersOf(cfg)
-	for range cfg.Shadow.WorkerCount() {
+	workers, idle := cfg.Shadow.WorkerCount(), time.Duration(0)
+	s.mode = config.ShadowAlways
+	if cfg.Shadow.EffectiveMode() == config.ShadowOnDemand {
+		// One ring and checker for the few peers demanded at a time;
+		// the Runner applies the idle rule itself, counting only the
+		// time an address was being captured (demandClocks).
+		s.mode, workers, idle = config.ShadowOnDemand, 1, -1
+		s.od = &onDemand{book: newDemandBook(cfg.Shadow.Window(), cfg.Shadow.SegmentLimit()), ns: noNS}
+		s.od.expire = s.expireDemands
+	}
+	for range workers {
 		// Each checker's segment counters are its own (OnSegment runs
 		// under its lock); the series behind them are shared.
 		counters := &segmentCounters{md5: map[string]*metrics.PeerCounters{}, ao: map[string]*metrics.AOCounters{}}
@@ -130,6 +148,7 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 			OnRollover: s.onRollover,
 			OnSegment:  func(peerID string, r Result) { s.onSegment(counters, peerID, r) },
 			OnStale:    s.onStale,
+			IdleAfter:  idle,
 		}))
 	}
 	s.segmentSeries(cfg)
@@ -140,15 +159,28 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 // started (one if the kernel could not spread the capture), configured
 // before.
 func (s *Runner) Workers() int {
+	s.capMu.RLock()
+	defer s.capMu.RUnlock()
 	if s.caps != nil {
 		return len(s.caps)
 	}
 	return len(s.chks)
 }
 
+// Mode is the Runner's mode: config.ShadowAlways or config.ShadowOnDemand
+// (fixed when it is made).
+func (s *Runner) Mode() config.ShadowMode { return s.mode }
+
 func (s *Runner) Name() string { return "shadow" }
 
 func (s *Runner) Start(ctx context.Context, _ *plugin.Host) error {
+	if s.od != nil {
+		// On demand: no capture now (Demand opens one). SRv6 packets
+		// are not captured (their HMACs are not verified).
+		s.startOnDemand()
+		s.startTick()
+		return nil
+	}
 	// With SRv6 HMAC keys configured, SRv6 packets are captured too.
 	o := capture.Options{Interfaces: s.ifaces, Port: s.port, SRv6: s.srh.Enabled()}
 	caps, err := capture.OpenFanout(o, len(s.chks))
@@ -163,24 +195,39 @@ func (s *Runner) Start(ctx context.Context, _ *plugin.Host) error {
 		s.log.WithError(err).Error("shadow checker cannot capture: signatures on the wire are not verified")
 		return nil
 	}
+	s.capMu.Lock()
 	s.caps = caps
+	s.capMu.Unlock()
 	for i, c := range caps {
 		s.wg.Go(func() { s.loop(c, s.chks[i]) })
 	}
-	s.stopTick, s.tickDone = make(chan struct{}), make(chan struct{})
-	go s.tick()
+	s.startTick()
 	s.log.WithFields(logrus.Fields{"interfaces": s.ifaces, "workers": len(caps)}).Info("shadow checker capturing BGP segments")
 	return nil
 }
 
+// startTick starts the once-a-second re-reading of standing facts (tick).
+func (s *Runner) startTick() {
+	s.started = true
+	s.stopTick, s.tickDone = make(chan struct{}), make(chan struct{})
+	go s.tick()
+}
+
 func (s *Runner) Stop(ctx context.Context) error {
-	if s.caps == nil {
+	if !s.started {
 		return nil
 	}
+	s.started = false
 	close(s.stopTick)
 	<-s.tickDone
+	if s.od != nil {
+		s.stopOnDemand()
+	}
+	s.capMu.RLock()
+	caps := s.caps
+	s.capMu.RUnlock()
 	var errs []error
-	for _, c := range s.caps {
+	for _, c := range caps {
 		errs = append(errs, c.Close())
 	}
 	s.wg.Wait()
@@ -225,7 +272,14 @@ func (s *Runner) handle(chk *Checker, tcp *frame.TCP, pkt capture.Packet) {
 		return
 	}
 	err := frame.DecodeTCP(pkt.LinkType, pkt.Data, tcp)
-	if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
+	if s.od != nil {
+		// On demand: only the segments of the addresses being
+		// captured, up to their bound (the kernel filter narrows the
+		// capture to them, admit also counts and bounds them).
+		if err != nil || !s.od.admit(tcp.Src, tcp.Dst) {
+			return
+		}
+	} else if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
 		s.srhMu.Lock()
 		s.srh.Check(tcp.Src, tcp.SRH, pkt.Outgoing)
 		s.srhMu.Unlock()
@@ -236,16 +290,19 @@ func (s *Runner) handle(chk *Checker, tcp *frame.TCP, pkt capture.Packet) {
 	chk.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
 }
 
-// pollStats moves the kernel's drop counts, summed over the rings, into
-// metrics.
+// pollStats moves the kernel's drop counts, summed over the rings (and the
+// on-demand captures closed already), into metrics.
 func (s *Runner) pollStats() {
-	if s.caps == nil {
-		return
-	}
 	s.statsMu.Lock()
 	defer s.statsMu.Unlock()
-	var st capture.Stats
-	for _, c := range s.caps {
+	s.capMu.RLock()
+	caps := s.caps
+	s.capMu.RUnlock()
+	if caps == nil && s.od == nil {
+		return
+	}
+	st := s.statsBase
+	for _, c := range caps {
 		cs, err := c.Stats()
 		if err != nil {
 			return
@@ -253,8 +310,8 @@ func (s *Runner) pollStats() {
 		st.Add(cs)
 	}
 	s.mu.Lock()
-	if d := st.Drops - s.stats.Drops; d > 0 {
-		s.metrics.AddShadowDrops(d)
+	if st.Drops > s.stats.Drops {
+		s.metrics.AddShadowDrops(st.Drops - s.stats.Drops)
 	}
 	s.stats = st
 	s.mu.Unlock()
@@ -505,8 +562,16 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 // the keychain keys the peers manager uses (RunnerOptions.KeyIDs) and,
 // off the caller's goroutine, acts on a proof made while
 // follow-peer-rollover was off (FollowProven).
+//
+// In on-demand mode the new on-demand-window and on-demand-segments apply
+// to the demands to come (the mode itself changes at the next restart).
 func (s *Runner) Reload(cfg *config.Config) {
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
+	if s.od != nil {
+		s.od.mu.Lock()
+		s.od.book.configure(cfg.Shadow.Window(), cfg.Shadow.SegmentLimit())
+		s.od.mu.Unlock()
+	}
 	peers := PeersOf(cfg)
 	for _, c := range s.chks {
 		c.SetPeers(peers)
@@ -552,16 +617,28 @@ func (s *Runner) SetSession(addr netip.Addr, port uint16) {
 	}
 }
 
-// reports merges the workers' reports (see MergeReports).
+// reports merges the workers' reports (see MergeReports). In on-demand
+// mode it applies the idle rule itself, by each address's own clock (see
+// demandClocks): an address not captured any more keeps the diagnosis its
+// last capture ended with.
 func (s *Runner) reports(now time.Time) []PeerReport {
+	var out []PeerReport
 	if len(s.chks) == 1 {
-		return s.chks[0].Reports(now)
+		out = s.chks[0].Reports(now)
+	} else {
+		lists := make([][]PeerReport, len(s.chks))
+		for i, c := range s.chks {
+			lists[i] = c.Reports(now)
+		}
+		out = MergeReports(lists...)
 	}
-	lists := make([][]PeerReport, len(s.chks))
-	for i, c := range s.chks {
-		lists[i] = c.Reports(now)
+	for i, at := range s.demandClocks(out, now) {
+		r := &out[i]
+		if !r.Last.IsZero() && at.Sub(r.Last) > idleAfter {
+			r.Diagnosis, r.PeerKeyID, r.ProvenKeyID = DiagNoTraffic, nil, nil
+		}
 	}
-	return MergeReports(lists...)
+	return out
 }
 
 // Reports returns the checker's reports by address.
@@ -574,7 +651,10 @@ func (s *Runner) Reports() map[string]PeerReport {
 	return out
 }
 
-// CaptureStatus is the capture part of /status.
+// CaptureStatus is the capture part of /status. In on-demand mode Running
+// and Workers describe the capture of the moment (none: false, 0), the
+// counters add up every capture since Start, and Demands lists the
+// addresses being captured.
 func (s *Runner) CaptureStatus() *status.Capture {
 	s.pollStats()
 	s.mu.Lock()
@@ -584,8 +664,11 @@ func (s *Runner) CaptureStatus() *status.Capture {
 	if ifs == nil {
 		ifs = []string{}
 	}
+	s.capMu.RLock()
+	running, workers := s.caps != nil, len(s.caps)
+	s.capMu.RUnlock()
 	return &status.Capture{
-		Running: s.caps != nil, Workers: len(s.caps), Interfaces: ifs, Packets: st.Packets, Drops: st.Drops,
+		Running: running, Workers: workers, Interfaces: ifs, Packets: st.Packets, Drops: st.Drops,
 		Truncated: s.truncated.Load(), Error: s.err.Load().(string),
 	}
 }
