@@ -667,8 +667,13 @@ func (s *Runner) CaptureStatus() *status.Capture {
 	s.capMu.RLock()
 	running, workers := s.caps != nil, len(s.caps)
 	s.capMu.RUnlock()
-	return &status.Capture{
+	c := &status.Capture{
 		Running: running, Workers: workers, Interfaces: ifs, Packets: st.Packets, Drops: st.Drops,
-		Truncated: s.truncated.Load(), Error: s.err.Load().(string),
+		Truncated: s.truncated.Load(), Error: s.err.Load().(string), Mode: string(s.Mode()),
 	}
+	for _, d := range s.Demands() {
+		c.OnDemand = append(c.OnDemand, status.CaptureDemand{Address: d.Address.String(), Why: d.Why,
+			Since: d.Since.UTC().Format(time.RFC3339), Until: d.Until.UTC().Format(time.RFC3339), Segments: d.Segments})
+	}
+	return c
 }

@@ -129,13 +129,17 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	// The srv6 Manager also owns the SRH verifier's keys.
 	s.srv6 = srv6.New(cfg, log, s.metrics)
 	s.host.Register(s.srv6)
-	if cfg.Shadow.Enabled {
+	if cfg.Shadow.On() {
 		s.shadow = shadow.NewRunner(cfg, log, s.metrics, shadow.RunnerOptions{
 			Follow: s.peers.SetPeerKeyID, KeyIDs: s.peers.KeyIDs, EndStale: s.peers.EndStale, SRH: s.srv6.Verifier(),
 		})
 		s.host.Register(s.shadow)
 	}
-	s.drops = startPeerDrops(cfg, log, nil)
+	var demand func(peerID string, addr netip.Addr, why string)
+	if s.shadow != nil && s.shadow.Mode() == config.ShadowOnDemand {
+		demand = func(_ string, addr netip.Addr, why string) { s.shadow.Demand(addr, why) }
+	}
+	s.drops = startPeerDrops(cfg, log, demand)
 	if err := s.host.Start(ctx); err != nil {
 		_ = s.host.Stop(context.Background())
 		_ = s.drops.stop()
@@ -298,10 +302,12 @@ func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
 		s.log.Warn("[api] changed: takes effect at the next restart (the running API servers keep their settings)")
 	}
 	switch {
-	case s.shadow == nil && next.Shadow.Enabled:
+	case s.shadow == nil && next.Shadow.On():
 		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
-	case s.shadow != nil && !next.Shadow.Enabled:
+	case s.shadow != nil && !next.Shadow.On():
 		s.log.Warn("[shadow] disabled by reload: the checker keeps running until the next restart")
+	case s.shadow != nil && prev.Shadow.EffectiveMode() != next.Shadow.EffectiveMode():
+		s.log.WithFields(logrus.Fields{"running": s.shadow.Mode(), "configured": next.Shadow.EffectiveMode()}).Warn("[shadow] mode changed: takes effect at the next restart")
 	case s.shadow != nil && !slices.Equal(slices.Sorted(slices.Values(prev.Shadow.Interfaces)), slices.Sorted(slices.Values(next.Shadow.Interfaces))):
 		s.log.Warn("[shadow] interfaces changed: the capture keeps its interfaces until the next restart")
 	case s.shadow != nil && prev.Shadow.Workers != next.Shadow.Workers:

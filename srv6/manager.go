@@ -217,7 +217,7 @@ func (s *Manager) updateVerifierLocked(cfg *config.Config) {
 			keys[id] = k
 		}
 	}
-	if cfg.Shadow.Enabled {
+	if cfg.Shadow.EffectiveMode() == config.ShadowAlways { // on demand, SRv6 is not captured
 		for _, err := range errs {
 			s.log.WithError(err).Error("shadow: cannot verify SRH HMACs with this key")
 		}

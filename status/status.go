@@ -83,6 +83,20 @@ type Capture struct {
 	Drops      uint64   `json:"drops"`      // frames the kernel dropped (ring full)
 	Truncated  uint64   `json:"truncated"`  // frames too long to verify
 	Error      string   `json:"error"`
+	// Mode is [shadow] mode: "always", or "on-demand" (capturing only
+	// the peers in OnDemand, each for a bounded time and segment count,
+	// when the kernel's drops of them move; Running while any is).
+	Mode     string          `json:"mode"`
+	OnDemand []CaptureDemand `json:"on_demand,omitempty"`
+}
+
+// CaptureDemand is one peer address captured on demand.
+type CaptureDemand struct {
+	Address  string `json:"address"`
+	Why      string `json:"why"`
+	Since    string `json:"since"`    // RFC 3339
+	Until    string `json:"until"`    // RFC 3339: the window's end
+	Segments int64  `json:"segments"` // checked so far (the window ends at on-demand-segments)
 }
 
 // Peer is one configured peer (static address or dynamic range) or one

@@ -348,6 +348,16 @@ func captureLine(c *status.Capture) string {
 	switch {
 	case c == nil:
 		return "capture: off (no shadow checker)"
+	case c.Mode == "on-demand" && len(c.OnDemand) > 0:
+		var ps []string
+		for _, d := range c.OnDemand {
+			ps = append(ps, fmt.Sprintf("%s until %s (%d segments; %s)", d.Address, d.Until, d.Segments, oneLine(d.Why)))
+		}
+		return "capture: on demand: capturing " + strings.Join(ps, ", ")
+	case c.Mode == "on-demand" && c.Error == "":
+		return fmt.Sprintf("capture: on demand: no peer captured now (%d packets so far)", c.Packets)
+	case c.Mode == "on-demand":
+		return "capture: on demand: could not capture: " + oneLine(c.Error)
 	case !c.Running:
 		return "capture: not running: " + orDash(oneLine(c.Error))
 	}

@@ -584,4 +584,15 @@ func TestStatusKernelDrops(t *testing.T) {
 	if _, out, _ = runStatus("--api", hostPort(ts)); !strings.Contains(out, "kernel drop verdicts: unavailable: kernel drop counters unavailable: needs CAP_BPF") {
 		t.Errorf("unavailable counters not said:\n%s", out)
 	}
+	// The on-demand capture: what it captures, or that it captures nothing.
+	for doc, want := range map[string]string{
+		`"capture":{"running":true,"workers":1,"interfaces":[],"packets":9,"drops":0,"truncated":0,"error":"","mode":"on-demand",
+		  "on_demand":[{"address":"192.0.2.6","why":"kernel dropped 3 segments from it (bad TCP-MD5 digest)","since":"2026-12-02T10:00:00Z","until":"2026-12-02T10:00:20Z","segments":7}]}`: "capture: on demand: capturing 192.0.2.6 until 2026-12-02T10:00:20Z (7 segments; kernel dropped 3 segments from it (bad TCP-MD5 digest))\n",
+		`"capture":{"running":false,"workers":0,"interfaces":[],"packets":9,"drops":0,"truncated":0,"error":"","mode":"on-demand"}`: "capture: on demand: no peer captured now (9 packets so far)\n",
+	} {
+		ts, _ = fixtureServer(t, `{"router_id":"192.0.2.9","asn":65009,"peers":[],"srv6":{"hmac_keys":[],"policies":[]},`+doc+`}`)
+		if _, out, _ = runStatus("--api", hostPort(ts)); !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
 }
