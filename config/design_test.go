@@ -67,7 +67,7 @@ func TestDesignExample(t *testing.T) {
 		!slices.Equal(p.Families, []Family{IPv4Unicast}) || p.Line != 22 || p.LineOf("password") != 26 {
 		t.Errorf("peer: %+v", p)
 	}
-	if s := c.Shadow; !s.Enabled || len(s.Interfaces) != 0 || s.FollowPeerRollover {
+	if s := c.Shadow; !s.Enabled || s.EffectiveMode() != ShadowAlways || len(s.Interfaces) != 0 || s.FollowPeerRollover {
 		t.Errorf("shadow: %+v", s)
 	}
 	if len(c.SRv6.HMACKeys) != 1 {
