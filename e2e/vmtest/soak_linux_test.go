@@ -32,7 +32,7 @@ import (
 //	           then the old one retired on both: no session reset
 //	restart:   ExaBGP stopped (Cease), down a few seconds, started again
 //	wrong-key: ExaBGP restarted with a wrong secret for the IPv4 peer: held
-//	           out, diagnosed bad-mac, the other two up; then the right key
+//	           out, its bad MACs counted, the other two up; then the right key
 //	flap:      ExaBGP killed (no NOTIFICATION) and started again at once
 //
 // Then: no flood SYN answered (in a capture of the whole soak), every
@@ -204,15 +204,21 @@ func (s *soak) flap(up map[netip.Addr]*status.Peer) map[netip.Addr]*status.Peer 
 }
 
 // wrongKey restarts ExaBGP with a wrong secret for peer4: it is held out
-// and diagnosed while the other two come up; then the right key again.
+// and its bad MACs counted while the other two come up; then the right
+// key again.
 func (s *soak) wrongKey(up map[netip.Addr]*status.Peer) map[netip.Addr]*status.Peer {
 	before := counters(s.t, s.tp.A)
 	netns.Stop(s.e.cmd)
 	s.startExa(true)
 	others := s.allUp("wrong key for "+peer4.String(), up, peer4)
-	p := s.r.waitPeer(s.t, peer4.String(), 30*time.Second, "diagnosed bad-mac", func(p *status.Peer) bool {
-		return p.State != "established" && p.Shadow != nil && p.Shadow.Diagnosis == "bad-mac"
+	// The shadow counts the peer's bad MACs. (Its diagnosis may read the
+	// flood's missing or wrong-mechanism instead of bad-mac: the flood's
+	// SYNs from the same address interleave with the peer's.)
+	was := val(s.r.peer(peer4.String()).Shadow.Segments.BadMAC)
+	p := s.r.waitPeer(s.t, peer4.String(), 30*time.Second, "with bad MACs counted", func(p *status.Peer) bool {
+		return p.State != "established" && p.Shadow != nil && val(p.Shadow.Segments.BadMAC) >= was+3
 	})
+	s.t.Logf("the wrong-key peer: diagnosis %s, bad MACs %d -> %d", p.Shadow.Diagnosis, was, val(p.Shadow.Segments.BadMAC))
 	time.Sleep(3 * time.Second)
 	if p = s.r.peer(peer4.String()); p == nil || p.State == "established" {
 		s.t.Fatalf("the peer with a wrong key: %s", peerString(p))
