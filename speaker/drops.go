@@ -38,7 +38,11 @@ func startPeerDrops(cfg *config.Config, log *logrus.Logger, demand func(peerID s
 	if demand != nil {
 		o.OnDrops = func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64) {
 			if peerID != "" {
-				demand(peerID, addr, fmt.Sprintf("kernel dropped %d segments from it (%s)", delta, dropwatch.Text(r)))
+				n := "segments"
+				if delta == 1 {
+					n = "segment"
+				}
+				demand(peerID, addr, fmt.Sprintf("kernel dropped %d %s from it (%s)", delta, n, dropwatch.Text(r)))
 			}
 		}
 	}
