@@ -59,7 +59,8 @@ FUZZ_TARGETS = \
 	./srv6policy:FuzzDecodeRoute \
 	./tcpao:FuzzParseOptions \
 	./tcpao:FuzzSNE \
-	./tcpao:FuzzVerify
+	./tcpao:FuzzVerify \
+	./kdrops:FuzzKeyRoundTrip
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -13,12 +13,12 @@ const module = "github.com/authbgp/authbgpd"
 
 // codecs are the pure codec packages (and their subpackages): digests,
 // parsers, keys, capture. They must build without the daemon.
-var codecs = []string{"keys", "frame", "capture/...", "md5auth/...", "srv6policy", "tcpao"}
+var codecs = []string{"keys", "frame", "capture/...", "md5auth/...", "srv6policy", "tcpao", "kdrops"}
 
 // runtime are the daemon's runtime packages (and their subpackages), which
 // no codec may import, directly or through another package, in its
 // production code or its tests.
-var runtime = []string{"plugin", "config", "metrics", "status", "peers", "speaker", "srv6", "httpapi", "shadow"}
+var runtime = []string{"plugin", "config", "metrics", "status", "peers", "speaker", "srv6", "httpapi", "shadow", "dropwatch"}
 
 // isRuntime reports whether import path p is a runtime package.
 func isRuntime(p string) bool {
