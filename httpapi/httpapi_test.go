@@ -327,6 +327,11 @@ func TestMetricsExposed(t *testing.T) {
 	if err := m.ReadCaptureRunning(func() bool { return true }); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.ReadPeerKernelDrops(func() []metrics.PeerKernelDrops {
+		return []metrics.PeerKernelDrops{{Peer: "192.0.2.2", Reason: "bad_digest", Count: 4}}
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	_, base := start(t, designSource(), m)
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)
