@@ -64,6 +64,7 @@ missing_pkgs() {
 	command -v bison >/dev/null 2>&1 || need+=(bison)
 	command -v flex >/dev/null 2>&1 || need+=(flex)
 	[ -f /usr/include/gelf.h ] || need+=(libelf-dev) # objtool
+	command -v pahole >/dev/null 2>&1 || need+=(dwarves) # BTF (CONFIG_DEBUG_INFO_BTF)
 	echo "${need[@]}"
 }
 

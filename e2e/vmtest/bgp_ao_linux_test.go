@@ -237,6 +237,11 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 			if p.State == "established" {
 				t.Errorf("%s (%s): established", c.addr, c.what)
 			}
+			// The kernel's own verdict of the same peer (eBPF on the
+			// tcp_ao_* tracepoints; the guest kernel has BTF).
+			if kd := p.KernelDrops; kd == nil || val(kernelDropsOf(kd, c.counter)) == 0 {
+				t.Errorf("%s (%s): kernel_drops %+v, want the %s drops counted", c.addr, c.what, kd, c.counter)
+			}
 			if c.keyID >= 0 && !intIs(p.Shadow.PeerKeyID, c.keyID) {
 				t.Errorf("%s: shadow.peer_key_id %v, want %d", c.addr, deref(p.Shadow.PeerKeyID), c.keyID)
 			}
@@ -414,6 +419,20 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 			}
 		}
 	})
+}
+
+// kernelDropsOf is the kernel_drops count of a peer that explains the
+// TcpExt counter.
+func kernelDropsOf(kd *status.KernelDrops, counter string) *uint64 {
+	switch counter {
+	case "TCPAOBad":
+		return kd.AOBad
+	case "TCPAORequired":
+		return kd.AORequired
+	case "TCPAOKeyNotFound":
+		return kd.AOKeyNotFound
+	}
+	return nil
 }
 
 // rolledTo waits until the session of was (peer) uses key k: our

@@ -22,7 +22,10 @@
 // scheduled and reloaded key changes without a reset; MD5 <-> TCP-AO
 // migration; every MAC of the capture re-checked by verify-pcap and scapy;
 // unsigned and TCP-MD5 SYN floods from a TCP-AO peer's address unanswered.
-// The TCP-AO soak (TestBGPTCPAOSoak; 60 s here, VMSOAK_SECONDS with make
+// The guest kernel has BTF, so package kdrops counts the kernel's TCP-AO
+// drops per peer there (TestKernelDropsAO, and kernel_drops of the
+// held-out ExaBGP peers): the host's kernel has no TCP-AO tracepoints to
+// fire. The TCP-AO soak (TestBGPTCPAOSoak; 60 s here, VMSOAK_SECONDS with make
 // soak-vm) cycles key changes on both ends, peer restarts, wrong-key peers
 // and flaps under a constant SYN flood from the peers' addresses: no flood
 // SYN answered, none of the router's segments unsigned or invalid.
