@@ -180,7 +180,7 @@ func TestGrafanaDashboard(t *testing.T) {
 	for _, want := range []string{
 		"authbgpd_peer_up", "authbgpd_md5_key_installed", "authbgpd_md5_segments_total",
 		"authbgpd_shadow_drops_total", "authbgpd_srh_hmac_total", "authbgpd_srv6_policy_installed",
-		"authbgpd_config_reloads_total", "authbgpd_md5_key_changes_total",
+		"authbgpd_config_reloads_total", "authbgpd_md5_key_changes_total", "authbgpd_peer_kernel_drops_total",
 	} {
 		if !dashContains(names, want) {
 			t.Errorf("no panel queries %s", want)
