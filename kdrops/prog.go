@@ -42,39 +42,17 @@ const bpfNoExist = 1 // BPF_NOEXIST
 //
 // countsFD and overflowFD are the file descriptors of the two maps.
 func program(o offsets, cookie uint64, reason Reason, countsFD, overflowFD int) asm.Instructions {
-	// probeRead: bpf_probe_read_kernel(fp+dst, size, src+off); R0 = result.
-	probeRead := func(dst int16, size int32, src asm.Register, off int32) asm.Instructions {
-		return asm.Instructions{
-			asm.Mov.Reg(asm.R1, asm.R10),
-			asm.Add.Imm(asm.R1, int32(dst)),
-			asm.Mov.Imm(asm.R2, size),
-			asm.Mov.Reg(asm.R3, src),
-			asm.Add.Imm(asm.R3, off),
-			asm.FnProbeReadKernel.Call(),
-		}
-	}
-	// addOne: lock *(u64 *)R0 += 1.
-	addOne := asm.Instructions{
-		asm.Mov.Imm(asm.R1, 1),
-		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
-	}
-	lookup := func(fd int, key int16) asm.Instructions {
-		return asm.Instructions{
-			asm.LoadMapPtr(asm.R1, fd),
-			asm.Mov.Reg(asm.R2, asm.R10),
-			asm.Add.Imm(asm.R2, int32(key)),
-			asm.FnMapLookupElem.Call(),
-		}
-	}
+	return seq(ownNetns(o, cookie), sourceKey(o, reason), count(countsFD, overflowFD, reason))
+}
 
-	// The key is zeroed, then addr and reason are filled in.
-	insns := seq(
+// ownNetns loads sk (R7) and skb (R8) and exits unless the socket's
+// network namespace has the cookie: only ours counts.
+func ownNetns(o offsets, cookie uint64) asm.Instructions {
+	return seq(
 		asm.LoadMem(asm.R7, asm.R1, 0, asm.DWord), // sk
 		asm.LoadMem(asm.R8, asm.R1, 8, asm.DWord), // skb
 		asm.JEq.Imm(asm.R7, 0, "exit"),
 		asm.JEq.Imm(asm.R8, 0, "exit"),
-
-		// The socket's network namespace: only ours counts.
 		zero64(stScratch),
 		probeRead(stScratch, 8, asm.R7, int32(o.sockNet)),
 		asm.JNE.Imm(asm.R0, 0, "exit"),
@@ -85,9 +63,15 @@ func program(o offsets, cookie uint64, reason Reason, countsFD, overflowFD int) 
 		asm.LoadMem(asm.R1, asm.R10, stScratch, asm.DWord),
 		asm.LoadImm(asm.R2, int64(cookie), asm.DWord),
 		asm.JNE.Reg(asm.R1, asm.R2, "exit"),
+	)
+}
 
-		// From here on every drop is counted, in the overflow slot if
-		// its address cannot be had.
+// sourceKey fills the map key: the IP header's source address (IPv4 as
+// ::ffff:a.b.c.d) and reason. From here on every drop is counted, in the
+// overflow slot if its address cannot be had.
+func sourceKey(o offsets, reason Reason) asm.Instructions {
+	return seq(
+		// The key is zeroed, then addr and reason are filled in.
 		zero64(stKey),
 		zero64(stKey+8),
 		zero64(stKey+16), // reason and pad
@@ -123,11 +107,16 @@ func program(o offsets, cookie uint64, reason Reason, countsFD, overflowFD int) 
 		// IPv6.
 		labelled("ipv6", probeRead(stAddr, 16, asm.R9, ipv6SrcOff)),
 		asm.JNE.Imm(asm.R0, 0, "overflow"),
+	)
+}
 
+// count adds 1 to counts[key], or to overflow[reason], and returns.
+func count(countsFD, overflowFD int, reason Reason) asm.Instructions {
+	return seq(
 		// counts[key] += 1.
 		labelled("count", lookup(countsFD, stKey)),
 		asm.JEq.Imm(asm.R0, 0, "insert"),
-		addOne,
+		addOne(),
 		asm.Ja.Label("exit"),
 
 		// A new key: insert it with 1, unless another CPU did first.
@@ -145,19 +134,48 @@ func program(o offsets, cookie uint64, reason Reason, countsFD, overflowFD int) 
 		// Another CPU inserted the key between our lookup and update.
 		lookup(countsFD, stKey),
 		asm.JEq.Imm(asm.R0, 0, "overflow"),
-		addOne,
+		addOne(),
 		asm.Ja.Label("exit"),
 
 		// overflow[reason] += 1.
 		asm.StoreImm(asm.R10, stOverflow, int64(reason), asm.Word).WithSymbol("overflow"),
 		lookup(overflowFD, stOverflow),
 		asm.JEq.Imm(asm.R0, 0, "exit"),
-		addOne,
+		addOne(),
 
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"),
 		asm.Return(),
 	)
-	return insns
+}
+
+// probeRead is bpf_probe_read_kernel(fp+dst, size, src+off); R0 = result.
+func probeRead(dst int16, size int32, src asm.Register, off int32) asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Reg(asm.R1, asm.R10),
+		asm.Add.Imm(asm.R1, int32(dst)),
+		asm.Mov.Imm(asm.R2, size),
+		asm.Mov.Reg(asm.R3, src),
+		asm.Add.Imm(asm.R3, off),
+		asm.FnProbeReadKernel.Call(),
+	}
+}
+
+// addOne is lock *(u64 *)R0 += 1.
+func addOne() asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R1, 1),
+		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
+	}
+}
+
+// lookup is R0 = bpf_map_lookup_elem(map fd, fp+key).
+func lookup(fd int, key int16) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMapPtr(asm.R1, fd),
+		asm.Mov.Reg(asm.R2, asm.R10),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+	}
 }
 
 // zero64 stores a zero u64 at fp+off (R1 is clobbered).
