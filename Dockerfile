@@ -25,7 +25,7 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/authbgpd ./cmd/authbgpd \
-    && setcap cap_net_bind_service,cap_net_raw,cap_net_admin=p /out/authbgpd \
+    && setcap cap_net_bind_service,cap_net_raw,cap_net_admin,cap_bpf,cap_perfmon=p /out/authbgpd \
     && getcap /out/authbgpd
 
 FROM debian:bookworm-slim

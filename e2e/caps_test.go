@@ -25,8 +25,8 @@ import (
 
 // The container image's privilege model, proved without a container engine.
 // The image runs authbgpd as uid 179 (not root) with file capabilities
-// cap_net_bind_service,cap_net_raw,cap_net_admin=p: the container is given
-// exactly those three (docker run --cap-drop ALL --cap-add NET_BIND_SERVICE
+// cap_net_bind_service,cap_net_raw,cap_net_admin,cap_bpf,cap_perfmon=p: the
+// container is given exactly the first three (docker run --cap-drop ALL --cap-add NET_BIND_SERVICE
 // --cap-add NET_RAW --cap-add NET_ADMIN). TestCaps runs the static
 // binary the same way in a network namespace, with an FRR peer:
 //
@@ -51,6 +51,10 @@ import (
 //     the container lacks one of the three: BGP and the shadow checker run,
 //     and the missing CAP_NET_ADMIN shows as an SRv6 key error. (A file
 //     with the effective bit would be refused at execve with EPERM.)
+//   - image-with-bpf: the image's binary in a container also given BPF
+//     and PERFMON: the kernel's per-peer drop verdicts are counted
+//     (/status kernel_drops available); in every other case /status says
+//     they are unavailable, naming CAP_BPF, and nothing else is lost.
 //
 // Files are readable by that user only as needed: the config directory is
 // 0750 root:GROUP, the config 0640 root:GROUP, the secrets 0600 USER.
@@ -60,6 +64,8 @@ const (
 	capNetBindService = 10
 	capNetAdmin       = 12
 	capNetRaw         = 13
+	capPerfmon        = 38
+	capBPF            = 39
 )
 
 func capsMask(caps ...int) uint64 {
@@ -109,6 +115,7 @@ func TestCaps(t *testing.T) {
 		{name: "no-net-raw", caps: []string{"net_bind_service", "net_admin"}, wantEff: capsMask(capNetBindService, capNetAdmin), wantStart: true},
 		{name: "no-net-admin", caps: []string{"net_bind_service", "net_raw"}, wantEff: capsMask(capNetBindService, capNetRaw), wantStart: true},
 		{name: "image-without-net-admin", fileCaps: true, caps: []string{"net_bind_service", "net_raw"}, wantEff: capsMask(capNetBindService, capNetRaw), wantStart: true},
+		{name: "image-with-bpf", fileCaps: true, caps: append(all, "bpf", "perfmon"), wantEff: capsMask(capNetBindService, capNetRaw, capNetAdmin, capBPF, capPerfmon), wantStart: true},
 	}
 	names := make([]string, len(cases))
 	for i, c := range cases {
@@ -140,7 +147,7 @@ func capsLayout(t *testing.T, bin string, uid, gid int, fileCaps bool, config st
 	capsCopyFile(t, bin, exe, 0o755)
 	if fileCaps {
 		// Exactly the Dockerfile's line.
-		if out, err := exec.Command("setcap", "cap_net_bind_service,cap_net_raw,cap_net_admin=p", exe).CombinedOutput(); err != nil {
+		if out, err := exec.Command("setcap", "cap_net_bind_service,cap_net_raw,cap_net_admin,cap_bpf,cap_perfmon=p", exe).CombinedOutput(); err != nil {
 			t.Fatalf("setcap: %v\n%s", err, out)
 		}
 	}
@@ -292,6 +299,29 @@ func runCapsCase(t *testing.T, bin string, uid, gid int, c capsCase) {
 		t.Logf("/status %s: %s", capsB4, peerString(p))
 	}
 	checkCapsSRv6(t, nsA, a, confPath, hasAdmin)
+	checkCapsKernelDrops(t, a, c.wantEff&capsMask(capBPF, capPerfmon) == capsMask(capBPF, capPerfmon))
+}
+
+// checkCapsKernelDrops: with CAP_BPF and CAP_PERFMON the kernel's per-peer
+// drop verdicts are counted (the keyed peer has kernel_drops); without,
+// /status says why, naming the capabilities, and nothing else is lost.
+func checkCapsKernelDrops(t *testing.T, a *Authbgpd, hasBPF bool) {
+	t.Helper()
+	st := a.Status()
+	k := st.KernelDrops
+	switch {
+	case k == nil:
+		t.Errorf("/status has no kernel_drops section")
+	case hasBPF && (!k.Available || k.Error != "" || len(k.Tracepoints) == 0):
+		t.Errorf("with CAP_BPF and CAP_PERFMON, /status kernel_drops: %+v, want available", *k)
+	case !hasBPF && (k.Available || !strings.Contains(k.Error, "CAP_BPF")):
+		t.Errorf("without CAP_BPF and CAP_PERFMON, /status kernel_drops: %+v, want unavailable, naming CAP_BPF", *k)
+	default:
+		t.Logf("/status kernel_drops: available %t error %q", k.Available, k.Error)
+	}
+	if p := a.Peer(capsB4.String()); p == nil || (p.KernelDrops != nil) != hasBPF {
+		t.Errorf("/status %s kernel_drops with CAP_BPF %t: %s", capsB4, hasBPF, peerString(p))
+	}
 }
 
 // checkCapsSRv6 checks SRv6 HMAC key 42: installed in the kernel with

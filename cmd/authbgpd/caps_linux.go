@@ -17,7 +17,8 @@ import (
 // so the kernel starts it even where the container lacks one of them (a
 // file with the effective bit is refused outright, EPERM at exec); the
 // daemon then raises what it got and each feature reports what it misses
-// (no CAP_NET_RAW: no shadow capture; no CAP_NET_ADMIN: no SRv6 keys).
+// (no CAP_NET_RAW: no shadow capture; no CAP_NET_ADMIN: no SRv6 keys; no
+// CAP_BPF and CAP_PERFMON: no kernel drop verdicts per peer).
 // Capabilities are per thread in Linux, so the change is made on all of
 // them (AllThreadsSyscall; static builds, which the image and tests use).
 func raiseCaps() (have []string, err error) {
@@ -26,7 +27,8 @@ func raiseCaps() (have []string, err error) {
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
 		return nil, fmt.Errorf("capget: %w", err)
 	}
-	names := map[int]string{unix.CAP_NET_BIND_SERVICE: "net_bind_service", unix.CAP_NET_RAW: "net_raw", unix.CAP_NET_ADMIN: "net_admin"}
+	names := map[int]string{unix.CAP_NET_BIND_SERVICE: "net_bind_service", unix.CAP_NET_RAW: "net_raw", unix.CAP_NET_ADMIN: "net_admin",
+		unix.CAP_BPF: "bpf", unix.CAP_PERFMON: "perfmon"}
 	for c, n := range names {
 		if data[c/32].Permitted&(1<<(c%32)) != 0 {
 			have = append(have, n)
@@ -45,7 +47,7 @@ func raiseCaps() (have []string, err error) {
 
 func capsSummary(have []string) string {
 	if len(have) == 0 {
-		return "none of net_bind_service, net_raw, net_admin"
+		return "none of net_bind_service, net_raw, net_admin, bpf, perfmon"
 	}
 	return strings.Join(have, ", ")
 }
