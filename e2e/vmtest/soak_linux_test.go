@@ -341,6 +341,16 @@ func TestBGPTCPAOSoak(t *testing.T) {
 	flood.end()
 	time.Sleep(time.Second)
 	capt.stop()
+	if dir := os.Getenv("VMSOAK_KEEP"); dir != "" { // a directory shared with the host (VM_SHARE)
+		b, err := os.ReadFile(capt.file)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "soak.pcap"), b, 0o644)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "soak-keys.toml"), []byte(soakConf(s.everyKey())), 0o600)
+		}
+		t.Logf("VMSOAK_KEEP=%s: the capture and every key kept: %v", dir, err)
+	}
 	after := counters(t, tp.A)
 
 	t.Run("flood", func(t *testing.T) {
@@ -391,19 +401,9 @@ func TestBGPTCPAOSoak(t *testing.T) {
 		if ours == 0 || unsigned != 0 {
 			t.Errorf("%d of the router's %d segments unsigned", unsigned, ours)
 		}
-		// Every MAC, with every key the soak used (the last 40
-		// generations: their KeyIDs are distinct).
-		var every aoChains
-		for g := max(0, s.gen-39); g <= s.gen; g++ {
-			a, b, c := soakKeys(g)
-			if g > 0 {
-				at := time.Now().Add(time.Duration(g-s.gen-1) * time.Hour)
-				a.sendFrom, b.sendFrom, c.sendFrom = at, at, at
-			}
-			every.v4, every.v6, every.dyn = append(every.v4, a), append(every.v6, b), append(every.dyn, c)
-		}
+		// Every MAC, with every key the soak used.
 		all := filepath.Join(t.TempDir(), "every-key.toml")
-		if err := os.WriteFile(all, []byte(soakConf(every)), 0o600); err != nil {
+		if err := os.WriteFile(all, []byte(soakConf(s.everyKey())), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		soakVerifyPcap(t, s.r.bin, all, capt.file, s.counts["wrong-key"] > 0)
@@ -425,6 +425,21 @@ func TestBGPTCPAOSoak(t *testing.T) {
 	})
 	t.Logf("TCP-AO soak: %v of faults (%d rekeys on both ends, %d peer restarts, %d wrong-key peers, %d flaps), %d flood SYNs; key generation %d",
 		elapsed.Round(time.Second), s.counts["rekey"], s.counts["restart"], s.counts["wrong-key"], s.counts["flap"], flood.sent.Load(), s.gen)
+}
+
+// everyKey are the chains of every key the soak used (the last 40
+// generations: their KeyIDs are distinct), the latest active.
+func (s *soak) everyKey() aoChains {
+	var every aoChains
+	for g := max(0, s.gen-39); g <= s.gen; g++ {
+		a, b, c := soakKeys(g)
+		if g > 0 {
+			at := time.Now().Add(time.Duration(g-s.gen-1) * time.Hour)
+			a.sendFrom, b.sendFrom, c.sendFrom = at, at, at
+		}
+		every.v4, every.v6, every.dyn = append(every.v4, a), append(every.v6, b), append(every.dyn, c)
+	}
+	return every
 }
 
 // soakVerifyPcap runs verify-pcap over the soak's capture: every segment
