@@ -60,6 +60,7 @@ type aoConn struct {
 	keys       []aoTraffic // by index of the peer's Keys; nil until derived
 	gen        uint64      // the Checker's peers generation keys were derived for
 	last       time.Time
+	closed     bool // a FIN or RST was seen: the connection is ending
 }
 
 // aoTraffic are the prepared traffic keys of one master key on one
@@ -163,13 +164,28 @@ func (st *addrState) newConn(old *aoConn, local netip.AddrPort, remotePort uint1
 }
 
 // evictable is the index of the connection record to reuse when
-// maxAOConns are followed: never the established session's (SetSession),
-// and half-open ones (a SYN we never answered: a flood of SYNs from the
-// peer's address, signed or not) before those that completed a handshake,
-// least recently heard from first. Without this, SYNs from the peer's
-// address would push the live session's ISNs out and leave its segments
-// unverifiable (no-handshake).
+// maxAOConns are followed: never the established session's (SetSession);
+// first the least recently heard from of those that cannot or no longer
+// matter, in this order: half-open without TCP-AO (a SYN we never answered:
+// an unsigned or TCP-MD5 flood from the peer's address), connections that
+// are ending (FIN or RST seen: GoBGP refusing a connection, old sessions),
+// half-open with TCP-AO, and only then live ones. Without this, SYNs from
+// the peer's address or a burst of refused connections would push the
+// live session's ISNs out and leave its segments unverifiable
+// (no-handshake).
 func (st *addrState) evictable() int {
+	rank := func(x *aoConn) int {
+		half := !(x.known[0] && x.known[1])
+		switch {
+		case half && !x.ao:
+			return 0
+		case x.closed:
+			return 1
+		case half:
+			return 2
+		}
+		return 3
+	}
 	best := -1
 	for i, x := range st.ao {
 		if st.conn != 0 && x.remotePort == st.conn {
@@ -180,8 +196,7 @@ func (st *addrState) evictable() int {
 			continue
 		}
 		b := st.ao[best]
-		bHalf, xHalf := !(b.known[0] && b.known[1]), !(x.known[0] && x.known[1])
-		if xHalf && !bHalf || xHalf == bHalf && x.last.Before(b.last) {
+		if rx, rb := rank(x), rank(b); rx < rb || rx == rb && x.last.Before(b.last) {
 			best = i
 		}
 	}
@@ -305,6 +320,7 @@ func (c *Checker) checkAOConn(p *Peer, st *addrState, r *Result, opts tcpao.Opti
 	}
 	if cn != nil {
 		cn.last = t
+		cn.closed = cn.closed || flags&0x05 != 0 // FIN, RST
 	}
 	if len(p.Keys) == 0 { // a TCP-AO keychain the config does not have
 		if opts.HasAO && !r.Outgoing {

@@ -383,6 +383,27 @@ func TestAOSessionSurvivesSYNFlood(t *testing.T) {
 	for _, told := range []bool{false, true} {
 		t.Run(fmt.Sprintf("session-told-%v", told), func(t *testing.T) { aoSYNFlood(t, told) })
 	}
+	t.Run("ended-connections", aoEndedConnections)
+}
+
+// aoEndedConnections: connections that ended (a FIN seen: GoBGP refusing
+// connections of a peer it holds idle, old sessions) are pushed out
+// before the live session, even when they were heard from after it.
+func aoEndedConnections(t *testing.T) {
+	r := newAORig(t, aoPeers(t))
+	r.conn.session(true, "valid")
+	r.flush()
+	for i := range 2 * maxAOConns {
+		n := newAORig(t, nil)
+		n.c = r.c
+		n.conn.a.ap = ap(aoRigPeer, uint16(54000+i))
+		n.conn.session(true, "valid")
+		n.conn.send(true, fFIN|fACK, nil, "valid")
+		n.flush()
+	}
+	r.conn.send(true, fPSH|fACK, bgpKeepalive, "valid")
+	r.conn.send(false, fPSH|fACK, bgpKeepalive, "sent:valid")
+	r.flush()
 }
 
 // aoSYNFlood: without SetSession (told false) half-open connections are
