@@ -3,7 +3,6 @@ package dropwatch
 import (
 	"net/netip"
 	"slices"
-	"sort"
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/kdrops"
@@ -16,9 +15,10 @@ import (
 // when nothing was dropped) and on unkeyed ones the kernel dropped
 // something of. A static peer's entry and each session of a range (by its
 // address) get their own counts, a range's own entry (address = prefix)
-// the sum of its sessions; a range's address with drops but no entry in
-// st.Peers (a session GoBGP never accepted, say) is added to st.Peers as
-// an "idle" session of the range, like shadow.MergeStatus does.
+// the sum of its sessions, including addresses with drops that have no
+// entry in st.Peers (GoBGP never accepted them; no entry is added for
+// them: /status lists the sessions GoBGP has, and the shadow checker's
+// addresses when it runs; the log names every address).
 func (w *Watcher) Merge(st *status.Status) {
 	now := w.o.Now()
 	w.mu.Lock()
@@ -38,8 +38,6 @@ func (w *Watcher) Merge(st *status.Status) {
 		return
 	}
 
-	seen := map[netip.Addr]bool{}
-	ranges := map[string]*status.Peer{} // a range's own entry
 	for i := range st.Peers {
 		p := &st.Peers[i]
 		var t *tally
@@ -50,7 +48,6 @@ func (w *Watcher) Merge(st *status.Status) {
 				t = &ps.tally
 			}
 		case p.Address == p.Prefix:
-			ranges[p.Prefix] = p
 			if ps := w.peers[p.Prefix]; ps != nil && ps.dynamic {
 				t = &ps.tally
 			}
@@ -60,7 +57,6 @@ func (w *Watcher) Merge(st *status.Status) {
 				break
 			}
 			a = a.Unmap().WithZone("")
-			seen[a] = true
 			if id, dyn := w.view.attribute(a); dyn {
 				if ps := w.peers[id]; ps != nil {
 					t = ps.sessions[a]
@@ -74,30 +70,6 @@ func (w *Watcher) Merge(st *status.Status) {
 		p.KernelDrops = t.status(now, mode == config.AuthTCPAO)
 	}
 
-	var extra []status.Peer
-	for _, ps := range w.peers {
-		if !ps.dynamic {
-			continue
-		}
-		for a, t := range ps.sessions {
-			if seen[a] || t.counts.total() == 0 {
-				continue
-			}
-			p := status.Peer{Address: a.String(), Prefix: ps.id, State: "idle", Auth: status.Auth{Mode: ps.mode}}
-			if r := ranges[ps.id]; r != nil {
-				p.ASN, p.Auth = r.ASN, r.Auth
-			}
-			p.KernelDrops = t.status(now, p.Auth.Mode == config.AuthTCPAO)
-			extra = append(extra, p)
-		}
-	}
-	sort.Slice(extra, func(i, j int) bool {
-		if extra[i].Prefix != extra[j].Prefix {
-			return extra[i].Prefix < extra[j].Prefix
-		}
-		return netip.MustParseAddr(extra[i].Address).Less(netip.MustParseAddr(extra[j].Address))
-	})
-	st.Peers = append(st.Peers, extra...)
 }
 
 // MetricSeries returns the series of authbgpd_peer_kernel_drops_total, for
