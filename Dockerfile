@@ -21,6 +21,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends libcap2-bin \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY go.mod go.sum ./
+# go.mod replaces GoBGP with the carried copy (third_party/gobgp/README.md).
+COPY third_party/gobgp/v3 ./third_party/gobgp/v3
 RUN go mod download
 COPY . .
 ARG VERSION=dev

@@ -54,3 +54,7 @@ require (
 )
 
 godebug multipathtcp=0
+
+// GoBGP v3.37.0 with one patch (a hook inside every peer dial's Control, so
+// authbgpd keys the sockets GoBGP dials): third_party/gobgp/README.md.
+replace github.com/osrg/gobgp/v3 => ./third_party/gobgp/v3

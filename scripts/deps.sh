@@ -20,6 +20,7 @@ have runc /usr/sbin/runc || need+=(runc)
 have debootstrap /usr/sbin/debootstrap || need+=(debootstrap) # base images without a registry
 have promtool /usr/bin/promtool || need+=(prometheus)         # scripts/test.sh: promtool check/test rules
 /usr/bin/python3 -c 'import scapy.contrib.tcpao' >/dev/null 2>&1 || need+=(python3-scapy) # tcpao's TestScapyOracle (an independent TCP-AO MAC)
+have patch /usr/bin/patch || need+=(patch) # third_party/gobgp/carry_test.go, scripts/carry-gobgp.sh: the carried GoBGP
 
 if [ ${#need[@]} -eq 0 ]; then
 	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin podman runc debootstrap prometheus python3-scapy present"

@@ -1,0 +1,202 @@
+// Package gobgp_test checks the carried GoBGP module: the committed copy in
+// v3/ must be exactly the pristine module PRISTINE names plus patches/, in
+// order. It works without the network: it undoes the patches on a copy of
+// v3/ and checks the result's dirhash against the published h1: hash, so
+// one byte edited in v3/ (or a file added or removed) fails it.
+package gobgp_test
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// pristine reads PRISTINE: module, version and h1 lines.
+func pristine(t *testing.T) (mod, ver, h1 string) {
+	t.Helper()
+	f, err := os.Open("PRISTINE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		switch k {
+		case "module":
+			mod = v
+		case "version":
+			ver = v
+		case "h1":
+			h1 = v
+		}
+	}
+	if mod == "" || ver == "" || !strings.HasPrefix(h1, "h1:") {
+		t.Fatalf("PRISTINE: module %q version %q h1 %q: all three are needed", mod, ver, h1)
+	}
+	return mod, ver, h1
+}
+
+// hash1 is golang.org/x/mod/sumdb/dirhash.Hash1 of dir as module@version.
+func hash1(dir, prefix string) (string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		files = append(files, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	slices.Sort(files)
+	sum := sha256.New()
+	for _, f := range files {
+		if strings.Contains(f, "\n") {
+			return "", fmt.Errorf("file name %q has a newline", f)
+		}
+		r, err := os.Open(filepath.Join(dir, f))
+		if err != nil {
+			return "", err
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, r)
+		r.Close()
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(sum, "%x  %s\n", h.Sum(nil), prefix+"/"+f)
+	}
+	return "h1:" + base64.StdEncoding.EncodeToString(sum.Sum(nil)), nil
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func patches(t *testing.T) []string {
+	t.Helper()
+	ps, err := filepath.Glob("patches/*.patch")
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("patches/: %v (%d patches): the carry exists for its patch", err, len(ps))
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// unpatched returns a copy of tree with every patch undone, newest first.
+func unpatched(t *testing.T, tree string) string {
+	t.Helper()
+	if _, err := exec.LookPath("patch"); err != nil {
+		t.Fatalf("patch(1) is needed to check the carried GoBGP (Debian package patch; scripts/deps.sh installs it): %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "v3")
+	copyTree(t, tree, dir)
+	ps := patches(t)
+	for i := len(ps) - 1; i >= 0; i-- {
+		abs, _ := filepath.Abs(ps[i])
+		cmd := exec.Command("patch", "-s", "-R", "-p1", "-f", "--no-backup-if-mismatch", "-d", dir, "-i", abs)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("v3/ is not pristine + patches: %s does not undo cleanly: %v\n%s", ps[i], err, out)
+		}
+	}
+	return dir
+}
+
+func TestCopyIsPristinePlusPatches(t *testing.T) {
+	mod, ver, want := pristine(t)
+	got, err := hash1(unpatched(t, "v3"), mod+"@"+ver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("v3/ with patches/ undone hashes to %s, not %s@%s's published %s: the copy was edited outside patches/ (regenerate it with scripts/carry-gobgp.sh)", got, mod, ver, want)
+	}
+}
+
+// TestOneByteEditedFails shows the check above can fail: one byte of a
+// copied file changed, outside and inside a patched file, and a file added.
+func TestOneByteEditedFails(t *testing.T) {
+	mod, ver, want := pristine(t)
+	for _, tc := range []struct{ name, file string }{
+		{"unpatched file", "pkg/server/peer.go"},
+		{"patched file", "pkg/server/fsm.go"},
+		{"added file", "pkg/server/extra.go"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := filepath.Join(t.TempDir(), "v3")
+			copyTree(t, "v3", tree)
+			p := filepath.Join(tree, tc.file)
+			b, err := os.ReadFile(p)
+			if os.IsNotExist(err) {
+				b, err = []byte("package server\n"), nil
+			} else if err == nil {
+				i := len(b) - 2 // the last line's last byte: not in any hunk's context
+				b[i] ^= 0x20
+			}
+			if err == nil {
+				err = os.WriteFile(p, b, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := hash1(unpatched(t, tree), mod+"@"+ver)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got == want {
+				t.Fatalf("an edit of %s went unseen", tc.file)
+			}
+		})
+	}
+}
+
+// TestPatchIsTheHookOnly keeps the carry small: the patches touch only
+// pkg/server, and add the hook.
+func TestPatchIsTheHookOnly(t *testing.T) {
+	for _, p := range patches(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f, ok := strings.CutPrefix(line, "+++ "); ok {
+				if !strings.HasPrefix(f, "b/pkg/server/") || strings.HasSuffix(f, "_test.go") {
+					t.Errorf("%s changes %s: the carry changes pkg/server's dialer only", p, f)
+				}
+			}
+		}
+		if !strings.Contains(string(b), "func PeerDialControlOption(") {
+			t.Errorf("%s does not add PeerDialControlOption", p)
+		}
+	}
+}
