@@ -58,17 +58,12 @@ func TestTCPAOKeychain(t *testing.T) {
 			t.Fatalf("%s: auth %+v", id, a)
 		}
 	}
-	var warned bool
 	for _, w := range c.Warnings {
-		if strings.Contains(w.String(), "r1.toml:22: peer 192.0.2.2 uses TCP-AO") && strings.Contains(w.String(), "passive") {
-			warned = true
+		// authbgpd signs what it dials (the carried GoBGP's dial hook):
+		// a TCP-AO peer is not passive, and nothing warns that it is.
+		if strings.Contains(w.String(), "uses TCP-AO") || strings.Contains(w.String(), "passive") {
+			t.Errorf("a TCP-AO peer needs no warning: %s", w)
 		}
-		if strings.Contains(w.String(), "198.51.100.0/24 uses TCP-AO") {
-			t.Errorf("a range is passive anyway: %s", w)
-		}
-	}
-	if !warned {
-		t.Errorf("no passive warning for the TCP-AO peer: %v", c.Warnings)
 	}
 	if a := c.Peer("192.0.2.3").Auth(); a.Mode != AuthMD5 {
 		t.Fatalf("password peer: %+v", a)

@@ -610,10 +610,4 @@ func (c *Config) lint(p *problems, now time.Time) {
 			p.warnf(kc.LineOf("name"), "keychain %q has no key valid now; its first key starts at %s", kc.Name, next.Format(time.RFC3339))
 		}
 	}
-	for i := range c.Peers {
-		pr := &c.Peers[i]
-		if pr.Auth().Mode == AuthTCPAO && !pr.IsDynamic() {
-			p.warnf(pr.LineOf(SourceKeychain), "peer %s uses TCP-AO: the embedded GoBGP cannot sign the connections it dials, so authbgpd only waits for this peer to connect (passive); the far end must dial", pr.ID())
-		}
-	}
 }

@@ -2,7 +2,10 @@
 
 package md5auth
 
-import "net/netip"
+import (
+	"net/netip"
+	"syscall"
+)
 
 // SetListenerKey returns ErrNotSupported: keys go on sockets on Linux only.
 func (ProcessSockets) SetListenerKey(port uint16, k Key) (int, error) { return 0, ErrNotSupported }
@@ -37,3 +40,13 @@ func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) { return nil, E
 
 // PreflightAO returns ErrNotSupported.
 func (ProcessSockets) PreflightAO() error { return ErrNotSupported }
+
+// DialMD5 returns ErrNotSupported.
+func (ProcessSockets) DialMD5(rc syscall.RawConn, remote netip.AddrPort, k Key) error {
+	return ErrNotSupported
+}
+
+// DialAO returns ErrNotSupported.
+func (ProcessSockets) DialAO(rc syscall.RawConn, remote netip.AddrPort, set AOSet) error {
+	return ErrNotSupported
+}

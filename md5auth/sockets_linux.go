@@ -51,6 +51,8 @@ func (s *Socket) String() string {
 	switch {
 	case s.Listening:
 		b.WriteString("listener " + s.Local.String())
+	case s.Remote.IsValid() && !s.Local.IsValid():
+		b.WriteString("socket dialing " + s.Remote.String())
 	case s.Remote.IsValid():
 		b.WriteString("connection " + s.Local.String() + "->" + s.Remote.String())
 	default:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"syscall"
 
 	api "github.com/osrg/gobgp/v3/api"
 	"github.com/sirupsen/logrus"
@@ -24,7 +25,7 @@ const (
 	actSetListenerKey    actKind = iota + 1 // key on every listener of the family
 	actDeleteListenerKey                    // a key off every listener
 	actSetConnKey                           // re-key one connection in place
-	actAddNeighbor                          // AddPeer (a static peer, with its password and admin state)
+	actAddNeighbor                          // AddPeer (a static peer, with its admin state)
 	actReaddNeighbor                        // DeletePeer + AddPeer (see readd)
 	actDeleteNeighbor                       // DeletePeer
 	actAddRange                             // AddPeerGroup + AddDynamicNeighbor
@@ -44,8 +45,7 @@ type action struct {
 	// the TCP-AO set (its Prefix alone for a delete).
 	key md5auth.Key
 	ao  md5auth.AOSet
-	// password and adminDown: what GoBGP gets for a static peer.
-	password  md5auth.Secret
+	// adminDown: what GoBGP gets for a static peer.
 	adminDown bool
 	// addr, group: a neighbor or range no config names, or a session's
 	// address; local, remote: a connection's ends.
@@ -65,13 +65,13 @@ func (m *Manager) apply(ctx context.Context, a action) error {
 	case actSetConnKey:
 		return m.socks.SetConnKey(a.local, a.remote, a.key)
 	case actAddNeighbor:
-		ap, err := apiPeer(a.peer, string(a.password), a.adminDown)
+		ap, err := apiPeer(a.peer, a.adminDown)
 		if err != nil {
 			return err
 		}
 		return m.bgp.AddPeer(ctx, ap)
 	case actReaddNeighbor:
-		return m.readd(ctx, a.peer, a.password, a.adminDown)
+		return m.readd(ctx, a.peer, a.adminDown)
 	case actDeleteNeighbor:
 		return m.bgp.DeletePeer(ctx, a.addr.String())
 	case actAddRange:
@@ -94,7 +94,7 @@ func (m *Manager) setListenerKey(p *config.Peer, k md5auth.Key) error {
 		return m.preErr
 	}
 	if m.port == 0 {
-		return nil // GoBGP does not listen: only dialed sockets, keyed by GoBGP
+		return nil // GoBGP does not listen: only dialed sockets, keyed by dialKey
 	}
 	if _, err := m.socks.SetListenerKey(m.port, k); err != nil {
 		return fmt.Errorf("peers: peer %s (%s:%d): %w", p.ID(), m.cfg.File, p.Line, err)
@@ -102,7 +102,7 @@ func (m *Manager) setListenerKey(p *config.Peer, k md5auth.Key) error {
 	return nil
 }
 
-// readd replaces a static peer in GoBGP with password and admin state. It
+// readd replaces a static peer in GoBGP with its admin state. It
 // deletes and re-adds the neighbor rather than calling UpdatePeer: GoBGP's
 // UpdatePeer (like a DeletePeer of a neighbor it holds a password for)
 // first deletes the listener key and then re-installs it, leaving a moment
@@ -110,8 +110,8 @@ func (m *Manager) setListenerKey(p *config.Peer, k md5auth.Key) error {
 // the re-added neighbor. A DeletePeer from the API carries no password, so
 // GoBGP leaves our listener key alone, and while the neighbor is gone GoBGP
 // closes any connection from its address.
-func (m *Manager) readd(ctx context.Context, p *config.Peer, password md5auth.Secret, adminDown bool) error {
-	ap, err := apiPeer(p, string(password), adminDown)
+func (m *Manager) readd(ctx context.Context, p *config.Peer, adminDown bool) error {
+	ap, err := apiPeer(p, adminDown)
 	if err != nil {
 		return err
 	}
@@ -229,4 +229,42 @@ func (m *Manager) applyAO(a action) error {
 		return ao.DeleteListenerAO(m.port, a.ao.Prefix)
 	}
 	return ao.SetConnAO(a.local, a.remote, a.ao)
+}
+
+// dialKey is the dial hook (plugin.Host.OnDial): GoBGP is about to dial
+// neighbor. It puts on the socket the key the last pass decided for the
+// neighbor (m.dials: it computes nothing), before connect: a TCP-MD5 key,
+// or the TCP-AO MKTs with the current key and RNextKeyID. Anything else
+// refuses the dial (no SYN leaves): a neighbor the pass has no decision
+// for, a held-down peer, a key the kernel refuses. The outcome is kept for
+// /status (auth.dial_error). It runs on GoBGP's connect goroutine, never
+// under m.mu (the pass may be calling GoBGP).
+func (m *Manager) dialKey(neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error {
+	m.dialMu.Lock()
+	defer m.dialMu.Unlock()
+	d, ok := m.dials[neighbor]
+	var err error
+	switch {
+	case !ok:
+		err = fmt.Errorf("peers: dial to %s: %w: no static peer of the config has that address", remote, ErrDialRefused)
+	case d.refuse != nil:
+		err = fmt.Errorf("peers: dial to peer %s: %w: %w", d.id, ErrDialRefused, d.refuse)
+	case d.mech == MechNone:
+		return nil
+	default:
+		ds, isDial := m.socks.(DialSockets)
+		switch {
+		case !isDial:
+			err = errNoDialSockets
+		case d.mech == MechMD5:
+			err = ds.DialMD5(c, remote, d.md5)
+		default:
+			err = ds.DialAO(c, remote, d.ao)
+		}
+		if err != nil {
+			err = fmt.Errorf("peers: dial to peer %s: key not set, not connecting (fail closed): %w", d.id, err)
+		}
+	}
+	m.dialNoted(neighbor, d.id, err)
+	return err
 }

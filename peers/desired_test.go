@@ -291,7 +291,7 @@ asn = 65003
 	waitFor(t, "the first key to start and the peer to come up", func() bool {
 		p := b.peer("192.0.2.2")
 		v, _ := s.key("192.0.2.2")
-		return p != nil && !p.Conf.AdminDown && v == "Future-Five" && p.Conf.AuthPassword == "Future-Five"
+		return p != nil && !p.Conf.AdminDown && v == "Future-Five" && p.Conf.AuthPassword == ""
 	})
 	if time.Now().Before(at) {
 		t.Fatal("released before the key's start")

@@ -14,10 +14,11 @@
 //   - Keys go when peers go. GoBGP's DeletePeer leaves the listener key
 //     behind; the manager deletes it.
 //   - Hitless key changes. A changed key (reload or keychain switch) is
-//     installed in place on the listener and on the established socket;
-//     GoBGP's own copy of the password (which it uses to dial) is brought in
-//     line only when the session next leaves Established, because GoBGP
-//     resets a session whose password changes. Until then the peer's auth
-//     status says "pending". Dynamic ranges never give GoBGP a password:
-//     GoBGP never dials them, so the manager alone keys their listeners.
+//     installed in place on the listener and on the established socket,
+//     and the next dial uses it: GoBGP is not touched, so no session resets.
+//   - GoBGP holds no secret. Its neighbors carry no password; every socket
+//     GoBGP dials is keyed before connect by the manager's dial hook (the
+//     carried GoBGP's PeerDialControlOption, third_party/gobgp) with the key
+//     the last pass decided — TCP-MD5, or TCP-AO's MKTs with the current key
+//     and RNextKeyID — and a dial whose key cannot be set sends no SYN.
 package peers

@@ -158,15 +158,16 @@ func TestReconcileRecoversLostEvents(t *testing.T) {
 }
 
 // GoBGP's state is converged to the config: a peer deleted behind the
-// manager's back comes back with its password, a password changed behind
-// its back is replaced, and a neighbor the config does not name goes.
+// manager's back comes back, a password given to GoBGP behind its back is
+// taken away (GoBGP must hold none), and a neighbor the config does not
+// name goes.
 func TestReconcileConvergesGoBGP(t *testing.T) {
 	s := newFakeSockets()
 	var logs lockedLog
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	b.mu.Lock()
 	delete(b.peers, "192.0.2.3")
-	b.peers["192.0.2.2"].Conf.AuthPassword = ""
+	b.peers["192.0.2.2"].Conf.AuthPassword = "Slipped-In"
 	b.peers["203.0.113.9"] = &api.Peer{Conf: &api.PeerConf{NeighborAddress: "203.0.113.9"}}
 	delete(b.dyn, "198.51.100.0/24")
 	b.mu.Unlock()
@@ -174,8 +175,8 @@ func TestReconcileConvergesGoBGP(t *testing.T) {
 	if p := b.peer("192.0.2.3"); p == nil {
 		t.Fatal("deleted peer not restored")
 	}
-	if p := b.peer("192.0.2.2"); p == nil || p.Conf.AuthPassword != "Secret-Alpha" {
-		t.Fatal("GoBGP's emptied password not restored")
+	if p := b.peer("192.0.2.2"); p == nil || p.Conf.AuthPassword != "" {
+		t.Fatal("a password GoBGP was given behind the manager's back stayed")
 	}
 	if b.peer("203.0.113.9") != nil {
 		t.Fatal("unmanaged neighbor left running")

@@ -42,17 +42,11 @@ func afiSafis(fams []config.Family) ([]*api.AfiSafi, error) {
 	return out, nil
 }
 
-// apiPeer is the GoBGP neighbor for a static peer. password is what GoBGP
-// will hold (and dial with); adminDown holds the peer down. A TCP-AO peer
-// is passive: GoBGP v3's dialer has no hook to put TCP-AO keys on the
-// socket before connect, so an unsigned SYN would go out; authbgpd waits
-// for the peer to connect, onto listeners that carry its keys.
-
-// PassiveReason says why a TCP-AO peer is passive (/status auth.passive_reason).
-const PassiveReason = "TCP-AO: GoBGP v3 cannot sign the connections it dials, so authbgpd waits for the peer to connect"
-
-// apiPeer builds the neighbor (see above).
-func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error) {
+// apiPeer is the GoBGP neighbor for a static peer; adminDown holds it
+// down. It carries no password: GoBGP never holds a secret. Every key on
+// every socket, the ones GoBGP dials included, is put there by the
+// reconciler (the dial hook, dial.go); GoBGP only sees keyed sockets.
+func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 	fams, err := afiSafis(p.Families)
 	if err != nil {
 		return nil, err
@@ -62,7 +56,6 @@ func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error)
 		Conf: &api.PeerConf{
 			NeighborAddress: p.Address.String(),
 			PeerAsn:         p.ASN,
-			AuthPassword:    password,
 			AdminDown:       adminDown,
 		},
 		Timers: &api.Timers{Config: &api.TimersConfig{
@@ -70,7 +63,7 @@ func apiPeer(p *config.Peer, password string, adminDown bool) (*api.Peer, error)
 			HoldTime:          uint64(hold),
 			KeepaliveInterval: uint64(keepalive),
 		}},
-		Transport: &api.Transport{PassiveMode: p.Passive || p.Auth().Mode == config.AuthTCPAO},
+		Transport: &api.Transport{PassiveMode: p.Passive},
 		AfiSafis:  fams,
 	}
 	if p.LocalAddress.IsValid() {
@@ -88,9 +81,9 @@ func groupName(pfx netip.Prefix) string {
 	return "authbgpd-dyn-" + r.Replace(pfx.String())
 }
 
-// apiPeerGroup is the GoBGP peer group for a dynamic range. It never holds
-// a password: GoBGP does not dial dynamic neighbors, and the manager keys
-// the listeners itself.
+// apiPeerGroup is the GoBGP peer group for a dynamic range: passive (GoBGP
+// does not dial dynamic neighbors), with no password (the manager keys the
+// listeners itself).
 func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
 	fams, err := afiSafis(p.Families)
 	if err != nil {

@@ -121,6 +121,12 @@ type Manager struct {
 
 	lastStatus atomic.Pointer[[]status.Peer]
 	dropped    func() uint64
+
+	// The dial table (dial.go): written by the pass, read by the dial
+	// hook, under dialMu alone.
+	dialMu  sync.Mutex
+	dials   map[netip.Addr]dialWant
+	dialErr map[netip.Addr]dialFailure
 }
 
 // Options configures a Manager.
@@ -155,6 +161,7 @@ func New(o Options) *Manager {
 		reqs:    make(chan *passReq),
 		kick:    make(chan struct{}, 1),
 		refused: make(chan netip.Addr, 64),
+		dialErr: map[netip.Addr]dialFailure{},
 	}
 	if m.every <= 0 {
 		m.every = 2 * time.Second
@@ -182,6 +189,7 @@ func (m *Manager) Name() string { return "peers" }
 // Start implements plugin.Plugin: it applies every configured peer.
 func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
 	h.OnConnectionRefused(m.ConnectionRefused)
+	h.OnDial(m.dialKey)
 	return m.start(ctx, h)
 }
 

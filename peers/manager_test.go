@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,6 +175,7 @@ type fakeSockets struct {
 	visible  bool                 // Observe shows keys
 	hide     map[string]bool      // scopes Observe does not show (drift)
 	socks    []md5auth.SocketKeys // extra observed sockets (connections)
+	dialed   map[string]string    // dialed remote -> the key its socket got
 }
 
 func newFakeSockets() *fakeSockets {
@@ -202,6 +204,38 @@ func (s *fakeSockets) SetConnKey(_, remote netip.AddrPort, k md5auth.Key) error 
 	return nil
 }
 func (s *fakeSockets) Preflight() error { return s.pre }
+
+// DialMD5 records the key a dial to remote got (s.dialed), or fails for a
+// scope in s.fail as "dial <scope>".
+func (s *fakeSockets) DialMD5(_ syscall.RawConn, remote netip.AddrPort, k md5auth.Key) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail["dial "+k.Scope()] {
+		return fmt.Errorf("md5auth: set key for %s on socket dialing %s: %w", k.Scope(), remote, errors.New("injected"))
+	}
+	if s.dialed == nil {
+		s.dialed = map[string]string{}
+	}
+	s.dialed[remote.String()] = string(k.Secret)
+	return nil
+}
+
+// DialAO records the current SendID a dial to remote got (s.dialed).
+func (s *fakeSockets) DialAO(_ syscall.RawConn, remote netip.AddrPort, set md5auth.AOSet) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dialed == nil {
+		s.dialed = map[string]string{}
+	}
+	s.dialed[remote.String()] = fmt.Sprintf("tcp-ao %d keys, current %d, rnext %d", len(set.Keys), set.Current, set.RNext)
+	return nil
+}
+
+func (s *fakeSockets) dialedWith(remote string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dialed[remote]
+}
 
 // Observe shows the recorded listener keys as one dual-stack pair of
 // listeners when visible is set; otherwise the kernel "hides" keys.
@@ -289,8 +323,8 @@ func TestKeysBeforePeers(t *testing.T) {
 		t.Fatal("unkeyed peer got a key")
 	}
 	p := b.peer("192.0.2.2")
-	if p == nil || p.Conf.AuthPassword != "Secret-Alpha" || p.Conf.AdminDown {
-		t.Fatalf("GoBGP peer %+v", p)
+	if p == nil || p.Conf.AuthPassword != "" || p.Conf.AdminDown {
+		t.Fatalf("GoBGP peer %+v: must hold no password", p)
 	}
 	g := b.groups[groupName(netip.MustParsePrefix("198.51.100.0/24"))]
 	if g == nil || g.Conf.AuthPassword != "" || !g.Transport.PassiveMode {
@@ -343,8 +377,12 @@ func TestFailClosed(t *testing.T) {
 	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Charlie", 1))); err != nil {
 		t.Fatal(err)
 	}
-	if p := b.peer("192.0.2.2"); p.Conf.AdminDown || p.Conf.AuthPassword != "Secret-Charlie" {
+	if p := b.peer("192.0.2.2"); p.Conf.AdminDown || p.Conf.AuthPassword != "" {
 		t.Fatalf("after fixing: %+v", p.Conf)
+	}
+	dial(t, m, "192.0.2.2")
+	if got := s.dialedWith("192.0.2.2:179"); got != "Secret-Charlie" {
+		t.Fatalf("after fixing, a dial got %q", got)
 	}
 	noUpdatePeer(t, b)
 }
@@ -396,13 +434,20 @@ func TestHitlessKeyChange(t *testing.T) {
 	if got := b.calls[before:]; len(got) != 0 {
 		t.Fatalf("GoBGP touched while Established (would reset the session): %v", got)
 	}
-	if b.peer("192.0.2.2").Conf.AuthPassword != "Secret-Alpha" || !m.Status()[0].Auth.Pending {
-		t.Fatal("GoBGP's copy should wait, and status say pending")
+	if b.peer("192.0.2.2").Conf.AuthPassword != "" {
+		t.Fatal("GoBGP must hold no password")
 	}
-	// The session drops: GoBGP gets the new password before it dials.
+	// The next dial (the session dropped, or GoBGP's collision dial) is
+	// keyed with the new key at once: nothing waits for GoBGP.
+	dial(t, m, "192.0.2.2")
+	if got := s.dialedWith("192.0.2.2:179"); got != "Secret-Delta" {
+		t.Fatalf("a dial after the change got key %q", got)
+	}
 	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr("192.0.2.2"), State: "active", Time: time.Now()}
-	waitFor(t, "GoBGP password synced", func() bool { return b.peer("192.0.2.2").Conf.AuthPassword == "Secret-Delta" })
-	waitFor(t, "not pending", func() bool { return !m.Status()[0].Auth.Pending })
+	m.Reconcile(context.Background())
+	if got := b.calls[before:]; len(got) != 0 {
+		t.Fatalf("GoBGP touched after the session dropped: %v", got)
+	}
 	noUpdatePeer(t, b)
 }
 
@@ -506,4 +551,11 @@ func (l *lockedLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// dial runs the manager's dial hook as GoBGP's dialer would for addr.
+func dial(t *testing.T, m *Manager, addr string) error {
+	t.Helper()
+	a := netip.MustParseAddr(addr)
+	return m.dialKey(a, netip.AddrPortFrom(a, 179), nil)
 }

@@ -56,10 +56,6 @@ type peer struct {
 	// RNextKeyID), -1 when unknown.
 	aoKernel  *md5auth.AOInfo
 	aoCurrent int
-	// gobgpSecret is the password GoBGP holds for this static peer;
-	// pending when it differs from secret (waiting for the session to
-	// leave Established).
-	gobgpSecret md5auth.Secret
 	// obs is what the last pass saw on the sockets.
 	obs observation
 }
@@ -75,10 +71,6 @@ type observation struct {
 	ok bool
 	// drift describes what differed at the last pass ("" none).
 	drift string
-}
-
-func (st *peer) pending() bool {
-	return !st.cfg.IsDynamic() && !st.gobgpSecret.Equal(st.secret)
 }
 
 // observedInstalled is what /status and metrics say of st's key: with the
@@ -174,6 +166,7 @@ func (p *pass) run() {
 	p.keys()
 	p.in.Held = maps.Clone(m.held)
 	p.d = ComputeDesired(p.in) // the install failures of this pass hold their peers down now
+	p.publishDials()           // before GoBGP learns of a peer, it can key its dials
 	p.gobgp()
 	p.unmanaged()
 	p.conns()
@@ -270,8 +263,6 @@ func (p *pass) removeFromGoBGP(st *peer) {
 		p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot remove the peer from GoBGP")
 	}
 	st.inGoBGP, st.shape = false, nil
-	st.gobgpSecret.Wipe()
-	st.gobgpSecret = nil
 }
 
 // deleteKey takes st's TCP-MD5 key off the listeners (a peer without one
@@ -305,8 +296,8 @@ func sameShape(a, b *config.Peer) bool {
 		y, e2 := apiPeerGroup(b)
 		return e1 == nil && e2 == nil && protoEqual(x, y)
 	}
-	x, e1 := apiPeer(a, "", false)
-	y, e2 := apiPeer(b, "", false)
+	x, e1 := apiPeer(a, false)
+	y, e2 := apiPeer(b, false)
 	return e1 == nil && e2 == nil && protoEqual(x, y)
 }
 

@@ -15,8 +15,8 @@ import (
 // listeners like a TCP-MD5 key, before GoBGP learns of the peer; on each
 // established connection the pass keeps the MKTs and the RNextKeyID (the
 // active key's RecvID, which makes the peer switch to it — our current key
-// follows what the peer asks for). GoBGP never gets a password for them
-// and never dials them (gobgp.go: it cannot sign what it dials).
+// follows what the peer asks for). GoBGP never gets a password for them;
+// what it dials to them gets the MKTs before connect (dial.go).
 
 // errNoAOKeysOnConn marks an established connection of a TCP-AO peer that
 // carries no TCP-AO key (unsigned).

@@ -7,16 +7,14 @@ import (
 	"github.com/sirupsen/logrus"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/authbgp/authbgpd/md5auth"
 )
 
 func protoEqual(a, b proto.Message) bool { return proto.Equal(a, b) }
 
 // gobgp makes GoBGP hold exactly the desired peers and ranges, with the
-// passwords and admin state decided: a held-down static peer is admin
-// down, a held-down range is not in GoBGP at all, and GoBGP's copy of a
-// changed password waits until the session leaves Established (GoBGP
-// resets a session whose password changes).
+// admin state decided: a held-down static peer is admin down, a held-down
+// range is not in GoBGP at all. GoBGP holds no password: a key change never
+// touches GoBGP (the dial hook keys what it dials).
 func (p *pass) gobgp() {
 	for _, id := range p.d.IDs() {
 		w := p.d.Peers[id]
@@ -36,7 +34,6 @@ func (p *pass) gobgp() {
 func (p *pass) gobgpStatic(w Want, st *peer) {
 	m := p.m
 	log := m.log.WithField("peer", w.Cfg.ID())
-	password := st.secret // GoBGP dials with the key on the listeners
 	force, known := p.observeStatic(w, st)
 	switch {
 	case !st.inGoBGP:
@@ -44,38 +41,32 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 		if known {
 			k = actReaddNeighbor
 		}
-		if err := p.act(action{kind: k, peer: w.Cfg, password: password, adminDown: w.HeldDown}); err != nil {
+		if err := p.act(action{kind: k, peer: w.Cfg, adminDown: w.HeldDown}); err != nil {
 			log.WithError(err).Error("cannot add the peer to GoBGP")
 			return
 		}
 		log.WithFields(logrus.Fields{"asn": w.Cfg.ASN, "auth": w.Cfg.Auth().Mode, "held_down": w.HeldDown}).Info("peer added")
 	case force || st.heldDown != w.HeldDown:
-		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg, password: password, adminDown: w.HeldDown}); err != nil {
+		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg, adminDown: w.HeldDown}); err != nil {
 			log.WithError(err).Error("cannot change the peer's admin state in GoBGP")
 			return
 		}
-		if w.HeldDown {
+		switch {
+		case w.HeldDown:
 			log.WithError(w.Err).Warn("peer held down: its key is not installed (fail closed)")
-		} else {
+		case st.heldDown:
 			log.Info("key installed: peer no longer held down")
 		}
-	case !st.gobgpSecret.Equal(password) && !p.m.hasSession(w.Cfg.ID()):
-		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg, password: password, adminDown: w.HeldDown}); err != nil {
-			log.WithError(err).Error("cannot update GoBGP's password")
-			return
-		}
-		log.Debug("GoBGP's copy of the password brought in line")
 	default:
 		return
 	}
 	st.inGoBGP, st.shape, st.heldDown = true, w.Cfg, w.HeldDown
-	st.gobgpSecret.Wipe()
-	st.gobgpSecret = append(md5auth.Secret(nil), password...)
 }
 
 // observeStatic compares GoBGP's view (a full pass) of a static peer with
-// the record. force: GoBGP enabled a held-down peer; known: GoBGP has the
-// neighbor (so adding it back is a re-add).
+// the record. force: GoBGP's neighbor must be replaced (it enabled a
+// held-down peer, or holds a password); known: GoBGP has the neighbor (so
+// adding it back is a re-add).
 func (p *pass) observeStatic(w Want, st *peer) (force, known bool) {
 	if !p.full {
 		return false, st.inGoBGP
@@ -94,13 +85,11 @@ func (p *pass) observeStatic(w Want, st *peer) (force, known bool) {
 	case st.heldDown && gp.GetState().GetAdminState() != api.PeerState_DOWN && !gp.GetConf().GetAdminDown():
 		m.drift(st, "held-down peer is enabled in GoBGP: holding it down again")
 		return true, true
-	}
-	if got := p.gv.passwords[w.Cfg.Address]; !st.gobgpSecret.Equal(got) {
-		// GoBGP holds a password we did not give it: treat it as stale, so
-		// it is replaced before GoBGP can dial or re-key a listener with it.
-		m.drift(st, "GoBGP holds another password for the peer: replacing it")
-		st.gobgpSecret.Wipe()
-		st.gobgpSecret = append(md5auth.Secret(nil), got...)
+	case len(p.gv.passwords[w.Cfg.Address]) > 0:
+		// We never give GoBGP a password: one there would make GoBGP key
+		// its dials and listeners behind the reconciler's back.
+		m.drift(st, "GoBGP holds a password for the peer: replacing the neighbor with one without")
+		return true, true
 	}
 	return false, true
 }

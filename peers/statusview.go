@@ -60,14 +60,14 @@ func (m *Manager) statusLocked() []status.Peer {
 			// from every listener and session; without it (no
 			// CAP_NET_ADMIN), the install calls' success is all we know.
 			inst := st.observedInstalled()
-			a = status.Auth{Mode: au.Mode, Source: au.Source, Keychain: au.Keychain, Installed: inst, Pending: st.pending() && !st.heldDown, Verified: st.obs.by}
+			a = status.Auth{Mode: au.Mode, Source: au.Source, Keychain: au.Keychain, Installed: inst, Verified: st.obs.by}
 			if st.keyID >= 0 {
 				id := st.keyID
 				a.KeyID = &id
 			}
 			m.nextKey(&a, now)
 			if au.Mode == config.AuthTCPAO {
-				aoStatus(&a, st, cp)
+				aoStatus(&a, st)
 			}
 			switch {
 			case st.err != nil:
@@ -75,6 +75,9 @@ func (m *Manager) statusLocked() []status.Peer {
 			case st.obs.drift != "":
 				a.Error = "drift: " + st.obs.drift
 			}
+		}
+		if !cp.IsDynamic() {
+			a.DialError = m.dialError(cp.Address)
 		}
 		if !cp.IsDynamic() {
 			p := status.Peer{Address: id, ASN: cp.ASN, State: "idle", Auth: a}
@@ -242,14 +245,11 @@ func (m *Manager) nextKey(a *status.Auth, now time.Time) {
 	}
 }
 
-// aoStatus adds a TCP-AO peer's KeyIDs in use and why it is passive.
-func aoStatus(a *status.Auth, st *peer, cp *config.Peer) {
+// aoStatus adds a TCP-AO peer's KeyIDs in use and the kernel's counters.
+func aoStatus(a *status.Auth, st *peer) {
 	if len(st.ao.Keys) > 0 && st.ao.Current >= 0 {
 		send, recv := st.ao.Current, st.ao.RNext
 		a.SendID, a.RecvID = &send, &recv
-	}
-	if !cp.IsDynamic() {
-		a.Passive, a.PassiveReason = true, PassiveReason
 	}
 	if st.aoCurrent >= 0 {
 		cur := st.aoCurrent

@@ -54,6 +54,9 @@ type Options struct {
 	ListenAddresses []string // default: "0.0.0.0" and "::"
 	GRPCAddr        string   // GoBGP gRPC API, "host:port[,host:port]" or "unix:///path"; "" = off
 	Logger          *logrus.Logger
+	// RequireDialHook refuses every dial until a plugin sets OnDial (the
+	// daemon: GoBGP holds no keys, so only the peers plugin keys a dial).
+	RequireDialHook bool
 }
 
 // Plugin is a feature built on the Host. Start is called after GoBGP is up
@@ -93,6 +96,7 @@ type Host struct {
 	guard atomic.Pointer[APIGuard]
 
 	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (gobgplog.go)
+	dial    atomic.Pointer[DialHook]         // OnDial (dial.go)
 }
 
 type hostState int
@@ -137,7 +141,7 @@ func New(opts Options) (*Host, error) {
 	h.logger.observe = h.observe
 	h.logger.onFatal = h.grpcListenFailed
 
-	sopts := []server.ServerOption{server.LoggerOption(h.logger)}
+	sopts := []server.ServerOption{server.LoggerOption(h.logger), server.PeerDialControlOption(h.dialControl)}
 	if opts.GRPCAddr != "" {
 		// GoBGP only logs (Fatal) when it cannot listen, from a goroutine,
 		// and a dial could reach whoever holds the port: try first.

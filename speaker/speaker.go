@@ -114,6 +114,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		ListenAddresses: listen,
 		GRPCAddr:        cfg.API.GRPC,
 		Logger:          log,
+		RequireDialHook: true, // GoBGP holds no keys: only peers keys a dial
 	})
 	if err != nil {
 		return nil, err

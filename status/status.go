@@ -201,9 +201,10 @@ type Auth struct {
 	// Error says why the key is not installed; the peer is then held
 	// administratively down (fail closed). Empty when fine.
 	Error string `json:"error"`
-	// Pending is true while a changed key is installed on the sockets but
-	// GoBGP's own copy waits for the session to leave Established.
-	Pending bool `json:"pending,omitempty"`
+	// DialError says why the last dial to the peer was refused before its
+	// SYN (its key could not be set on the socket, or the peer is held
+	// down); empty once a dial's key is set.
+	DialError string `json:"dial_error,omitempty"`
 	// Verified says how Installed is known: "kernel" (the keys were read
 	// back from every listener and established socket through sock_diag
 	// and matched), "install" (the kernel hides keys from this process —
@@ -215,13 +216,9 @@ type Auth struct {
 	NextKeyID *int   `json:"next_key_id,omitempty"`
 	NextKeyAt string `json:"next_key_at,omitempty"`
 	// TCP-AO peers: SendID and RecvID of the key in use (the current key
-	// and the RNextKeyID we ask for), and Passive with its reason: GoBGP v3
-	// cannot sign the connections it dials, so authbgpd waits for a TCP-AO
-	// peer to connect.
-	SendID        *int   `json:"send_id,omitempty"`
-	RecvID        *int   `json:"recv_id,omitempty"`
-	Passive       bool   `json:"passive,omitempty"`
-	PassiveReason string `json:"passive_reason,omitempty"`
+	// and the RNextKeyID we ask for).
+	SendID *int `json:"send_id,omitempty"`
+	RecvID *int `json:"recv_id,omitempty"`
 	// PeerRNextKeyID is the KeyID the peer asks us to send with (its
 	// RNextKeyID), which the kernel's current key follows; Kernel sums
 	// the TCP_AO_INFO counters of the peer's established connections.

@@ -395,8 +395,6 @@ func installed(a status.Auth) string {
 	switch {
 	case a.Mode == "none" || a.Mode == "":
 		return "-"
-	case a.Pending:
-		return "pending"
 	}
 	return yesNo(a.Installed)
 }
@@ -644,6 +642,9 @@ func printAuth(w io.Writer, a status.Auth) {
 	}
 	fmt.Fprintf(w, "  auth: %s from %s, key %s, installed %s, verified %s, error %s\n",
 		a.Mode, src, keyID(a.KeyID), installed(a), orDash(a.Verified), orDash(oneLine(a.Error)))
+	if a.DialError != "" {
+		fmt.Fprintf(w, "  dial: refused before its SYN: %s\n", oneLine(a.DialError))
+	}
 	if a.Mode == "tcp-ao" {
 		printAOAuth(w, a)
 	}
@@ -692,15 +693,11 @@ func printShadow(w io.Writer, s *status.Shadow, c *status.Capture) {
 	}
 }
 
-// printAOAuth writes a TCP-AO peer's KeyIDs, kernel counters and why it
-// is passive.
+// printAOAuth writes a TCP-AO peer's KeyIDs and kernel counters.
 func printAOAuth(w io.Writer, a status.Auth) {
 	fmt.Fprintf(w, "  tcp-ao: send id %s, recv id %s (our RNextKeyID), peer's RNextKeyID %s\n",
 		keyID(a.SendID), keyID(a.RecvID), keyID(a.PeerRNextKeyID))
 	if a.Kernel != nil {
 		fmt.Fprintf(w, "  tcp-ao kernel counters (its sessions): %s\n", aoCounts(*a.Kernel))
-	}
-	if a.Passive {
-		fmt.Fprintf(w, "  passive: %s\n", a.PassiveReason)
 	}
 }

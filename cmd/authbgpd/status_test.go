@@ -531,18 +531,18 @@ func TestStatusNoCapture(t *testing.T) {
 }
 
 // TestPrintAOAuth: the detail view of a TCP-AO peer names its KeyIDs, the
-// peer's RNextKeyID, its sessions' kernel counters and why it is passive;
-// the namespace's TCP-AO counters get a line of their own.
+// peer's RNextKeyID, its sessions' kernel counters and why its last dial
+// was refused; the namespace's TCP-AO counters get a line of their own.
 func TestPrintAOAuth(t *testing.T) {
 	id, send, recv := 2, 20, 21
 	var b strings.Builder
 	printAuth(&b, status.Auth{Mode: "tcp-ao", Source: "keychain", Keychain: "ao", KeyID: &id, Installed: true, Verified: "kernel",
-		SendID: &send, RecvID: &recv, PeerRNextKeyID: &send, Passive: true, PassiveReason: "TCP-AO: GoBGP v3 cannot sign",
+		SendID: &send, RecvID: &recv, PeerRNextKeyID: &send, DialError: "peers: dial to peer 192.0.2.2: key not set\nENOMEM",
 		Kernel: &status.AOCounters{Good: 7, Bad: 1}})
 	printKernel(&b, &status.Kernel{AO: &status.AOCounters{Good: 9}, AOSinceStart: &status.AOCounters{Good: 9, AORequired: 4}})
 	out := b.String()
 	for _, want := range []string{"tcp-ao: send id 20, recv id 21 (our RNextKeyID), peer's RNextKeyID 20",
-		"tcp-ao kernel counters (its sessions): good 7, bad 1,", "passive: TCP-AO: GoBGP v3 cannot sign",
+		"tcp-ao kernel counters (its sessions): good 7, bad 1,", "dial: refused before its SYN: peers: dial to peer 192.0.2.2: key not set",
 		"kernel TCP-AO since start (all peers): good 9, bad 0, key_not_found 0, ao_required 4"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)

@@ -1,0 +1,70 @@
+//go:build linux
+
+package md5auth
+
+import (
+	"fmt"
+	"net/netip"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Keys on a socket that is about to connect (a dialer's Control, before
+// connect(2)): its SYN is then signed. The socket is borrowed, never
+// duplicated or closed here: its owner (GoBGP's dialer) holds it.
+
+// DialMD5 installs the TCP-MD5 key k on the unconnected socket behind rc,
+// which is about to dial remote.
+func (ProcessSockets) DialMD5(rc syscall.RawConn, remote netip.AddrPort, k Key) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return borrow(rc, remote, func(fd int, desc string) error { return keyOp(fd, k, true, desc) })
+}
+
+// DialAO puts every MKT of set on the unconnected socket behind rc, which
+// is about to dial remote: the key whose SendID is set.Current becomes the
+// current key and the one whose RecvID is set.RNext the RNextKeyID of the
+// SYN, and segments without TCP-AO are refused. Any failure is an error:
+// the caller must not let the socket connect.
+func (ProcessSockets) DialAO(rc syscall.RawConn, remote netip.AddrPort, set AOSet) error {
+	if len(set.Keys) == 0 || set.Current < 0 || set.RNext < 0 {
+		return fmt.Errorf("md5auth: dial to %s: %s has no current key and RNext: %w", remote, set, ErrAOKey)
+	}
+	cur, rn := false, false
+	for _, k := range set.Keys {
+		cur = cur || int(k.SendID) == set.Current
+		rn = rn || int(k.RecvID) == set.RNext
+	}
+	if !cur || !rn {
+		return fmt.Errorf("md5auth: dial to %s: %s has no key with SendID %d and one with RecvID %d: %w", remote, set, set.Current, set.RNext, ErrAOKey)
+	}
+	return borrow(rc, remote, func(fd int, desc string) error {
+		family, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+		if err != nil {
+			return fmt.Errorf("md5auth: %s: %w: %w", desc, ErrNotTCP, err)
+		}
+		s := &Socket{Remote: remote, Family: family, fd: fd}
+		for _, k := range set.Keys {
+			if err := s.AddAOKey(k, int(k.SendID) == set.Current, int(k.RecvID) == set.RNext); err != nil {
+				return err
+			}
+		}
+		return s.SetAOInfo(set.Current, set.RNext, true)
+	})
+}
+
+// borrow runs op on the descriptor behind rc, with a description of the
+// socket for errors.
+func borrow(rc syscall.RawConn, remote netip.AddrPort, op func(fd int, desc string) error) error {
+	desc := "socket dialing " + remote.String()
+	if rc == nil {
+		return fmt.Errorf("md5auth: %s: nil RawConn: %w", desc, syscall.EINVAL)
+	}
+	var opErr error
+	if err := rc.Control(func(fd uintptr) { opErr = op(int(fd), desc) }); err != nil {
+		return fmt.Errorf("md5auth: %s: %w", desc, err)
+	}
+	return opErr
+}

@@ -1,0 +1,125 @@
+package peers
+
+import (
+	"errors"
+	"net/netip"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// Dials. GoBGP holds no password, so every socket it dials is keyed by the
+// reconciler's dial hook (dialKey, apply.go) before it connects, with what
+// the last pass decided for the neighbor (publishDials). The table is
+// swapped whole under dialMu, never under m.mu: GoBGP's connect goroutine
+// must not wait for a pass that may itself be waiting for GoBGP.
+
+// DialSockets keys a socket that is about to dial (md5auth.ProcessSockets).
+// A Sockets without it cannot dial keyed peers: such dials are refused.
+type DialSockets interface {
+	DialMD5(rc syscall.RawConn, remote netip.AddrPort, k md5auth.Key) error
+	DialAO(rc syscall.RawConn, remote netip.AddrPort, set md5auth.AOSet) error
+}
+
+// ErrDialRefused marks a dial the reconciler did not let connect.
+var ErrDialRefused = errors.New("dial refused")
+
+// errNoDialSockets is the dial verdict of a Sockets without DialSockets.
+var errNoDialSockets = errors.New("the socket layer cannot key dialed sockets")
+
+// dialWant is what a dial to one static peer's address must carry.
+type dialWant struct {
+	id   string
+	mech Mechanism
+	md5  md5auth.Key   // own copy of the secret (mech == MechMD5)
+	ao   md5auth.AOSet // own copies (mech == MechTCPAO)
+	// refuse: the dial must not connect (held down), and why.
+	refuse error
+}
+
+// dialFailure is the last refused dial of a peer (for /status).
+type dialFailure struct {
+	err error
+	at  time.Time
+}
+
+// dialWants computes the dial table from the desired state (pure): every
+// static peer, with its desired key, or refused while held down.
+func dialWants(d Desired) map[netip.Addr]dialWant {
+	out := make(map[netip.Addr]dialWant, len(d.Peers))
+	for id, w := range d.Peers {
+		if w.Cfg.IsDynamic() {
+			continue // GoBGP never dials a range's addresses
+		}
+		dw := dialWant{id: id, mech: w.Key.Mech}
+		switch {
+		case w.HeldDown || (w.Key.Keyed() && !w.Key.Usable()):
+			dw.refuse = w.Err
+			if dw.refuse == nil {
+				dw.refuse = ErrHeldDown
+			}
+		case w.Key.Mech == MechMD5:
+			dw.md5 = mdKey(w.Cfg, append(md5auth.Secret(nil), w.Key.MD5...))
+		case w.Key.Mech == MechTCPAO:
+			dw.ao = cloneAOSet(w.Key.AO)
+		}
+		out[w.Cfg.Address] = dw
+	}
+	return out
+}
+
+// publishDials makes the pass's decision the one dials use (the pass, m.mu
+// held), and wipes the secrets of the table it replaces.
+func (p *pass) publishDials() {
+	m := p.m
+	next := dialWants(p.d)
+	m.dialMu.Lock()
+	old := m.dials
+	m.dials = next
+	for a := range m.dialErr {
+		if _, ok := next[a]; !ok {
+			delete(m.dialErr, a)
+		}
+	}
+	m.dialMu.Unlock()
+	wipeDials(old)
+}
+
+func wipeDials(t map[netip.Addr]dialWant) {
+	for _, d := range t {
+		d.md5.Secret.Wipe()
+		wipeAOSet(d.ao)
+	}
+}
+
+// dialNoted records a dial's outcome (dialMu held): a failure is kept for
+// /status and logged once per distinct reason; a success clears it.
+func (m *Manager) dialNoted(neighbor netip.Addr, id string, err error) {
+	prev, had := m.dialErr[neighbor]
+	if err == nil {
+		if had {
+			delete(m.dialErr, neighbor)
+			m.log.WithField("peer", id).Info("dial: key set; connecting")
+		}
+		return
+	}
+	m.dialErr[neighbor] = dialFailure{err: err, at: m.now()}
+	if !had || prev.err.Error() != err.Error() {
+		m.log.WithField("peer", neighbor.String()).WithError(err).Warn("dial refused: no SYN sent")
+	} else {
+		m.log.WithFields(logrus.Fields{"peer": neighbor.String()}).WithError(err).Debug("dial refused again")
+	}
+}
+
+// dialError is the last dial failure of static peer addr ("" none).
+func (m *Manager) dialError(addr netip.Addr) string {
+	m.dialMu.Lock()
+	defer m.dialMu.Unlock()
+	if f, ok := m.dialErr[addr]; ok {
+		return f.err.Error()
+	}
+	return ""
+}

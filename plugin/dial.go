@@ -1,0 +1,45 @@
+package plugin
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"syscall"
+)
+
+// DialHook runs on every socket GoBGP dials to a neighbor, inside the
+// dialer's Control, before connect(2) (the carried GoBGP's
+// server.PeerDialControlOption: third_party/gobgp). neighbor is the
+// neighbor's configured address, remote the address:port dialed. An error
+// aborts the dial: no SYN leaves, and GoBGP tries again at its next
+// connect-retry tick. It runs on a GoBGP goroutine: it must not call GoBGP.
+type DialHook func(neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error
+
+// ErrNoDialHook refuses a dial while no plugin has set a DialHook: GoBGP
+// holds no keys, so a socket no plugin keyed must not connect.
+var ErrNoDialHook = errors.New("no dial hook is set: refusing to dial unkeyed")
+
+// OnDial sets the hook every dial goes through (the peers plugin's: it puts
+// the key its reconciler decided on the socket). Until one is set, and with
+// RequireDialHook, dials are refused.
+func (h *Host) OnDial(fn DialHook) { h.dial.Store(&fn) }
+
+// dialControl is what GoBGP calls for each dial.
+func (h *Host) dialControl(neighbor, _, address string, c syscall.RawConn) error {
+	fn := h.dial.Load()
+	if fn == nil {
+		if h.opts.RequireDialHook {
+			return fmt.Errorf("plugin: dial to %s: %w", address, ErrNoDialHook)
+		}
+		return nil
+	}
+	n, err := netip.ParseAddr(neighbor)
+	if err != nil {
+		return fmt.Errorf("plugin: dial: neighbor address %q: %w", neighbor, err)
+	}
+	remote, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("plugin: dial to neighbor %s: address %q: %w", neighbor, address, err)
+	}
+	return (*fn)(n.Unmap(), remote, c)
+}
