@@ -6,7 +6,6 @@ import (
 	api "github.com/osrg/gobgp/v3/api"
 	"github.com/sirupsen/logrus"
 	"google.golang.org/protobuf/proto"
-
 )
 
 func protoEqual(a, b proto.Message) bool { return proto.Equal(a, b) }
