@@ -6,15 +6,18 @@
 # It builds authbgpd (static, CGO_ENABLED=0, as the container image does),
 # brings up a TCP-MD5 session with the shadow checker on, shows the status
 # tables and a route learned, then breaks the key on purpose and shows the
-# shadow checker's diagnosis, fixes it again, and (when this build programs
-# SRv6 HMAC keys) shows an SRv6 HMAC key installed in the kernel.
+# shadow checker's diagnosis, fixes it again, (when this build programs
+# SRv6 HMAC keys) shows an SRv6 HMAC key installed in the kernel, and then
+# runs the TCP-AO part (scripts/quickstart-tcpao.sh: two authbgpd routers),
+# in the VM (scripts/vm.sh) when this kernel has no TCP-AO.
 #
 # Needs root (namespaces, TCP-MD5 keys, packet capture) and Go on PATH;
 # missing Debian packages (FRR, iproute2, ...) are installed by
 # scripts/deps.sh. Everything it creates is named abqs-<pid>-* and removed
 # on exit, also on failure or Ctrl-C.
 #
-# Environment: QUICKSTART_TIMEOUT (seconds per wait, default 30).
+# Environment: QUICKSTART_TIMEOUT (seconds per wait, default 30);
+# QUICKSTART_TCPAO=0 skips the TCP-AO part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -346,8 +349,26 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+# TCP-AO: two authbgpd routers (scripts/quickstart-tcpao.sh), here when the
+# kernel has TCP-AO, else in the VM (scripts/vm.sh: a Linux 6.12 guest with
+# TCP-AO on this machine's filesystem). QUICKSTART_TCPAO=0 skips it.
+has_tcpao() { /usr/bin/python3 -c 'import socket; socket.socket().getsockopt(6, 40, 48)' 2>/dev/null; }
+AO_SEEN="skipped (QUICKSTART_TCPAO=0)"
+if [ "${QUICKSTART_TCPAO:-1}" != 0 ]; then
+	if has_tcpao; then
+		QUICKSTART_STEP=$STEP bash scripts/quickstart-tcpao.sh || die "the TCP-AO part failed"
+	else
+		section "TCP-AO: this kernel ($(uname -r)) has no TCP-AO, so this part runs in the VM (scripts/vm.sh; the first run builds its kernel, ~6 min)"
+		QUICKSTART_STEP=$STEP bash scripts/vm.sh bash scripts/quickstart-tcpao.sh || die "the TCP-AO part (in the VM) failed"
+	fi
+	STEP=$((STEP + 4))
+	AO_SEEN="a TCP-AO session between two authbgpd routers, both dialing, and a broken key diagnosed (bad-mac)"
+fi
+
+# ---------------------------------------------------------------------------
 section "Done"
 say "Seen: a TCP-MD5 session that came up, a wrong key diagnosed on the wire (bad-digest), the fix,"
-say "      and (when this build has it) an SRv6 HMAC key programmed into the kernel."
+say "      (when this build has it) an SRv6 HMAC key programmed into the kernel,"
+say "      and $AO_SEEN."
 say "Next: docs/OPERATIONS.md (key rollover, diagnoses, metrics), docs/CONFIGURATION.md (every key),"
 say "      e2e/clab/ (containerlab topologies: authbgpd + FRR, SRv6 controller/headend/endpoint)."
