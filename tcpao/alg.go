@@ -2,31 +2,63 @@ package tcpao
 
 import (
 	"crypto/fips140"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"strings"
 )
 
-// Algorithm is a TCP-AO MAC algorithm with its KDF (RFC 5926).
+// Algorithm is a TCP-AO MAC algorithm with its KDF: the two of RFC 5926,
+// and the HMACs with SHA-2 that Linux (any "hmac(<hash>)") and BIRD offer.
+//
+// Every algorithm's KDF is RFC 5926 §3.1's, as Linux computes it for all
+// of them (net/ipv4/tcp_ao.c, tcp_v4_ao_calc_key): one iteration of the
+// PRF over 1, "TCP-AO", the context and the output length in bits, where
+// the output is the PRF's whole digest (DigestSize bytes: 160 bits for
+// SHA-1, 256 for SHA-256, 128 for AES-128-CMAC). An HMAC's PRF is keyed
+// with the secret; AES-128-CMAC's with the secret when it has 16 bytes,
+// else with AES-CMAC(0^128, secret). The MAC is the same PRF keyed with
+// the traffic key, truncated to the MAC length (12 bytes by default, the
+// "-96" of RFC 5926).
 type Algorithm uint8
 
-// The algorithms of RFC 5926.
+// The algorithms.
 const (
-	// HMACSHA1 is HMAC-SHA-1-96 with KDF_HMAC_SHA1 (160-bit traffic keys).
-	// Linux calls it "hmac(sha1)".
+	// HMACSHA1 is HMAC-SHA-1 with KDF_HMAC_SHA1 (160-bit traffic keys);
+	// with a 12-byte MAC, RFC 5926's HMAC-SHA-1-96. Linux calls it
+	// "hmac(sha1)".
 	HMACSHA1 Algorithm = 1
-	// AESCMAC is AES-128-CMAC-96 with KDF_AES_128_CMAC (128-bit traffic
-	// keys). Linux calls it "cmac(aes128)".
+	// AESCMAC is AES-128-CMAC with KDF_AES_128_CMAC (128-bit traffic
+	// keys); with a 12-byte MAC, RFC 5926's AES-128-CMAC-96. Linux calls
+	// it "cmac(aes128)".
 	AESCMAC Algorithm = 2
+	// HMACSHA224 .. HMACSHA512 are HMAC-SHA-224, -256, -384 and -512 with
+	// the KDF of RFC 5926 §3.1 over the same HMAC (traffic keys of 28, 32,
+	// 48 and 64 bytes), as Linux's "hmac(sha224)" .. "hmac(sha512)".
+	HMACSHA224 Algorithm = 3
+	HMACSHA256 Algorithm = 4
+	HMACSHA384 Algorithm = 5
+	HMACSHA512 Algorithm = 6
 )
+
+// Algorithms lists every Algorithm, in order.
+var Algorithms = []Algorithm{HMACSHA1, AESCMAC, HMACSHA224, HMACSHA256, HMACSHA384, HMACSHA512}
 
 // Sizes.
 const (
-	// MACLen is the length of the MAC both algorithms put in the option.
+	// MACLen is the default MAC length (RFC 5925 §2.2, Linux's maclen 0),
+	// and the only one of RFC 5926's "-96" algorithms.
 	MACLen = 12
+	// MinMACLen is the shortest MAC length a key may have.
+	MinMACLen = 4
 	// OptionLen is the length of a TCP-AO option with a MACLen-byte MAC.
 	OptionLen = 4 + MACLen
+	// maxDigest is the longest digest of any algorithm (SHA-512).
+	maxDigest = sha512.Size
 	// MaxSecretLen is the longest master key secret Linux accepts
 	// (TCP_AO_MAXKEYLEN).
 	MaxSecretLen = 80
@@ -35,11 +67,14 @@ const (
 // Errors, for errors.Is. Returned errors wrap them with context (which
 // segment, which key ID, which length), never with key material.
 var (
-	// ErrAlgorithm: the algorithm is neither HMACSHA1 nor AESCMAC.
+	// ErrAlgorithm: the algorithm is none of Algorithms.
 	ErrAlgorithm = errors.New("tcpao: unknown algorithm")
 	// ErrKeyLength: a master key secret is not 1..80 bytes, or a traffic
-	// key has not its algorithm's length (20 or 16 bytes).
+	// key has not its algorithm's length (DigestSize).
 	ErrKeyLength = errors.New("tcpao: wrong key length")
+	// ErrMACLength: a MAC length outside MinMACLen..DigestSize for a
+	// key, or a segment whose MAC field has not the key's MAC length.
+	ErrMACLength = errors.New("tcpao: wrong MAC length")
 	// ErrAddrFamily: addresses are not both IPv4 or both IPv6.
 	ErrAddrFamily = errors.New("tcpao: source and destination are not both IPv4 or both IPv6")
 	// ErrShortSegment: the TCP segment is shorter than its header.
@@ -59,58 +94,134 @@ var (
 	ErrBadMAC = errors.New("tcpao: bad MAC")
 	// ErrFIPS140Only: HMAC-SHA-1 is not allowed with GODEBUG=fips140=only.
 	ErrFIPS140Only = errors.New("tcpao: HMAC-SHA-1 is not allowed in FIPS 140-only mode (GODEBUG=fips140=only)")
+	// ErrFIPS140ShortSecret: with GODEBUG=fips140=only an HMAC key (here
+	// the master key secret the KDF is keyed with) must have 112 bits at
+	// least (crypto/hmac would panic).
+	ErrFIPS140ShortSecret = errors.New("tcpao: an HMAC secret shorter than 14 bytes is not allowed in FIPS 140-only mode (GODEBUG=fips140=only)")
 )
 
-// String returns "hmac-sha-1-96" or "aes-128-cmac-96" (RFC 5926's names,
-// lower case), or "algorithm(N)".
+// String returns RFC 5926's names for HMACSHA1 and AESCMAC
+// ("hmac-sha-1-96", "aes-128-cmac-96", whose MAC length is the default),
+// "hmac-sha-224", "hmac-sha-256", "hmac-sha-384", "hmac-sha-512", or
+// "algorithm(N)".
 func (a Algorithm) String() string {
 	switch a {
 	case HMACSHA1:
 		return "hmac-sha-1-96"
 	case AESCMAC:
 		return "aes-128-cmac-96"
+	case HMACSHA224:
+		return "hmac-sha-224"
+	case HMACSHA256:
+		return "hmac-sha-256"
+	case HMACSHA384:
+		return "hmac-sha-384"
+	case HMACSHA512:
+		return "hmac-sha-512"
 	}
 	return "algorithm(" + strconv.Itoa(int(a)) + ")"
 }
 
 // LinuxName returns the kernel's name for the algorithm (tcp_ao_add's
-// alg_name): "hmac(sha1)" or "cmac(aes128)"; "" for an unknown one.
+// alg_name): "hmac(sha1)", "cmac(aes128)", "hmac(sha224)", "hmac(sha256)",
+// "hmac(sha384)", "hmac(sha512)"; "" for an unknown one.
 func (a Algorithm) LinuxName() string {
 	switch a {
 	case HMACSHA1:
 		return "hmac(sha1)"
 	case AESCMAC:
 		return "cmac(aes128)"
+	case HMACSHA224:
+		return "hmac(sha224)"
+	case HMACSHA256:
+		return "hmac(sha256)"
+	case HMACSHA384:
+		return "hmac(sha384)"
+	case HMACSHA512:
+		return "hmac(sha512)"
 	}
 	return ""
 }
 
-// ParseAlgorithm accepts RFC 5926's and Linux's names, case-insensitive:
-// "hmac-sha-1-96", "hmac-sha1", "sha1", "hmac(sha1)"; "aes-128-cmac-96",
-// "aes-128-cmac", "cmac", "cmac(aes128)", "cmac(aes)".
+// ParseAlgorithm accepts RFC 5926's, BIRD's and Linux's names,
+// case-insensitive: "hmac-sha-1-96", "hmac-sha-1", "hmac-sha1", "sha1",
+// "hmac(sha1)"; "aes-128-cmac-96", "aes-128-cmac", "cmac", "cmac(aes128)",
+// "cmac(aes)"; and for N of 224, 256, 384, 512: "hmac-sha-N",
+// "hmac-shaN", "shaN", "hmac(shaN)". The name says nothing of the MAC
+// length.
 func ParseAlgorithm(s string) (Algorithm, error) {
 	switch strings.ToLower(s) {
 	case "hmac-sha-1-96", "hmac-sha1", "hmac-sha-1", "sha1", "hmac(sha1)":
 		return HMACSHA1, nil
 	case "aes-128-cmac-96", "aes-128-cmac", "cmac", "cmac(aes128)", "cmac(aes)":
 		return AESCMAC, nil
+	case "hmac-sha-224", "hmac-sha224", "sha224", "hmac(sha224)":
+		return HMACSHA224, nil
+	case "hmac-sha-256", "hmac-sha256", "sha256", "hmac(sha256)":
+		return HMACSHA256, nil
+	case "hmac-sha-384", "hmac-sha384", "sha384", "hmac(sha384)":
+		return HMACSHA384, nil
+	case "hmac-sha-512", "hmac-sha512", "sha512", "hmac(sha512)":
+		return HMACSHA512, nil
 	}
-	return 0, fmt.Errorf("%w %q (want hmac-sha-1-96 or aes-128-cmac-96)", ErrAlgorithm, s)
+	return 0, fmt.Errorf("%w %q (want hmac-sha-1-96, aes-128-cmac-96, hmac-sha-1, aes-128-cmac, hmac-sha-224, hmac-sha-256, hmac-sha-384 or hmac-sha-512)", ErrAlgorithm, s)
 }
 
-// Valid reports whether a is HMACSHA1 or AESCMAC.
-func (a Algorithm) Valid() bool { return a == HMACSHA1 || a == AESCMAC }
+// Valid reports whether a is one of Algorithms.
+func (a Algorithm) Valid() bool { return a >= HMACSHA1 && a <= HMACSHA512 }
 
-// TrafficKeyLen is the length of the algorithm's traffic keys: 20 for
-// HMACSHA1, 16 for AESCMAC (0 for an unknown algorithm).
-func (a Algorithm) TrafficKeyLen() int {
+// DigestSize is the length of the algorithm's PRF output: 20 for HMACSHA1,
+// 16 for AESCMAC, 28, 32, 48 and 64 for HMACSHA224 .. HMACSHA512 (0 for an
+// unknown algorithm). It is the traffic keys' length and the longest MAC.
+func (a Algorithm) DigestSize() int {
 	switch a {
 	case HMACSHA1:
-		return 20
+		return sha1.Size
 	case AESCMAC:
 		return 16
+	case HMACSHA224:
+		return sha256.Size224
+	case HMACSHA256:
+		return sha256.Size
+	case HMACSHA384:
+		return sha512.Size384
+	case HMACSHA512:
+		return sha512.Size
 	}
 	return 0
+}
+
+// TrafficKeyLen is the length of the algorithm's traffic keys, DigestSize
+// (20 for HMACSHA1, 16 for AESCMAC; 0 for an unknown algorithm).
+func (a Algorithm) TrafficKeyLen() int { return a.DigestSize() }
+
+// isHMAC reports whether a is one of the HMACs.
+func (a Algorithm) isHMAC() bool { return a.Valid() && a != AESCMAC }
+
+// newHash is the hash of an HMAC algorithm (nil for AESCMAC).
+func (a Algorithm) newHash() func() hash.Hash {
+	switch a {
+	case HMACSHA1:
+		return sha1.New
+	case HMACSHA224:
+		return sha256.New224
+	case HMACSHA256:
+		return sha256.New
+	case HMACSHA384:
+		return sha512.New384
+	case HMACSHA512:
+		return sha512.New
+	}
+	return nil
+}
+
+// checkMACLen returns nil when n is a MAC length a's keys may have
+// (MinMACLen..DigestSize), else an error wrapping ErrMACLength.
+func (a Algorithm) checkMACLen(n int) error {
+	if n < MinMACLen || n > a.DigestSize() {
+		return fmt.Errorf("%w: %s MAC of %d bytes, want %d..%d", ErrMACLength, a, n, MinMACLen, a.DigestSize())
+	}
+	return nil
 }
 
 // usable returns ErrFIPS140Only for HMAC-SHA-1 under fips140=only
@@ -124,8 +235,9 @@ func (a Algorithm) usable() error {
 
 // MasterKey is a TCP-AO Master Key Tuple (RFC 5925 §3.1) as a connection
 // uses it: the algorithm, the secret, the KeyID we send (SendID) and the
-// KeyID the peer sends (RecvID), and whether the MAC covers the TCP options
-// other than TCP-AO (Linux's TCP_AO_KEYF_EXCLUDE_OPT clears it).
+// KeyID the peer sends (RecvID), whether the MAC covers the TCP options
+// other than TCP-AO (Linux's TCP_AO_KEYF_EXCLUDE_OPT clears it), and the
+// MAC length in bytes (MACLength: 0 is the default, MACLen).
 //
 // A MasterKey never prints its Secret: every fmt verb gives the algorithm
 // and the key IDs only.
@@ -134,12 +246,21 @@ type MasterKey struct {
 	Secret         []byte
 	SendID, RecvID uint8
 	IncludeOptions bool
+	MACLen         int
+}
+
+// MACLength is the key's MAC length: MACLen, or MACLen (12) when 0.
+func (k MasterKey) MACLength() int {
+	if k.MACLen == 0 {
+		return MACLen
+	}
+	return k.MACLen
 }
 
 // String describes the key without its secret.
 func (k MasterKey) String() string {
-	return fmt.Sprintf("tcpao.MasterKey(%s, send %d, recv %d, options %s, %d-byte secret)",
-		k.Alg, k.SendID, k.RecvID, optionsWord(k.IncludeOptions), len(k.Secret))
+	return fmt.Sprintf("tcpao.MasterKey(%s, send %d, recv %d, options %s, %d-byte MAC, %d-byte secret)",
+		k.Alg, k.SendID, k.RecvID, optionsWord(k.IncludeOptions), k.MACLength(), len(k.Secret))
 }
 
 // GoString describes the key without its secret.
@@ -156,8 +277,9 @@ func optionsWord(include bool) string {
 	return "excluded"
 }
 
-// Validate checks the algorithm and the secret's length (1..80 bytes).
-// The error names the lengths, never the secret.
+// Validate checks the algorithm, the secret's length (1..80 bytes) and
+// the MAC length (MinMACLen up to the algorithm's DigestSize). The error
+// names the lengths, never the secret.
 func (k MasterKey) Validate() error {
 	if !k.Alg.Valid() {
 		return fmt.Errorf("tcpao: master key %d/%d: %w (%d)", k.SendID, k.RecvID, ErrAlgorithm, uint8(k.Alg))
@@ -165,5 +287,22 @@ func (k MasterKey) Validate() error {
 	if len(k.Secret) == 0 || len(k.Secret) > MaxSecretLen {
 		return fmt.Errorf("tcpao: master key %d/%d: %w: secret of %d bytes, want 1..%d", k.SendID, k.RecvID, ErrKeyLength, len(k.Secret), MaxSecretLen)
 	}
-	return k.Alg.usable()
+	if err := k.Alg.checkMACLen(k.MACLength()); err != nil {
+		return fmt.Errorf("tcpao: master key %d/%d: %w", k.SendID, k.RecvID, err)
+	}
+	return checkSecret(k.Alg, k.Secret)
+}
+
+// checkSecret refuses what crypto/hmac would panic on under
+// GODEBUG=fips140=only: HMAC-SHA-1 at all (ErrFIPS140Only), and an HMAC
+// keyed with fewer than 14 bytes (ErrFIPS140ShortSecret), which the KDF
+// of a short secret would be.
+func checkSecret(a Algorithm, secret []byte) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	if a.isHMAC() && len(secret) < 112/8 && fips140.Enforced() {
+		return fmt.Errorf("%w: a %d-byte %s secret", ErrFIPS140ShortSecret, len(secret), a)
+	}
+	return nil
 }

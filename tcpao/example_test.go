@@ -63,7 +63,7 @@ func ExampleMasterKey_Keys() {
 	// Output:
 	// verify: <nil>
 	// SNE 1 is a bad MAC: true
-	// tcpao.MasterKey(hmac-sha-1-96, send 84, recv 61, options included, 10-byte secret)
+	// tcpao.MasterKey(hmac-sha-1-96, send 84, recv 61, options included, 12-byte MAC, 10-byte secret)
 }
 
 // The MAC of a segment, computed with a prepared traffic key into a

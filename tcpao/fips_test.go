@@ -13,8 +13,9 @@ import (
 
 // TestFIPS140Only runs the FIPS checks in a child process with
 // GODEBUG=fips140=only: HMAC-SHA-1-96 is refused with ErrFIPS140Only,
-// never a panic; AES-128-CMAC-96 works and still meets its RFC 9235
-// vectors.
+// an HMAC-SHA-2 secret under 14 bytes with ErrFIPS140ShortSecret, never a
+// panic; the SHA-2 HMACs work with longer secrets; AES-128-CMAC-96 works
+// and still meets its RFC 9235 vectors.
 func TestFIPS140Only(t *testing.T) {
 	if os.Getenv("TCPAO_FIPS_CHILD") == "1" {
 		fipsChild(t)
@@ -59,6 +60,29 @@ func fipsChild(t *testing.T) {
 	}
 	if ok, err := k.Verify(0, seg); ok || !errors.Is(err, ErrFIPS140Only) {
 		t.Fatalf("Verify with a SHA-1 key under enforcement: %v, %v", ok, err)
+	}
+	// HMAC-SHA-256 works with a secret of 14 bytes or more; a shorter one
+	// would key the KDF's HMAC below 112 bits: refused, not a panic.
+	short := MasterKey{Alg: HMACSHA256, Secret: []byte("13-byte-key.."), IncludeOptions: true}
+	if _, err := short.Keys(conn); !errors.Is(err, ErrFIPS140ShortSecret) {
+		t.Fatalf("HMAC-SHA-256, 13-byte secret: %v", err)
+	}
+	if _, err := DeriveTrafficKey(HMACSHA512, short.Secret, conn.Context(Send, true)); !errors.Is(err, ErrFIPS140ShortSecret) {
+		t.Fatalf("KDF HMAC-SHA-512, 13-byte secret: %v", err)
+	}
+	if _, err := (MasterKey{Alg: AESCMAC, Secret: short.Secret}).Keys(conn); err != nil {
+		t.Fatalf("AES-128-CMAC, 13-byte secret: %v", err)
+	}
+	for _, alg := range []Algorithm{HMACSHA224, HMACSHA256, HMACSHA384, HMACSHA512} {
+		mk := MasterKey{Alg: alg, Secret: []byte("14-byte-key..."), SendID: 1, RecvID: 1, MACLen: 16}
+		ks, err := mk.Keys(conn)
+		if err != nil {
+			t.Fatalf("%s: %v", alg, err)
+		}
+		seg := rfcSegments(t)[2]
+		if _, err := ks.RecvOther.MAC(nil, 0, seg); err != nil {
+			t.Fatalf("%s MAC: %v", alg, err)
+		}
 	}
 	// AES-128-CMAC-96 works: the RFC's IPv4 and IPv6 groups.
 	for _, g := range rfc9235 {

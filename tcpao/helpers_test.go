@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"net/netip"
 	"strings"
 	"testing"
@@ -113,15 +116,16 @@ type segSpec struct {
 	keyID      uint8
 	rnext      uint8
 	noAO       bool
+	macLen     int // the TCP-AO option's MAC field; 0: MACLen
 }
 
 // randOptions returns a TCP option list of at most 40 bytes, a multiple of
-// 4, holding a 16-byte TCP-AO option (unless noAO) among other options,
-// and the AO option's offset (-1 without it).
+// 4, holding a TCP-AO option with a macLen-byte MAC (unless noAO) among
+// other options, and the AO option's offset (-1 without it).
 func randOptions(r interface {
 	Uint32() uint32
 	IntN(int) int
-}, keyID, rnext uint8, noAO bool) ([]byte, int) {
+}, keyID, rnext uint8, noAO bool, macLen int) ([]byte, int) {
 	var opts []byte
 	aoAt := -1
 	others := [][]byte{
@@ -135,7 +139,7 @@ func randOptions(r interface {
 	}
 	addAO := func() {
 		aoAt = len(opts)
-		opts = Option{KeyID: keyID, RNextKeyID: rnext, MAC: randBytes(r, MACLen)}.Append(opts)
+		opts = Option{KeyID: keyID, RNextKeyID: rnext, MAC: randBytes(r, macLen)}.Append(opts)
 	}
 	for i, n := 0, r.IntN(6); i < n; i++ {
 		if !noAO && aoAt < 0 && r.IntN(3) == 0 {
@@ -148,7 +152,7 @@ func randOptions(r interface {
 		}
 		reserve := 3 // padding
 		if !noAO && aoAt < 0 {
-			reserve += OptionLen
+			reserve += 4 + macLen
 		}
 		if len(opts)+len(o)+reserve > 40 {
 			break
@@ -184,7 +188,11 @@ func randSegment(r interface {
 	Uint32() uint32
 	IntN(int) int
 }, spec segSpec) Segment {
-	opts, _ := randOptions(r, spec.keyID, spec.rnext, spec.noAO)
+	macLen := spec.macLen
+	if macLen == 0 {
+		macLen = MACLen
+	}
+	opts, _ := randOptions(r, spec.keyID, spec.rnext, spec.noAO, macLen)
 	hl := 20 + len(opts)
 	tcp := make([]byte, hl, hl+spec.payload)
 	binary.BigEndian.PutUint16(tcp[0:2], uint16(r.Uint32()))
@@ -261,13 +269,27 @@ func referenceMessage(sne uint32, seg Segment, include bool) []byte {
 	return b.Bytes()
 }
 
-// referenceMAC is the MAC of a reference message under a raw traffic key.
+// referenceMAC is the 12-byte MAC of a reference message under a raw
+// traffic key.
 func referenceMAC(alg Algorithm, key, msg []byte) []byte {
-	if alg == HMACSHA1 {
-		h := hmac.New(sha1.New, key)
-		h.Write(msg)
-		return h.Sum(nil)[:MACLen]
+	return referenceMACLen(alg, key, msg, MACLen)
+}
+
+// referenceHashes are the hashes of the HMAC algorithms, written out here
+// rather than taken from the package.
+var referenceHashes = map[Algorithm]func() hash.Hash{
+	HMACSHA1: sha1.New, HMACSHA224: sha256.New224, HMACSHA256: sha256.New, HMACSHA384: sha512.New384, HMACSHA512: sha512.New,
+}
+
+// referenceMACLen is the MAC of a reference message under a raw traffic
+// key, truncated to n bytes: HMAC with the algorithm's hash, or
+// AES-128-CMAC.
+func referenceMACLen(alg Algorithm, key, msg []byte, n int) []byte {
+	if alg == AESCMAC {
+		s, _ := cmacSum(key, msg)
+		return s[:n]
 	}
-	s, _ := cmacSum(key, msg)
-	return s[:MACLen]
+	h := hmac.New(referenceHashes[alg], key)
+	h.Write(msg)
+	return h.Sum(nil)[:n]
 }

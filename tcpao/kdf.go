@@ -2,7 +2,6 @@ package tcpao
 
 import (
 	"crypto/hmac"
-	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -42,17 +41,23 @@ func (c Context) AppendBinary(b []byte) ([]byte, error) {
 // §8.3 names the zero as a common mistake).
 const kdfLabel = "TCP-AO"
 
-// DeriveTrafficKey is the KDF of RFC 5926 §3.1: one iteration (i = 1) of
-// the PRF over i (1 byte), the label "TCP-AO", the context and the output
-// length in bits (2 bytes: 160 for KDF_HMAC_SHA1, 128 for
-// KDF_AES_128_CMAC). KDF_HMAC_SHA1 keys HMAC-SHA1 with the secret;
-// KDF_AES_128_CMAC keys AES-128-CMAC with the secret when it has 16 bytes,
-// else with AES-128-CMAC(0^128, secret) (RFC 5926 §3.1.2). It returns the
-// traffic key (20 or 16 bytes), which is secret. The secret must have
-// 1..80 bytes.
+// DeriveTrafficKey is the KDF of RFC 5926 §3.1, as Linux computes it for
+// every algorithm: one iteration (i = 1) of the PRF over i (1 byte), the
+// label "TCP-AO", the context and the output length in bits (2 bytes: 8
+// times the algorithm's DigestSize, e.g. 160 for KDF_HMAC_SHA1, 128 for
+// KDF_AES_128_CMAC, 256 for HMAC-SHA-256). An HMAC keys its PRF with the
+// secret; KDF_AES_128_CMAC keys AES-128-CMAC with the secret when it has
+// 16 bytes, else with AES-128-CMAC(0^128, secret) (RFC 5926 §3.1.2). It
+// returns the traffic key (DigestSize bytes), which is secret. The secret
+// must have 1..80 bytes.
 func DeriveTrafficKey(alg Algorithm, secret []byte, ctx Context) ([]byte, error) {
-	mk := MasterKey{Alg: alg, Secret: secret}
-	if err := mk.Validate(); err != nil {
+	if !alg.Valid() {
+		return nil, fmt.Errorf("tcpao: KDF: %w (%d)", ErrAlgorithm, uint8(alg))
+	}
+	if len(secret) == 0 || len(secret) > MaxSecretLen {
+		return nil, fmt.Errorf("tcpao: KDF: %w: secret of %d bytes, want 1..%d", ErrKeyLength, len(secret), MaxSecretLen)
+	}
+	if err := checkSecret(alg, secret); err != nil {
 		return nil, err
 	}
 	var in [1 + len(kdfLabel) + 44 + 2]byte
@@ -62,25 +67,24 @@ func DeriveTrafficKey(alg Algorithm, secret []byte, ctx Context) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	b = binary.BigEndian.AppendUint16(b, uint16(8*alg.TrafficKeyLen()))
+	b = binary.BigEndian.AppendUint16(b, uint16(8*alg.DigestSize()))
 	defer clear(in[:])
-	switch alg {
-	case HMACSHA1:
-		h := hmac.New(sha1.New, secret)
+	if alg.isHMAC() {
+		h := hmac.New(alg.newHash(), secret)
 		h.Write(b)
-		return h.Sum(make([]byte, 0, sha1.Size)), nil
-	default: // AESCMAC, checked by Validate
-		k, err := CMACKey(secret)
-		if err != nil {
-			return nil, err
-		}
-		defer clear(k[:])
-		out, err := cmacSum(k[:], b)
-		if err != nil {
-			return nil, err
-		}
-		return out[:], nil
+		return h.Sum(make([]byte, 0, alg.DigestSize())), nil
 	}
+	// AESCMAC
+	k, err := CMACKey(secret)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(k[:])
+	out, err := cmacSum(k[:], b)
+	if err != nil {
+		return nil, err
+	}
+	return out[:], nil
 }
 
 // Direction tells which way a segment goes, seen from the local end of a
@@ -150,7 +154,7 @@ func (k MasterKey) Keys(c Connection) (*Keys, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tcpao: connection %v <-> %v: %w", c.Local, c.Remote, err)
 		}
-		*x.dst, err = NewTrafficKey(k.Alg, tk, k.IncludeOptions)
+		*x.dst, err = NewTrafficKeyMACLen(k.Alg, tk, k.MACLength(), k.IncludeOptions)
 		clear(tk)
 		if err != nil {
 			return nil, err
@@ -191,8 +195,9 @@ func (ks *Keys) Clone() *Keys {
 // Verify checks a segment going in direction d with extension sne: it must
 // carry a TCP-AO option and no TCP-MD5 option, the option's KeyID must be
 // the master key's (SendID for a segment we send, RecvID for one we
-// receive), and its MAC must be right for the selected traffic key. It
-// returns nil, or an error wrapping ErrBadMAC, ErrKeyID, ErrNoOption,
+// receive), its MAC field must have the key's MAC length, and its MAC must
+// be right for the selected traffic key. It returns nil, or an error
+// wrapping ErrBadMAC, ErrMACLength, ErrKeyID, ErrNoOption,
 // ErrMD5Option, ErrBadOptions, ErrShortSegment, ErrSegmentTooBig or
 // ErrAddrFamily that names the segment (addresses, ports, sequence number,
 // key IDs), never key material. It allocates only for an error.
@@ -215,6 +220,9 @@ func (ks *Keys) Verify(d Direction, sne uint32, seg Segment) error {
 		return seg.errorf(d, fmt.Errorf("%w %d, the master key's is %d", ErrKeyID, id, want))
 	}
 	k := ks.Select(d, seg.TCP[13])
+	if n := len(p.opts.AO.MAC); n != k.macLen {
+		return seg.errorf(d, fmt.Errorf("%w: a %d-byte MAC field (KeyID %d), the master key's MACs have %d", ErrMACLength, n, p.opts.AO.KeyID, k.macLen))
+	}
 	ok, err := k.verify(sne, seg, &p)
 	if err != nil {
 		return seg.errorf(d, err)

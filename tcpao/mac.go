@@ -3,7 +3,6 @@ package tcpao
 import (
 	"crypto/aes"
 	"crypto/hmac"
-	"crypto/sha1"
 	"crypto/subtle"
 	"encoding/binary"
 	"fmt"
@@ -94,9 +93,10 @@ func (s Segment) errorf(d Direction, err error) error {
 // IPv6 pseudo-header 40, TCP header 20, options 40.
 const maxHead = 4 + 40 + 20 + 40
 
-// TrafficKey is a prepared traffic key: for HMAC-SHA-1-96 the HMAC's
-// inner and outer states (crypto/hmac keeps them after the first Reset),
-// for AES-128-CMAC-96 the expanded AES key and the subkeys K1, K2. MAC and
+// TrafficKey is a prepared traffic key and its MAC length: for the HMACs
+// the HMAC's inner and outer states (crypto/hmac keeps them after the
+// first Reset), for AES-128-CMAC the expanded AES key and the subkeys K1,
+// K2. MAC and
 // Verify then neither allocate nor redo key set-up. A TrafficKey does not
 // keep the key itself, but its states are as good as the key: it never
 // prints them (every fmt verb gives the algorithm only).
@@ -106,11 +106,12 @@ const maxHead = 4 + 40 + 20 + 40
 type TrafficKey struct {
 	alg     Algorithm
 	include bool
+	macLen  int
 	raw     keyBytes  // the traffic key, kept for Clone only
-	h       hash.Hash // HMACSHA1
+	h       hash.Hash // the HMACs
 	c       *cmac     // AESCMAC
 	head    [maxHead]byte
-	sum     [sha1.Size]byte
+	sum     [maxDigest]byte
 }
 
 // keyBytes is key material that prints redacted, even inside a copied
@@ -120,21 +121,30 @@ type keyBytes []byte
 // Format writes "<redacted>" whatever the verb.
 func (keyBytes) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte("<redacted>")) }
 
-// NewTrafficKey prepares a traffic key of algorithm alg (20 bytes for
-// HMACSHA1, 16 for AESCMAC, as DeriveTrafficKey returns them) for MACs
-// that cover the TCP options (includeOptions) or only the TCP-AO option.
-// It copies key.
+// NewTrafficKey prepares a traffic key of algorithm alg (DigestSize bytes:
+// 20 for HMACSHA1, 16 for AESCMAC, as DeriveTrafficKey returns them) for
+// MACs of the default length (MACLen) that cover the TCP options
+// (includeOptions) or only the TCP-AO option. It copies key.
 func NewTrafficKey(alg Algorithm, key []byte, includeOptions bool) (*TrafficKey, error) {
+	return NewTrafficKeyMACLen(alg, key, MACLen, includeOptions)
+}
+
+// NewTrafficKeyMACLen is NewTrafficKey for MACs of macLen bytes
+// (MinMACLen up to alg's DigestSize): the PRF's output truncated.
+func NewTrafficKeyMACLen(alg Algorithm, key []byte, macLen int, includeOptions bool) (*TrafficKey, error) {
 	if !alg.Valid() {
 		return nil, fmt.Errorf("tcpao: traffic key: %w (%d)", ErrAlgorithm, uint8(alg))
 	}
 	if len(key) != alg.TrafficKeyLen() {
 		return nil, fmt.Errorf("tcpao: %s traffic key: %w: %d bytes, want %d", alg, ErrKeyLength, len(key), alg.TrafficKeyLen())
 	}
+	if err := alg.checkMACLen(macLen); err != nil {
+		return nil, fmt.Errorf("tcpao: traffic key: %w", err)
+	}
 	if err := alg.usable(); err != nil {
 		return nil, err
 	}
-	k := &TrafficKey{alg: alg, include: includeOptions, raw: keyBytes(append([]byte(nil), key...))}
+	k := &TrafficKey{alg: alg, include: includeOptions, macLen: macLen, raw: keyBytes(append([]byte(nil), key...))}
 	if err := k.init(); err != nil {
 		return nil, err
 	}
@@ -142,8 +152,8 @@ func NewTrafficKey(alg Algorithm, key []byte, includeOptions bool) (*TrafficKey,
 }
 
 func (k *TrafficKey) init() error {
-	if k.alg == HMACSHA1 {
-		k.h = hmac.New(sha1.New, k.raw)
+	if k.alg.isHMAC() {
+		k.h = hmac.New(k.alg.newHash(), k.raw)
 		k.h.Reset() // crypto/hmac saves the padded states here, for every later Reset
 		return nil
 	}
@@ -154,7 +164,7 @@ func (k *TrafficKey) init() error {
 
 // Clone returns a TrafficKey with the same key and its own state.
 func (k *TrafficKey) Clone() *TrafficKey {
-	c := &TrafficKey{alg: k.alg, include: k.include, raw: k.raw}
+	c := &TrafficKey{alg: k.alg, include: k.include, macLen: k.macLen, raw: k.raw}
 	if k.alg == AESCMAC {
 		c.c = k.c.clone()
 	} else if err := c.init(); err != nil {
@@ -169,10 +179,13 @@ func (k *TrafficKey) Algorithm() Algorithm { return k.alg }
 // IncludeOptions reports whether the key's MACs cover all TCP options.
 func (k *TrafficKey) IncludeOptions() bool { return k.include }
 
+// MACLen returns the length of the key's MACs in bytes.
+func (k *TrafficKey) MACLen() int { return k.macLen }
+
 // String describes the key without key material. (The methods that print
 // have value receivers so that a TrafficKey value prints no fields either.)
 func (k TrafficKey) String() string {
-	return fmt.Sprintf("tcpao.TrafficKey(%s, options %s)", k.alg, optionsWord(k.include))
+	return fmt.Sprintf("tcpao.TrafficKey(%s, %d-byte MAC, options %s)", k.alg, k.macLen, optionsWord(k.include))
 }
 
 // GoString describes the key without key material.
@@ -181,10 +194,11 @@ func (k TrafficKey) GoString() string { return k.String() }
 // Format writes String whatever the verb.
 func (k TrafficKey) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(k.String())) }
 
-// MAC appends to dst the 12-byte MAC of seg with sequence number extension
-// sne. The segment must carry a TCP-AO option (its MAC field is taken as
-// zero, whatever it holds); ErrNoOption otherwise. With a dst of capacity
-// 12 or more it does not allocate.
+// MAC appends to dst the MAC of seg (the key's MACLen bytes) with sequence
+// number extension sne. The segment must carry a TCP-AO option (its MAC
+// field is taken as zero, whatever it holds, and as long as it is);
+// ErrNoOption otherwise. With a dst of capacity MACLen() or more it does
+// not allocate.
 func (k *TrafficKey) MAC(dst []byte, sne uint32, seg Segment) ([]byte, error) {
 	p, err := seg.parse()
 	if err == nil && !p.opts.HasAO {
@@ -196,12 +210,12 @@ func (k *TrafficKey) MAC(dst []byte, sne uint32, seg Segment) ([]byte, error) {
 	if err != nil {
 		return dst, fmt.Errorf("tcpao: MAC of %d-byte segment %v -> %v: %w", len(seg.TCP), seg.Src, seg.Dst, err)
 	}
-	return append(dst, k.sum[:MACLen]...), nil
+	return append(dst, k.sum[:k.macLen]...), nil
 }
 
 // Verify reports whether the MAC in seg's TCP-AO option is right for this
 // key and extension sne, comparing in constant time. A MAC field of another
-// length than 12 is wrong. The error is for a segment that cannot be
+// length than the key's MACLen is wrong. The error is for a segment that cannot be
 // checked (ErrNoOption, ErrBadOptions, ErrShortSegment, ...); a wrong MAC is
 // false with a nil error. It does not allocate unless it returns an error.
 // It looks at neither KeyID nor flags: Keys.Verify does.
@@ -225,7 +239,7 @@ func (k *TrafficKey) verify(sne uint32, seg Segment, p *parsed) (bool, error) {
 	if err := k.compute(sne, seg, p); err != nil {
 		return false, err
 	}
-	return subtle.ConstantTimeCompare(p.opts.AO.MAC, k.sum[:MACLen]) == 1, nil
+	return subtle.ConstantTimeCompare(p.opts.AO.MAC, k.sum[:k.macLen]) == 1, nil
 }
 
 // compute leaves the MAC of seg (checked by parse, with a TCP-AO option)
@@ -270,7 +284,7 @@ func (k *TrafficKey) compute(sne uint32, seg Segment, p *parsed) error {
 		n += aoLen
 	}
 	payload := tcp[p.hl:]
-	if k.alg == HMACSHA1 {
+	if k.h != nil {
 		k.h.Reset()
 		k.h.Write(b[:n])
 		k.h.Write(payload)
