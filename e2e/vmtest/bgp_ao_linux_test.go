@@ -24,8 +24,9 @@ import (
 
 // End-to-end TCP-AO with a real BGP peer: authbgpd (the static binary) in
 // namespace "r" of the guest, ExaBGP 4.2 in namespace "p" speaking TCP-AO
-// through exabgp_ao.py (its MD5() replaced by TCP_AO_ADD_KEY), dialing,
-// since authbgpd's TCP-AO peers are passive.
+// through exabgp_ao.py (its MD5() replaced by TCP_AO_ADD_KEY), dialing.
+// authbgpd dials its static peers too; ExaBGP does not listen (no
+// exabgp.tcp.bind), so the sessions are the ones ExaBGP dials.
 
 // The addresses: the router r on eth0, the peer p on eth0 with one address
 // per ExaBGP neighbor.
@@ -146,7 +147,7 @@ func intIs(p *int, v int) bool { return p != nil && *p == v }
 //	up:        HMAC-SHA-1-96 over IPv4 and AES-128-CMAC-96 over IPv6 with
 //	           static peers, a dynamic range (a prefix MKT) and a peer whose
 //	           MACs exclude the TCP options come up; /status shows tcp-ao,
-//	           installed, passive, kernel good > 0
+//	           installed, no dial error, kernel good > 0
 //	held-out:  a wrong secret, no signature, an unknown KeyID, excluded
 //	           options never come up; the namespace's TCPAOBad /
 //	           TCPAORequired / TCPAOKeyNotFound move and the shadow says
@@ -182,13 +183,13 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 		upn := r.waitPeer(t, noopt.String(), 30*time.Second, "established over TCP-AO with the peer's route", withRoute)
 		t.Logf("up after %v", time.Since(start).Round(time.Millisecond))
 		for _, c := range []struct {
-			p                *status.Peer
-			keychain         string
-			send, recv       int
-			passive, dynamic bool
+			p          *status.Peer
+			keychain   string
+			send, recv int
+			dynamic    bool
 		}{
-			{up4, "v4", 1, 11, true, false}, {up6, "v6", 5, 6, true, false}, {upd, "dyn", 7, 7, false, true},
-			{upn, "noopt", 8, 8, true, false},
+			{up4, "v4", 1, 11, false}, {up6, "v6", 5, 6, false}, {upd, "dyn", 7, 7, true},
+			{upn, "noopt", 8, 8, false},
 		} {
 			a := c.p.Auth
 			t.Logf("%s: %s", c.p.Address, peerString(c.p))
@@ -196,8 +197,10 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 				t.Errorf("%s: auth keychain %q key_id %v send_id %v recv_id %v peer_rnext_key_id %v, want %s 1 %d %d %d",
 					c.p.Address, a.Keychain, deref(a.KeyID), deref(a.SendID), deref(a.RecvID), deref(a.PeerRNextKeyID), c.keychain, c.send, c.recv, c.send)
 			}
-			if a.Passive != c.passive || (c.passive && a.PassiveReason == "") {
-				t.Errorf("%s: auth.passive %v (%q), want %v", c.p.Address, a.Passive, a.PassiveReason, c.passive)
+			// The static peers dial too (ExaBGP does not listen: its kernel
+			// answers with a reset), with their key set: no dial error.
+			if a.DialError != "" {
+				t.Errorf("%s: auth.dial_error %q", c.p.Address, a.DialError)
 			}
 			if c.dynamic && c.p.Prefix != rangeDyn {
 				t.Errorf("%s: prefix %q, want %s", c.p.Address, c.p.Prefix, rangeDyn)
@@ -792,8 +795,8 @@ func TestBGPTCPAOMigration(t *testing.T) {
 			return p.State == "established" && p.Auth.Mode == "md5" && p.Auth.Installed
 		})
 		t.Logf("established over %s after %v: %s", mode, time.Since(start).Round(time.Millisecond), peerString(p))
-		if p.Auth.Passive != ao {
-			t.Errorf("auth.passive %v over %s", p.Auth.Passive, mode)
+		if p.Auth.DialError != "" {
+			t.Errorf("auth.dial_error %q over %s", p.Auth.DialError, mode)
 		}
 		waitFor(t, 10*time.Second, "ExaBGP's session up", func() error {
 			if st, _ := e.state(peer4, rtr4); st != "up" {
