@@ -42,11 +42,27 @@ const (
 	MaxAOSecretLen = 80
 )
 
-// The kernel's names of the TCP-AO algorithms (RFC 5926), as TCP_AO_ADD_KEY
-// takes them.
+// The kernel's names of the TCP-AO algorithms, as TCP_AO_ADD_KEY takes
+// them: RFC 5926's two, and the HMACs with SHA-2 (tcpao.Algorithm's
+// LinuxName).
 const (
-	AOAlgHMACSHA1 = "hmac(sha1)"
-	AOAlgAESCMAC  = "cmac(aes128)"
+	AOAlgHMACSHA1   = "hmac(sha1)"
+	AOAlgAESCMAC    = "cmac(aes128)"
+	AOAlgHMACSHA224 = "hmac(sha224)"
+	AOAlgHMACSHA256 = "hmac(sha256)"
+	AOAlgHMACSHA384 = "hmac(sha384)"
+	AOAlgHMACSHA512 = "hmac(sha512)"
+)
+
+// MAC lengths TCP_AO_ADD_KEY takes (maclen, bytes; 0 is the default, 12).
+const (
+	// MinAOMACLen is the shortest MAC length authbgpd installs.
+	MinAOMACLen = tcpao.MinMACLen
+	// MaxAOMACLen is the longest Linux takes: the option, rounded up to 4
+	// bytes, must fit the 20 bytes a SYN leaves beside MSS, timestamps and
+	// window scale (tcp_ao_parse_crypto: EMSGSIZE beyond); never more than
+	// the algorithm's digest either (EINVAL).
+	MaxAOMACLen = 16
 )
 
 // kernelCMAC is what TCP_AO_GET_KEYS calls AES-128-CMAC: Linux renames
@@ -59,10 +75,13 @@ var ErrAOKey = errors.New("md5auth: invalid TCP-AO key")
 // AOKey is one TCP-AO master key tuple for a peer address or prefix.
 type AOKey struct {
 	Prefix netip.Prefix // the peer's address (a /32 or /128) or a range
-	// Alg is the kernel's algorithm name (AOAlgHMACSHA1, AOAlgAESCMAC).
+	// Alg is the kernel's algorithm name (AOAlgHMACSHA1, AOAlgAESCMAC, ...).
 	Alg            string
 	Secret         Secret
 	SendID, RecvID uint8
+	// MACLen is the MAC length in bytes (TCP_AO_ADD_KEY's maclen): 0 is
+	// the kernel's default, 12.
+	MACLen uint8
 	// ExcludeOptions: the MAC does not cover the TCP options.
 	ExcludeOptions bool
 	IfIndex        int // an L3 master (VRF) device; 0: none
@@ -78,12 +97,33 @@ func (k AOKey) Validate() error {
 	switch {
 	case !k.Prefix.IsValid():
 		return fmt.Errorf("%w: %s: no address", ErrAOKey, k)
-	case k.Alg != AOAlgHMACSHA1 && k.Alg != AOAlgAESCMAC:
+	case aoAlgorithm(k.Alg) == 0:
 		return fmt.Errorf("%w: %s: unknown algorithm %q", ErrAOKey, k, k.Alg)
 	case len(k.Secret) == 0 || len(k.Secret) > MaxAOSecretLen:
 		return fmt.Errorf("%w: %s: secret of %d bytes (want 1..%d)", ErrAOKey, k, len(k.Secret), MaxAOSecretLen)
 	}
+	if n, d := int(k.MACLen), aoAlgorithm(k.Alg).DigestSize(); n != 0 && (n < MinAOMACLen || n > min(MaxAOMACLen, d)) {
+		return fmt.Errorf("%w: %s: MAC length %d (want %d..%d for %s)", ErrAOKey, k, n, MinAOMACLen, min(MaxAOMACLen, d), k.Alg)
+	}
 	return nil
+}
+
+// aoAlgorithm is the tcpao algorithm of a kernel name (0: none).
+func aoAlgorithm(name string) tcpao.Algorithm {
+	for _, a := range tcpao.Algorithms {
+		if a.LinuxName() == name {
+			return a
+		}
+	}
+	return 0
+}
+
+// macLength is k's MAC length as the kernel keeps it (0 is 12).
+func (k AOKey) macLength() uint8 {
+	if k.MACLen == 0 {
+		return tcpao.MACLen
+	}
+	return k.MACLen
 }
 
 // aoSockaddr writes the peer prefix's address into b (a sockaddr_storage
@@ -130,7 +170,7 @@ func encodeAOAdd(b *[aoAddSize]byte, family int, k AOKey, setCurrent, setRNext b
 		bits |= 2
 	}
 	binary.NativeEndian.PutUint32(b[196:], bits)
-	b[202], b[203], b[204], b[205] = prefix, k.SendID, k.RecvID, 0 // maclen 0: the algorithm's default (12)
+	b[202], b[203], b[204], b[205] = prefix, k.SendID, k.RecvID, k.MACLen // maclen 0: the default (12)
 	b[206] = keyFlags(k)
 	b[207] = byte(copy(b[208:288], k.Secret))
 	return nil
@@ -208,13 +248,14 @@ type ObservedAOKey struct {
 }
 
 // Matches reports whether the kernel's o is exactly the MKT k: the same
-// scope, KeyIDs, algorithm, flags and secret (compared in constant time).
+// scope, KeyIDs, algorithm, MAC length, flags and secret (compared in
+// constant time).
 // The kernel keeps, and reports, an AES-128-CMAC secret that is not 16
 // bytes long as the key RFC 5926 §3.1.1.2 derives from it (AES-CMAC with
 // a zero key), so such a secret is compared derived.
 func (o ObservedAOKey) Matches(k AOKey) bool {
 	if o.Prefix != k.Prefix.Masked() || o.SendID != k.SendID || o.RecvID != k.RecvID || o.Alg != k.Alg ||
-		o.ExcludeOptions != k.ExcludeOptions || o.IfIndex != k.IfIndex {
+		o.macLength() != k.macLength() || o.ExcludeOptions != k.ExcludeOptions || o.IfIndex != k.IfIndex {
 		return false
 	}
 	want := []byte(k.Secret)
@@ -261,7 +302,7 @@ func decodeAOGet(b []byte) (ObservedAOKey, error) {
 	k.Secret = append(Secret(nil), b[192:192+min(n, MaxAOSecretLen)]...)
 	bits := binary.NativeEndian.Uint16(b[276:])
 	k.IsCurrent, k.IsRNext = bits&1 != 0, bits&2 != 0
-	k.SendID, k.RecvID = b[278], b[279]
+	k.SendID, k.RecvID, k.MACLen = b[278], b[279], b[281]
 	k.ExcludeOptions = b[282]&aoKeyfExcludeOpt != 0
 	if b[282]&aoKeyfIfindex != 0 {
 		k.IfIndex = int(int32(binary.NativeEndian.Uint32(b[284:])))
