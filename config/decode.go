@@ -455,6 +455,9 @@ func (d *decoder) keychains(rt *table, c *Config) {
 			if kc.Type == KeychainTCPAO && !kc.Keys[i].m.has("algorithm") {
 				kc.Keys[i].Algorithm = AlgHMACSHA196
 			}
+			if kc.Type == KeychainTCPAO && !kc.Keys[i].m.has("mac-length") {
+				kc.Keys[i].MACLen = DefaultTCPAOMACLen
+			}
 		}
 	})
 }
@@ -478,6 +481,9 @@ func (d *decoder) key(kt *table, k *Key) {
 	}
 	if v, ok := kt.str("algorithm"); ok {
 		k.Algorithm = v
+	}
+	if n, ok := kt.integer("mac-length", 0, 255); ok {
+		k.MACLen = int(n)
 	}
 	if v, ok := kt.boolean("include-tcp-options"); ok {
 		k.IncludeTCPOptions = v

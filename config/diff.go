@@ -320,7 +320,7 @@ func sameKeychain(a, b *Keychain) bool {
 		}
 		ak := &a.Keys[i]
 		if !ak.SendFrom.Equal(bk.SendFrom) || !ak.Secret.Equal(bk.Secret) || ak.SendID != bk.SendID ||
-			ak.RecvID != bk.RecvID || ak.Algorithm != bk.Algorithm || ak.IncludeTCPOptions != bk.IncludeTCPOptions {
+			ak.RecvID != bk.RecvID || ak.Algorithm != bk.Algorithm || ak.MACLen != bk.MACLen || ak.IncludeTCPOptions != bk.IncludeTCPOptions {
 			return false
 		}
 	}

@@ -98,10 +98,30 @@ const (
 	KeychainTCPAO = "tcp-ao"
 )
 
-// TCP-AO MAC algorithms (RFC 5926), as the config names them.
+// TCP-AO MAC algorithms, as the config names them: RFC 5926's two, whose
+// MAC is 12 bytes, and the algorithms of Linux and BIRD, whose MAC length
+// is mac-length (12 by default).
 const (
 	AlgHMACSHA196 = "hmac-sha-1-96"
 	AlgAESCMAC96  = "aes-128-cmac-96"
+	AlgHMACSHA1   = "hmac-sha-1"
+	AlgAESCMAC    = "aes-128-cmac"
+	AlgHMACSHA224 = "hmac-sha-224"
+	AlgHMACSHA256 = "hmac-sha-256"
+	AlgHMACSHA384 = "hmac-sha-384"
+	AlgHMACSHA512 = "hmac-sha-512"
+)
+
+// TCP-AO MAC lengths (mac-length, bytes).
+const (
+	// DefaultTCPAOMACLen is the MAC length of every algorithm without
+	// mac-length, and the only one of the -96 names.
+	DefaultTCPAOMACLen = 12
+	// MinTCPAOMACLen and MaxTCPAOMACLen bound mac-length: Linux takes no
+	// more than 16 (the option must fit a SYN beside MSS, timestamps and
+	// window scale), and never more than the algorithm's digest.
+	MinTCPAOMACLen = 4
+	MaxTCPAOMACLen = 16
 )
 
 // MaxTCPAOSecretLen is the longest TCP-AO master key Linux accepts
@@ -109,7 +129,7 @@ const (
 const MaxTCPAOSecretLen = 80
 
 // tcpaoAlgorithms are the algorithms a TCP-AO key may name.
-var tcpaoAlgorithms = []string{AlgHMACSHA196, AlgAESCMAC96}
+var tcpaoAlgorithms = []string{AlgHMACSHA196, AlgAESCMAC96, AlgHMACSHA1, AlgAESCMAC, AlgHMACSHA224, AlgHMACSHA256, AlgHMACSHA384, AlgHMACSHA512}
 
 // Config is a decoded, validated authbgpd configuration.
 type Config struct {
@@ -204,9 +224,12 @@ type Key struct {
 	// KeyID we put in our segments, and the one the peer puts in its
 	// own. Both default to ID. Unused for TCP-MD5.
 	SendID, RecvID uint8
-	// Algorithm is a TCP-AO key's MAC (AlgHMACSHA196, the default, or
-	// AlgAESCMAC96); "" for TCP-MD5.
+	// Algorithm is a TCP-AO key's MAC (AlgHMACSHA196, the default,
+	// AlgAESCMAC96, AlgHMACSHA256, ...); "" for TCP-MD5.
 	Algorithm string
+	// MACLen is a TCP-AO key's MAC length in bytes (mac-length;
+	// DefaultTCPAOMACLen when unset); 0 for TCP-MD5.
+	MACLen int
 	// IncludeTCPOptions: the TCP-AO MAC covers the TCP options (true, the
 	// default; false is the MKT's "exclude TCP options" flag).
 	IncludeTCPOptions bool

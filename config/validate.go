@@ -245,7 +245,7 @@ func (c *Config) validateKeychains(p *problems) {
 }
 
 // aoFields are the [[keychains.keys]] keys only TCP-AO keys have.
-var aoFields = []string{"send-id", "recv-id", "algorithm", "include-tcp-options"}
+var aoFields = []string{"send-id", "recv-id", "algorithm", "mac-length", "include-tcp-options"}
 
 // noAOFields refuses TCP-AO fields in a TCP-MD5 keychain's keys.
 func noAOFields(p *problems, table string, keys []Key) {
@@ -259,14 +259,17 @@ func noAOFields(p *problems, table string, keys []Key) {
 }
 
 // validateAOKeys checks the TCP-AO fields of a TCP-AO keychain's keys: a
-// known algorithm (hmac-sha-1-96 by default), and no two keys sharing a
-// send-id or a recv-id (RFC 5925 §3.1: the KeyIDs name the MKT).
+// known algorithm (hmac-sha-1-96 by default), a mac-length it can have,
+// and no two keys sharing a send-id or a recv-id (RFC 5925 §3.1: the
+// KeyIDs name the MKT).
 func validateAOKeys(p *problems, table string, keys []Key) {
 	send, recv := map[uint8]int{}, map[uint8]int{}
 	for j := range keys {
 		k := &keys[j]
 		if !k.m.isBad("algorithm") && !oneOf(k.Algorithm, tcpaoAlgorithms) {
-			p.errorf(k.LineOf("algorithm"), "algorithm: %q is not a TCP-AO algorithm (%s)", k.Algorithm, strings.Join(tcpaoAlgorithms, " or "))
+			p.errorf(k.LineOf("algorithm"), "algorithm: %q is not a TCP-AO algorithm (%s)", k.Algorithm, strings.Join(tcpaoAlgorithms, ", "))
+		} else if !k.m.isBad("algorithm") && !k.m.isBad("mac-length") {
+			validateMACLen(p, k)
 		}
 		if !k.m.isBad("send-id") && !k.m.isBad("id") {
 			firstOf(p, send, k.SendID, k.LineOf("send-id"), "send-id: %d is used by two keys of %s", k.SendID, table)
@@ -275,6 +278,42 @@ func validateAOKeys(p *problems, table string, keys []Key) {
 			firstOf(p, recv, k.RecvID, k.LineOf("recv-id"), "recv-id: %d is used by two keys of %s", k.RecvID, table)
 		}
 	}
+}
+
+// validateMACLen checks a TCP-AO key's mac-length against its (known)
+// algorithm: 12 for the -96 names, else 4 up to the digest and at most 16.
+func validateMACLen(p *problems, k *Key) {
+	n, line := k.MACLen, k.LineOf("mac-length")
+	digest := tcpaoDigest(k.Algorithm)
+	switch {
+	case strings.HasSuffix(k.Algorithm, "-96") && n != DefaultTCPAOMACLen:
+		p.errorf(line, "mac-length: %s has a %d-byte MAC (RFC 5926), not %d; for another length use algorithm = %q", k.Algorithm, DefaultTCPAOMACLen, n, strings.TrimSuffix(k.Algorithm, "-96"))
+	case n < MinTCPAOMACLen:
+		p.errorf(line, "mac-length: %d is below %d bytes", n, MinTCPAOMACLen)
+	case n > digest:
+		p.errorf(line, "mac-length: %d is longer than the %d-byte digest of %s", n, digest, k.Algorithm)
+	case n > MaxTCPAOMACLen:
+		p.errorf(line, "mac-length: %d is more than Linux takes (%d: the TCP-AO option must fit a SYN)", n, MaxTCPAOMACLen)
+	}
+}
+
+// tcpaoDigest is the digest size of a config algorithm name (bytes).
+func tcpaoDigest(alg string) int {
+	switch alg {
+	case AlgHMACSHA196, AlgHMACSHA1:
+		return 20
+	case AlgAESCMAC96, AlgAESCMAC:
+		return 16
+	case AlgHMACSHA224:
+		return 28
+	case AlgHMACSHA256:
+		return 32
+	case AlgHMACSHA384:
+		return 48
+	case AlgHMACSHA512:
+		return 64
+	}
+	return 0
 }
 
 // validateKeys checks the [[keychains.keys]] of the keychain table: ids
