@@ -33,10 +33,10 @@ import (
 //     is on the wire (and the old one is not);
 //   - keychain: a keychain switch scheduled 20 s ahead, the same checks,
 //     /status key_id 2;
-//   - pending-sync-*: after an in-place change, the session is forced down;
-//     GoBGP's copy of the password is brought in line, so the session comes
-//     back with the new key, whichever side dials (the other is restarted
-//     passive, so the side with the synced copy has to dial);
+//   - redial-*: after an in-place change, the session is forced down; it
+//     comes back with the new key, whichever side dials (the other is
+//     restarted passive, so the dialer's hook must key its SYN with the new
+//     key: GoBGP holds no password at all);
 //   - one-sided: only A changes: B's kernel drops A's segments
 //     (TCPMD5Failure) and vice versa; then B changes too and the same
 //     session carries traffic again.
@@ -56,13 +56,13 @@ func TestRekey(t *testing.T) {
 		t.Parallel()
 		testRekeyKeychain(t)
 	})
-	t.Run("pending-sync-a-dials", func(t *testing.T) {
+	t.Run("redial-a-dials", func(t *testing.T) {
 		t.Parallel()
-		testRekeyPendingSync(t, true)
+		testRekeyRedial(t, true)
 	})
-	t.Run("pending-sync-b-dials", func(t *testing.T) {
+	t.Run("redial-b-dials", func(t *testing.T) {
 		t.Parallel()
-		testRekeyPendingSync(t, false)
+		testRekeyRedial(t, false)
 	})
 	t.Run("one-sided", func(t *testing.T) {
 		t.Parallel()
@@ -245,13 +245,20 @@ func rkWriteSecret(t *testing.T, a *Authbgpd, name, content string) {
 	}
 }
 
-// rkReloadAndWait reloads a with config and waits until /status says done
-// for every peer (e.g. pending: the changed key is installed in place). It
-// returns when SIGHUP was sent and when the change was seen applied.
+// rkReloadAndWait reloads a with config (authbgpd reload, which answers when
+// the reload's pass is done) and waits until /status says done for every
+// peer (e.g. keyInstalled). It returns when the reload was sent and when
+// the change was seen applied.
 func rkReloadAndWait(t *testing.T, a *Authbgpd, name, config string, done func(status.Peer) bool) (sent, applied time.Time) {
 	t.Helper()
 	sent = time.Now()
-	a.Reload(config)
+	if err := os.WriteFile(a.Config, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// authbgpd reload answers when the reload's pass is done.
+	if code, out, errs := abCLI(t, a.ns, "reload", "-f", a.Config); code != 0 {
+		t.Fatalf("%s: authbgpd reload: exit %d\n%s%s", name, code, out, errs)
+	}
 	waitFor(t, 10*time.Second, name+": reload applied", func() error {
 		s, err := a.TryStatus()
 		if err != nil {
@@ -271,7 +278,8 @@ func rkReloadAndWait(t *testing.T, a *Authbgpd, name, config string, done func(s
 	return sent, time.Now()
 }
 
-func isPending(p status.Peer) bool { return p.Auth.Pending }
+// keyInstalled: the peer's key is on its sockets, without error.
+func keyInstalled(p status.Peer) bool { return p.Auth.Installed && p.Auth.Error == "" }
 
 // rkPeerStatus returns addr's entry in a's /status (without failing the
 // test, for polling).
@@ -353,6 +361,18 @@ func rkTCP(t *testing.T, a *Authbgpd) map[netip.Addr][2]netip.AddrPort {
 		conns[r.Addr()] = [2]netip.AddrPort{l, r}
 	}
 	return conns
+}
+
+// rkNoGoBGPPassword checks that GoBGP holds no password for any session's
+// neighbor (`gobgp neighbor X -j`, the stock CLI): every key is ours.
+func rkNoGoBGPPassword(t *testing.T, p *rkPair) {
+	t.Helper()
+	for _, s := range p.sessions() {
+		n := rkNeighborOf(t, p.router(s.router), s.router, s.peer)
+		if strings.Contains(n.raw, "auth-password") || strings.Contains(n.raw, "auth_password") {
+			t.Errorf("%s: GoBGP holds a password for the neighbor: %s", s, tail(n.raw, 600))
+		}
+	}
 }
 
 func rkNeighborOf(t *testing.T, a *Authbgpd, router string, addr netip.Addr) *rkNeighbor {
@@ -464,11 +484,10 @@ func (p *rkPair) churn(timeout time.Duration) {
 // ---------------------------------------------------------------- /status monitor
 
 type rkSample struct {
-	at      time.Time
-	state   string
-	uptime  int64
-	pending bool
-	keyID   int
+	at     time.Time
+	state  string
+	uptime int64
+	keyID  int
 }
 
 // rkMonitor polls both routers' /status and records every session's state
@@ -528,7 +547,7 @@ func (m *rkMonitor) poll() {
 			if err != nil {
 				continue
 			}
-			smp := rkSample{at: at, state: ps.State, uptime: ps.UptimeSeconds, pending: ps.Auth.Pending, keyID: -1}
+			smp := rkSample{at: at, state: ps.State, uptime: ps.UptimeSeconds, keyID: -1}
 			if ps.Auth.KeyID != nil {
 				smp.keyID = *ps.Auth.KeyID
 			}
@@ -754,15 +773,15 @@ func testRekeyReload(t *testing.T) {
 
 	rkWriteSecret(t, p.A, "pw", k2)
 	rkWriteSecret(t, p.B, "pw", k2)
-	t0, tA := rkReloadAndWait(t, p.A, "A", p.config(rkA, o), isPending)
-	_, tB := rkReloadAndWait(t, p.B, "B", p.config(rkB, o), isPending)
-	t.Logf("reload: A switched %v after start, B %v after start (both /status pending)", tA.Sub(t0).Round(time.Millisecond), tB.Sub(t0).Round(time.Millisecond))
+	t0, tA := rkReloadAndWait(t, p.A, "A", p.config(rkA, o), keyInstalled)
+	_, tB := rkReloadAndWait(t, p.B, "B", p.config(rkB, o), keyInstalled)
+	t.Logf("reload: A switched %v after start, B %v after start", tA.Sub(t0).Round(time.Millisecond), tB.Sub(t0).Round(time.Millisecond))
 	if tB.Sub(t0) > 2*time.Second {
 		t.Errorf("the two reloads took %v (want within ~1 s)", tB.Sub(t0))
 	}
 
 	p.captureAfterSwitch(k2, k1)
-	// GoBGP still holds k1 (pending), but the listeners are on k2.
+	// The listeners are on k2 (and GoBGP holds no password at all).
 	p.checkListeners(k2, k1)
 	// ~10 s of monitoring after the switch in all.
 	if d := 10*time.Second - time.Since(tB); d > 0 {
@@ -771,17 +790,14 @@ func testRekeyReload(t *testing.T) {
 	mon.finish()
 	p.checkSameSessions(before)
 	p.checkRoutes(1, "after the key change")
+	rkNoGoBGPPassword(t, p)
 	for _, s := range p.sessions() {
 		ps := p.router(s.router).Peer(s.peer.String())
 		switch {
 		case ps == nil:
 			t.Errorf("%s: not in /status", s)
-		case !ps.Auth.Installed || ps.Auth.Error != "" || ps.Auth.Source != "password-file":
+		case !ps.Auth.Installed || ps.Auth.Error != "" || ps.Auth.Source != "password-file" || ps.Auth.DialError != "":
 			t.Errorf("%s: /status auth %+v: want installed, source password-file, no error", s, ps.Auth)
-		case !ps.Auth.Pending:
-			// By design GoBGP's copy waits for the session to leave
-			// Established: /status must say so.
-			t.Errorf("%s: /status auth.pending false while the session stayed up on the new key: GoBGP cannot hold the new password yet", s)
 		}
 	}
 	t.Logf("subtest took %v", time.Since(start).Round(time.Millisecond))
@@ -854,15 +870,14 @@ func testRekeyKeychain(t *testing.T) {
 	t.Logf("subtest took %v", time.Since(start).Round(time.Millisecond))
 }
 
-// ---------------------------------------------------------------- 3. pending sync
+// ---------------------------------------------------------------- 3. redial
 
 // testRekeyPendingSync changes the key in place on both routers, then
 // forces the session down (gobgp neighbor reset on the side that will
-// stay): both bring GoBGP's password in line and the session comes back on
-// the new key. Then the other side is restarted passive, so the side whose
-// GoBGP copy was synced must dial: it only gets in if it dials with the new
-// key.
-func testRekeyPendingSync(t *testing.T, aDials bool) {
+// stay): the session comes back on the new key. Then the other side is
+// restarted passive, so the first side must dial: it only gets in if its
+// dial hook keys the SYN with the new key (GoBGP holds no password).
+func testRekeyRedial(t *testing.T, aDials bool) {
 	start := time.Now()
 	const k1, k2 = "rekey-sync-key-1", "rekey-sync-key-2"
 	tag := "rksyb"
@@ -880,8 +895,8 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 
 	rkWriteSecret(t, p.A, "pw", k2)
 	rkWriteSecret(t, p.B, "pw", k2)
-	rkReloadAndWait(t, p.A, "A", p.config(rkA, o), isPending)
-	rkReloadAndWait(t, p.B, "B", p.config(rkB, o), isPending)
+	rkReloadAndWait(t, p.A, "A", p.config(rkA, o), keyInstalled)
+	rkReloadAndWait(t, p.B, "B", p.config(rkB, o), keyInstalled)
 	before := p.neighbors()
 	for s, n := range before {
 		if st, _ := p.router(s.router).State(s.peer); st != Established {
@@ -910,28 +925,27 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 				return false
 			}
 			ps, err := rkPeerStatus(a, s.peer)
-			if err != nil || ps.State != Established || ps.Auth.Pending {
+			if err != nil || ps.State != Established || ps.Auth.DialError != "" {
 				last = fmt.Sprintf("%s: /status %+v (%v)", s, ps, err)
 				return false
 			}
 		}
 		return true
 	})) != nil {
-		t.Fatalf("after the reset, the session did not come back on the new key with GoBGP's password in line within 45 s: %s", last)
+		t.Fatalf("after the reset, the session did not come back on the new key within 45 s: %s", last)
 	}
-	t.Logf("reset from %s: the session came back on the new key, GoBGP's copies synced (pending false), after %v",
+	t.Logf("reset from %s: the session came back on the new key after %v",
 		dialer.name, time.Since(t0).Round(time.Millisecond))
 	for _, s := range p.sessions() {
 		ps := p.router(s.router).Peer(s.peer.String())
-		if ps == nil || ps.State != Established || ps.Auth.Pending || !ps.Auth.Installed || ps.Auth.Error != "" {
-			t.Errorf("%s: /status %+v after the reset: want established, installed, not pending", s, ps)
+		if ps == nil || ps.State != Established || !ps.Auth.Installed || ps.Auth.Error != "" || ps.Auth.DialError != "" {
+			t.Errorf("%s: /status %+v after the reset: want established, installed, no error", s, ps)
 		}
 	}
 	p.checkRoutes(1, "after the reset")
 
-	// Restart the other side passive with the new key: only the dialer
-	// (whose GoBGP password was synced, not configured) can bring the
-	// session up.
+	// Restart the other side passive with the new key: only the dialer,
+	// keying its SYN through the dial hook, can bring the session up.
 	p.router(other.name).StopClean()
 	t1 := time.Now()
 	po := o
@@ -942,10 +956,11 @@ func testRekeyPendingSync(t *testing.T, aDials bool) {
 	if !n.dialed {
 		t.Errorf("%s did not dial the session (%s)", dialer.name, n.conn())
 	}
-	t.Logf("%s dialed %s with its synced password: up %v after the restart (%s)", dialer.name, other.name, time.Since(t1).Round(time.Millisecond), n.conn())
-	if ps := p.router(dialer.name).Peer(dAddr.String()); ps == nil || ps.Auth.Pending || ps.State != Established {
-		t.Errorf("%s: /status %+v, want established and not pending", dialer.name, ps)
+	t.Logf("%s dialed %s with the new key: up %v after the restart (%s)", dialer.name, other.name, time.Since(t1).Round(time.Millisecond), n.conn())
+	if ps := p.router(dialer.name).Peer(dAddr.String()); ps == nil || ps.State != Established || ps.Auth.DialError != "" {
+		t.Errorf("%s: /status %+v, want established", dialer.name, ps)
 	}
+	rkNoGoBGPPassword(t, p)
 	t.Logf("subtest took %v", time.Since(start).Round(time.Millisecond))
 }
 
@@ -970,7 +985,7 @@ func testRekeyOneSided(t *testing.T) {
 
 	// A alone switches to k2.
 	rkWriteSecret(t, p.A, "pw", k2)
-	tAsent, tA := rkReloadAndWait(t, p.A, "A", p.config(rkA, o), isPending)
+	tAsent, tA := rkReloadAndWait(t, p.A, "A", p.config(rkA, o), keyInstalled)
 	// Traffic both ways: each side announces a route the other cannot
 	// receive now.
 	pa, pb := ofFamilyOf(rkA.churn, rkB.v4), ofFamilyOf(rkB.churn, rkA.v4)
@@ -1001,7 +1016,7 @@ func testRekeyOneSided(t *testing.T) {
 
 	// B catches up: the same connection recovers.
 	rkWriteSecret(t, p.B, "pw", k2)
-	tBsent, tB := rkReloadAndWait(t, p.B, "B", p.config(rkB, o), isPending)
+	tBsent, tB := rkReloadAndWait(t, p.B, "B", p.config(rkB, o), keyInstalled)
 	var gotA, gotB time.Time
 	if poll(30*time.Second, until(func() bool {
 		if gotA.IsZero() {

@@ -15,6 +15,14 @@ import (
 // first attempt failed down for minutes; routers retry sooner.
 const DefaultConnectRetry = 10
 
+// IdleHoldAfterReset is the seconds GoBGP stays Idle after a session the
+// reconciler ended (ResetPeer: a stale or unsigned session), as after any
+// other session end (GoBGP's own idle hold). GoBGP's default after a reset
+// is 30 s, during which it refuses the peer's new, correctly keyed
+// connection: a key change that needs the old session ended would cost 30 s
+// more than it must.
+const IdleHoldAfterReset = 5
+
 // apiFamily maps a configured address family to GoBGP's.
 func apiFamily(f config.Family) (*api.Family, error) {
 	switch f {
@@ -59,9 +67,10 @@ func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 			AdminDown:       adminDown,
 		},
 		Timers: &api.Timers{Config: &api.TimersConfig{
-			ConnectRetry:      DefaultConnectRetry,
-			HoldTime:          uint64(hold),
-			KeepaliveInterval: uint64(keepalive),
+			ConnectRetry:           DefaultConnectRetry,
+			HoldTime:               uint64(hold),
+			KeepaliveInterval:      uint64(keepalive),
+			IdleHoldTimeAfterReset: IdleHoldAfterReset,
 		}},
 		Transport: &api.Transport{PassiveMode: p.Passive},
 		AfiSafis:  fams,
@@ -94,6 +103,7 @@ func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
 		Conf: &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
 		Timers: &api.Timers{Config: &api.TimersConfig{
 			ConnectRetry: DefaultConnectRetry, HoldTime: uint64(hold), KeepaliveInterval: uint64(keepalive),
+			IdleHoldTimeAfterReset: IdleHoldAfterReset,
 		}},
 		Transport: &api.Transport{PassiveMode: true},
 		AfiSafis:  fams,
