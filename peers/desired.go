@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpao"
 )
 
 // Mechanism names how a peer's TCP segments are authenticated.
@@ -63,7 +64,7 @@ func sameAOSet(a, b md5auth.AOSet) bool {
 	}
 	for i := range a.Keys {
 		x, y := a.Keys[i], b.Keys[i]
-		if x.Prefix != y.Prefix || x.Alg != y.Alg || x.SendID != y.SendID || x.RecvID != y.RecvID ||
+		if x.Prefix != y.Prefix || x.Alg != y.Alg || x.MACLen != y.MACLen || x.SendID != y.SendID || x.RecvID != y.RecvID ||
 			x.ExcludeOptions != y.ExcludeOptions || x.IfIndex != y.IfIndex || !x.Secret.Equal(y.Secret) {
 			return false
 		}
@@ -159,7 +160,7 @@ func aoKey(cfg *config.Config, p *config.Peer, now time.Time) (Key, int, error) 
 	}
 	for _, ck := range kc.Keys {
 		k.AO.Keys = append(k.AO.Keys, md5auth.AOKey{Prefix: k.AO.Prefix, Alg: kernelAlg(ck.Algorithm), Secret: ck.Secret,
-			SendID: ck.SendID, RecvID: ck.RecvID, ExcludeOptions: !ck.IncludeTCPOptions})
+			SendID: ck.SendID, RecvID: ck.RecvID, ExcludeOptions: !ck.IncludeTCPOptions, MACLen: uint8(ck.MACLen)})
 	}
 	active, ok := kc.Active(now)
 	if !ok {
@@ -169,12 +170,13 @@ func aoKey(cfg *config.Config, p *config.Peer, now time.Time) (Key, int, error) 
 	return k, -1, nil
 }
 
-// kernelAlg is the kernel's name of a config's TCP-AO algorithm.
+// kernelAlg is the kernel's name of a config's TCP-AO algorithm
+// ("hmac(sha256)" for hmac-sha-256, ...).
 func kernelAlg(a string) string {
-	if a == config.AlgAESCMAC96 {
-		return md5auth.AOAlgAESCMAC
+	if alg, err := tcpao.ParseAlgorithm(a); err == nil {
+		return alg.LinuxName()
 	}
-	return md5auth.AOAlgHMACSHA1
+	return md5auth.AOAlgHMACSHA1 // config validated it
 }
 
 // scopeOf is the peer's address as a prefix, or its range.
