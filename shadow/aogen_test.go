@@ -163,7 +163,7 @@ func (c *aoGenConn) segment(from, to *aoEnd, seq, ack uint32, flags byte, payloa
 	case from.sig.ao():
 		mk := from.sig.mkts[from.sig.cur]
 		aoOff = len(opts)
-		opts = tcpao.Option{KeyID: mk.SendID, RNextKeyID: from.sig.rnext, MAC: make([]byte, tcpao.MACLen)}.Append(opts)
+		opts = tcpao.Option{KeyID: mk.SendID, RNextKeyID: from.sig.rnext, MAC: make([]byte, mk.MACLength())}.Append(opts)
 	case from.sig.md5 != nil:
 		opts = append(opts, 1, 1)
 		md5Off = len(opts)

@@ -55,11 +55,12 @@ const (
 	DiagOtherKey   = "other-key"
 	DiagNoTraffic  = "no-traffic"
 	// TCP-AO.
-	DiagBadMAC          = "bad-mac"          // the peer's MACs are not our key's
-	DiagUnknownKey      = "unknown-key"      // the peer sends a KeyID we hold no key for (PeerKeyID)
-	DiagOptionsMismatch = "options-mismatch" // the MACs verify with include-tcp-options flipped
-	DiagWrongMechanism  = "wrong-mechanism"  // TCP-MD5 where TCP-AO is configured, or the reverse
-	DiagNoHandshake     = "no-handshake"     // the connection began before the capture
+	DiagBadMAC          = "bad-mac"             // the peer's MACs are not our key's
+	DiagUnknownKey      = "unknown-key"         // the peer sends a KeyID we hold no key for (PeerKeyID)
+	DiagOptionsMismatch = "options-mismatch"    // the MACs verify with include-tcp-options flipped
+	DiagMACLenMismatch  = "mac-length-mismatch" // the MAC fields are not our key's mac-length
+	DiagWrongMechanism  = "wrong-mechanism"     // TCP-MD5 where TCP-AO is configured, or the reverse
+	DiagNoHandshake     = "no-handshake"        // the connection began before the capture
 )
 
 // Key is one TCP-MD5 key, or one TCP-AO master key tuple (Peer.TCPAO), a
@@ -71,10 +72,20 @@ type Key struct {
 	// SendFrom: the key is the active one from this time on (zero: always).
 	SendFrom time.Time
 	// TCP-AO only: the MAC algorithm, the KeyIDs we send (SendID) and the
-	// peer sends (RecvID), and whether the MAC covers the TCP options.
+	// peer sends (RecvID), whether the MAC covers the TCP options, and the
+	// MAC length in bytes (0: tcpao.MACLen, 12).
 	Alg            tcpao.Algorithm
 	SendID, RecvID uint8
 	IncludeOptions bool
+	MACLen         int
+}
+
+// macLen is k's MAC length (0 is the default, 12).
+func (k *Key) macLen() int {
+	if k.MACLen == 0 {
+		return tcpao.MACLen
+	}
+	return k.MACLen
 }
 
 // Peer describes what the checker expects of one configured peer.
@@ -163,6 +174,10 @@ type Result struct {
 	// Flipped: a BadMAC that verifies with the master key's
 	// include-tcp-options flipped (options-mismatch).
 	Flipped bool
+	// MACLenMismatch: a BadMAC whose TCP-AO option has a MAC field of
+	// another length than the master key's mac-length
+	// (mac-length-mismatch; the kernel's tcp_ao_wrong_maclen).
+	MACLenMismatch bool
 	// WrongMech: a Missing segment that carries the other mechanism's
 	// option (TCP-MD5 to a TCP-AO peer, TCP-AO to a TCP-MD5 peer).
 	WrongMech bool
@@ -808,6 +823,9 @@ func diagnosis(r Result) (diag string, key int, ok bool) {
 		}
 		return DiagBadDigest, -1, true
 	case BadMAC:
+		if r.MACLenMismatch {
+			return DiagMACLenMismatch, -1, true
+		}
 		if r.Flipped {
 			return DiagOptionsMismatch, -1, true
 		}

@@ -19,7 +19,8 @@
 // unknown_key (its KeyID is none of our recv-ids), unexpected, or
 // no_handshake (its connection began before the capture); a bad MAC that
 // verifies with include-tcp-options flipped is diagnosed options-mismatch,
-// and TCP-MD5 where TCP-AO is configured (or the reverse) wrong-mechanism.
+// a MAC field of another length than the key's mac-length
+// mac-length-mismatch, and TCP-MD5 where TCP-AO is configured (or the reverse) wrong-mechanism.
 //
 // The per-segment path does not allocate (for TCP-AO: once the
 // connection's handshake was seen).

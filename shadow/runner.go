@@ -448,6 +448,8 @@ func explain(d string) string {
 		return "bad-mac: the peer's TCP-AO MACs are not those of our key of that KeyID (wrong secret or algorithm on one side)"
 	case DiagUnknownKey:
 		return "unknown-key: the peer sends a TCP-AO KeyID none of our keys has as recv-id (peer_key_id names it)"
+	case DiagMACLenMismatch:
+		return "mac-length-mismatch: the peer's TCP-AO MACs are not as long as our key's mac-length: the two ends disagree on it (the kernel drops them as TCPAOBad)"
 	case DiagOptionsMismatch:
 		return "options-mismatch: the peer's TCP-AO MACs verify only with include-tcp-options flipped: the two ends disagree on it"
 	case DiagWrongMechanism:

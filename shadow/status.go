@@ -30,7 +30,7 @@ func PeersOf(cfg *config.Config) []Peer {
 				for _, k := range kc.Keys {
 					alg, _ := tcpao.ParseAlgorithm(k.Algorithm) // validated by config
 					sp.Keys = append(sp.Keys, Key{ID: int(k.ID), Secret: k.Secret, SendFrom: k.SendFrom,
-						Alg: alg, SendID: k.SendID, RecvID: k.RecvID, IncludeOptions: k.IncludeTCPOptions})
+						Alg: alg, SendID: k.SendID, RecvID: k.RecvID, IncludeOptions: k.IncludeTCPOptions, MACLen: k.MACLen})
 				}
 			}
 		case a.Mode != config.AuthMD5:

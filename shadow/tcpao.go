@@ -91,7 +91,7 @@ func prepareAO(k *Key, ctx tcpao.Context) ([2]*tcpao.TrafficKey, bool) {
 	}
 	defer clear(raw)
 	for i, inc := range [2]bool{k.IncludeOptions, !k.IncludeOptions} {
-		if out[i], err = tcpao.NewTrafficKey(k.Alg, raw, inc); err != nil {
+		if out[i], err = tcpao.NewTrafficKeyMACLen(k.Alg, raw, k.macLen(), inc); err != nil {
 			return [2]*tcpao.TrafficKey{}, false
 		}
 	}
@@ -285,7 +285,9 @@ func aoKeyIndex(p *Peer, keyID uint8, outgoing bool) int {
 // with the master key whose RecvID (a received segment) or SendID (ours)
 // is its KeyID. A MAC that fails is tried again with that key's
 // include-tcp-options flipped: if that verifies, the verdict is still
-// BadMAC, with Flipped set (options-mismatch).
+// BadMAC, with Flipped set (options-mismatch). A MAC field of another
+// length than the key's mac-length is BadMAC with MACLenMismatch set
+// (mac-length-mismatch), not checked further.
 func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) {
 	r.AO = true
 	opts, err := tcpao.SegmentOptions(segment)
@@ -359,6 +361,11 @@ func (c *Checker) checkAOConn(p *Peer, st *addrState, r *Result, opts tcpao.Opti
 	}
 	if keys[0] == nil {
 		r.Verdict = NoHandshake
+		return
+	}
+	if len(opts.AO.MAC) != keys[0].MACLen() {
+		// The kernel drops it unchecked (tcp_ao_wrong_maclen, TCPAOBad).
+		r.Verdict, r.MACLenMismatch = BadMAC, true
 		return
 	}
 	seg := tcpao.Segment{Src: src, Dst: dst, TCP: segment}

@@ -230,7 +230,7 @@ type Auth struct {
 type Shadow struct {
 	// Diagnosis: ok, bad-digest, missing, unexpected, other-key,
 	// no-traffic; for TCP-AO also bad-mac, unknown-key, options-mismatch,
-	// no-handshake, and wrong-mechanism (TCP-MD5 where TCP-AO is
+	// mac-length-mismatch, no-handshake, and wrong-mechanism (TCP-MD5 where TCP-AO is
 	// configured, or the reverse).
 	Diagnosis string `json:"diagnosis"`
 	// PeerKeyID: for other-key the keychain key the peer signs with; for

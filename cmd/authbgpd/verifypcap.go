@@ -42,8 +42,8 @@ var verifyPcapCommand = &command{
 	detail: `Verifies every TCP-MD5 signature and TCP-AO MAC of the configured peers' BGP
 segments in the captures with the keys of FILE, and prints a line per file and
 a table of peers with their diagnosis (ok, bad-digest, missing, unexpected,
-other-key; TCP-AO: bad-mac, unknown-key, options-mismatch, wrong-mechanism,
-no-handshake). TCP-AO connections are checked from their handshake: one that
+other-key; TCP-AO: bad-mac, unknown-key, options-mismatch, mac-length-mismatch,
+wrong-mechanism, no-handshake). TCP-AO connections are checked from their handshake: one that
 began before the capture is no-handshake. Exit 0 (the report is the answer),
 1 when a capture is unreadable or, with --fail-on, when a peer has one of the
 listed diagnoses ("any": anything but ok): a CI gate. 2: bad usage.`,
@@ -67,7 +67,7 @@ func verifyPcapFlags(fs *flag.FlagSet) verifyPcapFlagValues {
 
 // failDiagnoses are the names --fail-on takes.
 var failDiagnoses = []string{shadow.DiagBadDigest, shadow.DiagMissing, shadow.DiagUnexpected, shadow.DiagOtherKey,
-	shadow.DiagBadMAC, shadow.DiagUnknownKey, shadow.DiagOptionsMismatch, shadow.DiagWrongMechanism, shadow.DiagNoHandshake, "any"}
+	shadow.DiagBadMAC, shadow.DiagUnknownKey, shadow.DiagOptionsMismatch, shadow.DiagMACLenMismatch, shadow.DiagWrongMechanism, shadow.DiagNoHandshake, "any"}
 
 // parseFailOn parses --fail-on into a set of diagnoses.
 func parseFailOn(s string) (map[string]bool, error) {
