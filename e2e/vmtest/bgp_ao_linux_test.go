@@ -578,32 +578,64 @@ func val(p *uint64) uint64 {
 // scapyVerify checks every TCP-AO MAC of the good sessions in the capture
 // with scapy's TCP-AO module (tcpao_scapy.py).
 func scapyVerify(t *testing.T, file string, c aoChains) {
-	py := filepath.Join(repoRoot(t), "e2e", "vmtest", "tcpao_scapy.py")
-	type key struct {
-		AID       int    `json:"a_id"`
-		BID       int    `json:"b_id"`
-		Alg       string `json:"alg"`
-		SecretHex string `json:"secret_hex"`
-		Options   bool   `json:"include_options"`
+	pairs := []scapyPair{
+		{rtr4.String(), peer4.String(), scapyKeys(c.v4...)},
+		{rtr6.String(), peer6.String(), scapyKeys(c.v6...)},
+		{rtr4.String(), dyn4.String(), scapyKeys(c.dyn...)},
+		{rtr4.String(), noopt.String(), scapyKeys(nok1)},
 	}
-	type pair struct {
-		A    string `json:"a"`
-		B    string `json:"b"`
-		Keys []key  `json:"keys"`
-	}
-	keys := func(ks ...mkt) []key {
-		var out []key
-		for _, k := range ks {
-			out = append(out, key{k.sendID, k.recvID, strings.ToUpper(k.configAlg()), hex.EncodeToString([]byte(k.secret)), !k.noOptions})
+	res := runScapy(t, file, pairs)
+	for _, p := range pairs {
+		r, ok := res[p.A+"-"+p.B]
+		if !ok || r.OK == 0 || r.Bad != 0 || r.Unsigned != 0 || r.MD5 != 0 || r.NoKey != 0 || r.NoHandshake != 0 {
+			t.Errorf("scapy: %s-%s: %+v, want only good MACs", p.A, p.B, r)
 		}
-		return out
 	}
-	pairs := []pair{
-		{rtr4.String(), peer4.String(), keys(c.v4...)},
-		{rtr6.String(), peer6.String(), keys(c.v6...)},
-		{rtr4.String(), dyn4.String(), keys(c.dyn...)},
-		{rtr4.String(), noopt.String(), keys(nok1)},
+}
+
+// scapyKey is an MKT of a pair as tcpao_scapy.py reads it: a signs with
+// KeyID a_id, b with b_id.
+type scapyKey struct {
+	AID       int    `json:"a_id"`
+	BID       int    `json:"b_id"`
+	Alg       string `json:"alg"`
+	SecretHex string `json:"secret_hex"`
+	Options   bool   `json:"include_options"`
+}
+
+// scapyPair is two addresses and the MKTs between them (a's view).
+type scapyPair struct {
+	A    string     `json:"a"`
+	B    string     `json:"b"`
+	Keys []scapyKey `json:"keys"`
+}
+
+// scapyResult is tcpao_scapy.py's count of one pair's segments.
+type scapyResult struct {
+	OK          int                 `json:"ok"`
+	Bad         int                 `json:"bad"`
+	Unsigned    int                 `json:"unsigned"`
+	MD5         int                 `json:"md5"`
+	NoKey       int                 `json:"no_key"`
+	NoHandshake int                 `json:"no_handshake"`
+	Wrapped     int                 `json:"wrapped"`
+	KeyIDs      map[string][][2]int `json:"key_ids"`
+}
+
+// scapyKeys are the router's MKTs ks as pair keys (the router is a).
+func scapyKeys(ks ...mkt) []scapyKey {
+	var out []scapyKey
+	for _, k := range ks {
+		out = append(out, scapyKey{k.sendID, k.recvID, strings.ToUpper(k.configAlg()), hex.EncodeToString([]byte(k.secret)), !k.noOptions})
 	}
+	return out
+}
+
+// runScapy runs tcpao_scapy.py over file for pairs and returns its counts
+// per "a-b".
+func runScapy(t *testing.T, file string, pairs []scapyPair) map[string]scapyResult {
+	t.Helper()
+	py := filepath.Join(repoRoot(t), "e2e", "vmtest", "tcpao_scapy.py")
 	b, _ := json.Marshal(pairs)
 	pf := filepath.Join(t.TempDir(), "pairs.json")
 	if err := os.WriteFile(pf, b, 0o600); err != nil {
@@ -614,26 +646,12 @@ func scapyVerify(t *testing.T, file string, c aoChains) {
 	if err != nil {
 		t.Fatalf("tcpao_scapy.py: %v\n%s", err, out)
 	}
-	var res map[string]struct {
-		OK          int                 `json:"ok"`
-		Bad         int                 `json:"bad"`
-		Unsigned    int                 `json:"unsigned"`
-		MD5         int                 `json:"md5"`
-		NoKey       int                 `json:"no_key"`
-		NoHandshake int                 `json:"no_handshake"`
-		Wrapped     int                 `json:"wrapped"`
-		KeyIDs      map[string][][2]int `json:"key_ids"`
-	}
+	var res map[string]scapyResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("tcpao_scapy.py: %v\n%s", err, out)
 	}
 	t.Logf("scapy (%v): %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(string(out)))
-	for _, p := range pairs {
-		r, ok := res[p.A+"-"+p.B]
-		if !ok || r.OK == 0 || r.Bad != 0 || r.Unsigned != 0 || r.MD5 != 0 || r.NoKey != 0 || r.NoHandshake != 0 {
-			t.Errorf("scapy: %s-%s: %+v, want only good MACs", p.A, p.B, r)
-		}
-	}
+	return res
 }
 
 // synFlood sends unsigned and TCP-MD5-signed SYNs from the TCP-AO peer's

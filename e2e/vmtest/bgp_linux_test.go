@@ -216,13 +216,34 @@ type router struct {
 // in ns, waiting until /healthz answers.
 func startRouter(t testing.TB, tp *netns.Topology, ns, conf string) *router {
 	t.Helper()
+	r := launchRouter(t, tp, ns, conf)
+	r.waitHealthy(t)
+	return r
+}
+
+// launchRouter is startRouter without the wait: it returns once the
+// process is started (routers meant to start at the same time).
+func launchRouter(t testing.TB, tp *netns.Topology, ns, conf string) *router {
+	t.Helper()
+	return launchRouterIn(t, tp, ns, t.TempDir(), conf)
+}
+
+// launchRouterIn is launchRouter with the router's files in dir (one that
+// outlives t, for a router a subtest starts and later ones use).
+func launchRouterIn(t testing.TB, tp *netns.Topology, ns, dir, conf string) *router {
+	t.Helper()
 	r := &router{t: t, ns: ns, bin: authbgpdBinary(t)}
-	dir := t.TempDir()
 	r.conf = filepath.Join(dir, "authbgpd.toml")
 	if err := os.WriteFile(r.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r.cmd, r.logPath = startProc(t, tp, ns, dir, "authbgpd", nil, r.bin, "-f", r.conf, "--log-level", "debug")
+	return r
+}
+
+// waitHealthy waits until the router's /healthz answers.
+func (r *router) waitHealthy(t testing.TB) {
+	t.Helper()
 	waitFor(t, 30*time.Second, "authbgpd /healthz", func() error {
 		if r.cmd.ProcessState != nil {
 			return errors.New("authbgpd exited")
@@ -230,7 +251,6 @@ func startRouter(t testing.TB, tp *netns.Topology, ns, conf string) *router {
 		_, err := r.get("/healthz")
 		return err
 	})
-	return r
 }
 
 // get fetches path from the router's HTTP API, connecting from inside its
