@@ -20,6 +20,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+QS_NAME="quickstart (TCP-AO)"
+# shellcheck source=scripts/quickstart-lib.sh
+. scripts/quickstart-lib.sh
 T0=$(date +%s)
 WAIT=${QUICKSTART_TIMEOUT:-30}
 PFX="abqa-$$"
@@ -35,39 +38,19 @@ section() {
 	STEP=$((STEP + 1))
 	printf '\n==> %d. %s\n' "$STEP" "$*"
 }
-say() { printf '    %s\n' "$*"; }
 run() {
 	local shown="$*"
 	shown=${shown//"$BIN"/authbgpd}
 	printf '    $ %s\n' "$shown"
 	"$@" 2>&1 | sed 's/^/    /'
 }
-die() {
-	printf '\nquickstart (TCP-AO): FAILED: %s\n' "$*" >&2
-	exit 1
-}
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
 	if [ $rc -ne 0 ] && [ -n "$WORK" ]; then
-		for f in "$WORK"/r1/authbgpd.log "$WORK"/r2/authbgpd.log; do
-			[ -s "$f" ] || continue
-			printf '\n---- last lines of %s ----\n' "$f" >&2
-			tail -n 25 "$f" >&2 || true
-		done
+		qs_show_logs "$WORK"/r1/authbgpd.log "$WORK"/r2/authbgpd.log
 	fi
-	local pid i
-	for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-	for pid in "${PIDS[@]}"; do
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	local ns
-	for ns in "${NSS[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+	qs_stop
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	if [ $rc -eq 0 ]; then
 		printf '\nquickstart (TCP-AO): cleaned up (namespaces %s, %s; processes %s) in %ds.\n' \
@@ -81,15 +64,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-wait_for() {
-	local secs=$1 what=$2
-	shift 2
-	local deadline=$(($(date +%s) + secs))
-	while ! "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt "$deadline" ] || die "$what: not within ${secs}s"
-		sleep 0.2
-	done
-}
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 abstatus() { in_ns "$1" "$BIN" status --api 127.0.0.1:9179 "${@:2}"; }
 # peer_col NS PEER NAME: the column headed NAME of PEER's row of `authbgpd status`.

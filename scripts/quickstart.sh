@@ -21,6 +21,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+QS_NAME=quickstart
+# shellcheck source=scripts/quickstart-lib.sh
+. scripts/quickstart-lib.sh
 
 T0=$(date +%s)
 WAIT=${QUICKSTART_TIMEOUT:-30}
@@ -39,7 +42,6 @@ section() {
 	STEP=$((STEP + 1))
 	printf '\n%s==> %d. %s%s\n' "$BOLD" "$STEP" "$*" "$PLAIN"
 }
-say() { printf '    %s\n' "$*"; }
 # run CMD...: print the command (bin/authbgpd as authbgpd, in_r1/in_r2 as
 # ip netns exec NS), run it and indent its output.
 run() {
@@ -50,38 +52,14 @@ run() {
 	printf '    $ %s\n' "$shown"
 	"$@" 2>&1 | sed 's/^/    /'
 }
-die() {
-	printf '\nquickstart: FAILED: %s\n' "$*" >&2
-	exit 1
-}
 
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
 	if [ $rc -ne 0 ] && [ -n "$WORK" ]; then
-		for f in "$WORK"/r1/authbgpd.log "$WORK"/r2/bgpd.log; do
-			[ -s "$f" ] || continue
-			printf '\n---- last lines of %s ----\n' "$f" >&2
-			tail -n 25 "$f" >&2 || true
-		done
+		qs_show_logs "$WORK"/r1/authbgpd.log "$WORK"/r2/bgpd.log
 	fi
-	# Stop what we started, by PID: SIGTERM, then SIGKILL after 5 s.
-	local pid i
-	for pid in "${PIDS[@]}"; do
-		kill -TERM "$pid" 2>/dev/null || true
-	done
-	for pid in "${PIDS[@]}"; do
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	local ns
-	for ns in "${NSS[@]}"; do
-		ip netns del "$ns" 2>/dev/null || true
-	done
+	qs_stop
 	if [ -n "${QUICKSTART_KEEP_LOGS:-}" ] && [ -n "$WORK" ]; then cp "$WORK"/r1/authbgpd.log "$WORK"/r2/bgpd.log "$QUICKSTART_KEEP_LOGS"/ 2>/dev/null || true; fi
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	if [ $rc -eq 0 ]; then
@@ -95,19 +73,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-# wait_for SECONDS DESCRIPTION COMMAND... : poll COMMAND every 0.2 s.
-wait_for() {
-	local secs=$1 what=$2
-	shift 2
-	local deadline=$(($(date +%s) + secs))
-	while ! "$@" >/dev/null 2>&1; do
-		if [ "$(date +%s)" -ge "$deadline" ]; then
-			die "$what: not within ${secs}s"
-		fi
-		sleep 0.2
-	done
-}
 
 in_r1() { ip netns exec "$NS1" "$@"; }
 in_r2() { ip netns exec "$NS2" "$@"; }
