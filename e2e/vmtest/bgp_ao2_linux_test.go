@@ -554,3 +554,140 @@ func TestBGPTCPAOTwoRouters(t *testing.T) {
 		}
 	})
 }
+
+// TestBGPTCPAOPassiveFarEnd: authbgpd dials a TCP-AO far end that never
+// dials itself: ExaBGP 4.2 with `passive true`, listening (exabgp.tcp.bind)
+// with its MKTs on the listening socket through exabgp_ao.py's MD5() shim.
+// The IPv4 (HMAC-SHA-1-96) and IPv6 (AES-128-CMAC-96) sessions come up on
+// connections authbgpd dialed, every segment of both directions signed and
+// verified by scapy and verify-pcap.
+func TestBGPTCPAOPassiveFarEnd(t *testing.T) {
+	requireVM(t)
+	tp := aoTopology(t, "aopass")
+	capt := startCapture(t, tp.Topology, tp.A, "eth0", t.TempDir(), "tcp port 179")
+	nbrs := []exaNeighbor{
+		{peer: rtr4, local: peer4, asn: asPeer, peerAS: asRouter, auth: "ao-v4", routes: []string{"198.51.100.0/24"}, passive: true},
+		{peer: rtr6, local: peer6, asn: asPeer, peerAS: asRouter, auth: "ao-v6", routes: []string{"2001:db8:100::/48"}, passive: true},
+	}
+	e := startExaBGP(t, tp.Topology, tp.B, peer4.String(), nbrs, map[string][]exaKey{"v4": farEnd(v4k1), "v6": farEnd(v6k1)})
+	// ExaBGP listens first without keys, then puts each neighbor's MKTs on
+	// its listening socket: the router starts once both are there.
+	waitFor(t, 60*time.Second, "ExaBGP listening with both chains' MKTs", func() error {
+		b, _ := os.ReadFile(e.logPath)
+		for _, l := range []string{"peer 192.0.2.1 chain v4: socket", "peer 2001:db8::1 chain v6: socket"} {
+			if !strings.Contains(string(b), l) {
+				return fmt.Errorf("no %q in ExaBGP's log", l)
+			}
+		}
+		n := 0
+		for _, c := range bgpListeners(t, tp.B) {
+			if c == netip.AddrPortFrom(peer4, 179) || c == netip.AddrPortFrom(peer6, 179) {
+				n++
+			}
+		}
+		if n != 2 {
+			return fmt.Errorf("%d of ExaBGP's 2 listeners", n)
+		}
+		return nil
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\nlisten-addresses = [%q, %q]\n", asRouter, rtr4, rtr4, rtr6)
+	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
+	b.WriteString("\n[shadow]\nenabled = true\ninterfaces = []\nworkers = 1\n")
+	b.WriteString(keychainTOML("v4", v4k1))
+	b.WriteString(keychainTOML("v6", v6k1))
+	for _, p := range []struct {
+		addr  netip.Addr
+		chain string
+	}{{peer4, "v4"}, {peer6, "v6"}} {
+		fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\nkeychain = %q\nhold-time = %d\n", p.addr, asPeer, p.chain, holdTime)
+	}
+	start := time.Now()
+	r := startRouter(t, tp.Topology, tp.A, b.String())
+	for _, c := range []struct {
+		peer, local netip.Addr
+		k           mkt
+	}{{peer4, rtr4, v4k1}, {peer6, rtr6, v6k1}} {
+		p := r.waitPeer(t, c.peer.String(), 60*time.Second, "established over TCP-AO with the peer's route", func(p *status.Peer) bool {
+			return established(p) && len(p.Families) == 1 && p.Families[0].Accepted == 1 && peerSent(p, c.k.recvID) > 0
+		})
+		t.Logf("%s: established %v after the router's start, on a connection it dialed: %s", c.peer, time.Since(start).Round(10*time.Millisecond), peerString(p))
+		if p.RemotePort != 179 || p.Auth.DialError != "" || !intIs(p.Auth.SendID, c.k.sendID) || !intIs(p.Auth.PeerRNextKeyID, c.k.sendID) {
+			t.Errorf("%s: remote port %d (want 179: the router dialed), dial_error %q, send_id %v, peer_rnext_key_id %v", c.peer, p.RemotePort, p.Auth.DialError, deref(p.Auth.SendID), deref(p.Auth.PeerRNextKeyID))
+		}
+		waitFor(t, 10*time.Second, "ExaBGP's session with "+c.local.String(), func() error {
+			if st, ups := e.state(c.peer, c.local); st != "up" || ups != 1 {
+				return fmt.Errorf("ExaBGP says %q (up %d times)", st, ups)
+			}
+			return nil
+		})
+	}
+	time.Sleep(time.Second)
+	capt.stop()
+
+	segs := segments(t, capt.file)
+	var ours, unsigned, peerSYNs int
+	for _, s := range segs {
+		if s.src.Addr() == peer4 || s.src.Addr() == peer6 {
+			if s.syn() && s.flags&0x10 == 0 {
+				peerSYNs++
+			}
+			continue
+		}
+		ours++
+		if s.ao == nil || s.md5 {
+			unsigned++
+			t.Errorf("the router sent a segment without TCP-AO: %v -> %v flags %#x", s.src, s.dst, s.flags)
+		}
+	}
+	t.Logf("%d segments captured, %d from the router (%d without TCP-AO); %d SYNs from the passive far end", len(segs), ours, unsigned, peerSYNs)
+	if ours == 0 || peerSYNs != 0 {
+		t.Errorf("%d segments from the router, %d SYNs from the passive far end (want 0)", ours, peerSYNs)
+	}
+	pairs := []scapyPair{{rtr4.String(), peer4.String(), scapyKeys(v4k1)}, {rtr6.String(), peer6.String(), scapyKeys(v6k1)}}
+	res := runScapy(t, capt.file, pairs)
+	for _, pr := range pairs {
+		x, ok := res[pr.A+"-"+pr.B]
+		if !ok || x.OK == 0 || x.Bad != 0 || x.Unsigned != 0 || x.MD5 != 0 || x.NoKey != 0 || x.NoHandshake != 0 || len(x.KeyIDs[pr.A]) == 0 || len(x.KeyIDs[pr.B]) == 0 {
+			t.Errorf("scapy: %s-%s: %+v, want only good MACs, both ways", pr.A, pr.B, x)
+		}
+	}
+	rep, out := runVerifyPcap(t, r.bin, r.conf, capt.file)
+	seen := 0
+	for _, pr := range rep.Peers {
+		sh := pr.Shadow
+		if sh == nil || (pr.Address != peer4.String() && pr.Address != peer6.String()) {
+			continue
+		}
+		seen++
+		t.Logf("verify-pcap %s: %s", pr.Address, shadowJSON(sh))
+		seg := sh.Segments
+		if sh.Diagnosis != "ok" || seg.Valid == 0 || val(seg.BadMAC) != 0 || val(seg.UnknownKey) != 0 || val(seg.NoHandshake) != 0 || seg.Missing != 0 ||
+			sh.Sent == nil || sh.Sent.Valid == 0 || sh.Sent.Invalid != 0 || sh.Sent.Unsigned != 0 || val(sh.Sent.NoHandshake) != 0 {
+			t.Errorf("verify-pcap: %s: %s, want every segment both ways valid", pr.Address, shadowJSON(sh))
+		}
+	}
+	if seen != 2 {
+		t.Errorf("verify-pcap reports %d of the 2 peers:\n%s", seen, out)
+	}
+}
+
+// bgpListeners are the namespace's listening TCP sockets.
+func bgpListeners(t *testing.T, ns string) []netip.AddrPort {
+	t.Helper()
+	out, err := netns.Exec(ns, "ss", "-Htln").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ss -tln: %v\n%s", err, out)
+	}
+	var ls []netip.AddrPort
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		if a, err := netip.ParseAddrPort(f[3]); err == nil {
+			ls = append(ls, netip.AddrPortFrom(a.Addr().Unmap(), a.Port()))
+		}
+	}
+	return ls
+}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -453,6 +454,10 @@ type exaNeighbor struct {
 	// anything else a TCP-MD5 password.
 	auth   string
 	routes []string // announced prefixes, next-hop self
+	// passive: ExaBGP does not dial; it listens on local (port 179,
+	// exabgp.tcp.bind), the neighbor's MKTs on its listening socket
+	// (exabgp_ao.py's MD5() there too).
+	passive bool
 }
 
 // exaBGP is ExaBGP 4.2 run by exabgp_ao.py in a namespace.
@@ -480,6 +485,7 @@ func startExaBGP(t testing.TB, tp *netns.Topology, ns string, routerID string, n
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "process events {\n  run %s;\n  encoder json;\n}\n", script)
+	var binds []string
 	for _, n := range nbrs {
 		fam := "ipv4"
 		if n.peer.Is6() {
@@ -489,6 +495,12 @@ func startExaBGP(t testing.TB, tp *netns.Topology, ns string, routerID string, n
 			n.peer, routerID, n.local, n.asn, n.peerAS)
 		if n.auth != "" {
 			fmt.Fprintf(&b, "  md5-password %q;\n", n.auth)
+		}
+		if n.passive {
+			b.WriteString("  passive true;\n")
+			if !slices.Contains(binds, n.local.String()) {
+				binds = append(binds, n.local.String())
+			}
 		}
 		fmt.Fprintf(&b, "  family { %s unicast; }\n", fam)
 		b.WriteString("  api { processes [ events ]; neighbor-changes; }\n  static {\n")
@@ -507,6 +519,9 @@ func startExaBGP(t testing.TB, tp *netns.Topology, ns string, routerID string, n
 		"exabgp_daemon_pid=" + filepath.Join(dir, "exabgp.pid"),
 		"exabgp_api_cli=false", "exabgp_log_destination=stdout", "exabgp_log_all=false",
 		"exabgp_reactor_speed=0.1", "PYTHONDONTWRITEBYTECODE=1",
+	}
+	if len(binds) > 0 {
+		env = append(env, "exabgp_tcp_bind="+strings.Join(binds, " "), "exabgp_tcp_port=179")
 	}
 	e.cmd, e.logPath = startProc(t, tp, ns, dir, "exabgp", env, py, filepath.Join(repoRoot(t), "e2e", "vmtest", "exabgp_ao.py"), conf)
 	return e
