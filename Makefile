@@ -46,7 +46,7 @@ soak:
 # Short fuzzing runs of every fuzz target (set FUZZTIME to change).
 FUZZTIME ?= 20s
 FUZZ_TARGETS = \
-	./md5auth:FuzzParseOptions \
+	./tcpopt:FuzzParse \
 	./md5auth:FuzzParseDiag \
 	./md5auth:FuzzParseNetstat \
 	./frame:FuzzDecodeTCP \
@@ -57,7 +57,6 @@ FUZZ_TARGETS = \
 	./srv6policy:FuzzHMAC \
 	./srv6policy:FuzzDecodePath \
 	./srv6policy:FuzzDecodeRoute \
-	./tcpao:FuzzParseOptions \
 	./tcpao:FuzzSNE \
 	./tcpao:FuzzVerify \
 	./kdrops:FuzzKeyRoundTrip

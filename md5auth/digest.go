@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/bits"
 	"net/netip"
+
+	"github.com/authbgp/authbgpd/tcpopt"
 )
 
 // DigestLen is the length of an RFC 2385 signature.
@@ -38,7 +40,7 @@ func (v Verdict) String() string {
 
 // Errors about segments that cannot be checked.
 var (
-	ErrShortSegment  = errors.New("md5auth: TCP segment shorter than its header")
+	ErrShortSegment  = tcpopt.ErrShortSegment // the TCP segment is shorter than its header
 	ErrAddrFamily    = errors.New("md5auth: source and destination are not both IPv4 or both IPv6")
 	ErrSegmentTooBig = errors.New("md5auth: TCP segment longer than 65535 bytes")
 )
@@ -213,17 +215,9 @@ func (d *Digester) verdict(err error, sig []byte) (Verdict, error) {
 	return Invalid, nil
 }
 
-// headerLen returns the TCP header length (data offset) of segment.
-func headerLen(segment []byte) (int, error) {
-	if len(segment) < 20 {
-		return 0, ErrShortSegment
-	}
-	hl := int(segment[12]>>4) * 4
-	if hl < 20 || hl > len(segment) {
-		return 0, ErrShortSegment
-	}
-	return hl, nil
-}
+// headerLen returns the TCP header length (data offset) of segment, or
+// ErrShortSegment.
+func headerLen(segment []byte) (int, error) { return tcpopt.HeaderLen(segment) }
 
 // equal16 compares a digest with a 16-byte signature in constant time:
 // two XORs of 64-bit words, no data-dependent branch (crypto/subtle's

@@ -10,6 +10,8 @@ import (
 	"hash"
 	"strconv"
 	"strings"
+
+	"github.com/authbgp/authbgpd/tcpopt"
 )
 
 // Algorithm is a TCP-AO MAC algorithm with its KDF: the two of RFC 5926,
@@ -81,8 +83,9 @@ var (
 	ErrShortSegment = errors.New("tcpao: TCP segment shorter than its header")
 	// ErrSegmentTooBig: the TCP segment is longer than 65535 bytes.
 	ErrSegmentTooBig = errors.New("tcpao: TCP segment longer than 65535 bytes")
-	// ErrBadOptions: the TCP option list is malformed (see OptionError).
-	ErrBadOptions = errors.New("tcpao: malformed TCP options")
+	// ErrBadOptions: the TCP option list is malformed (see OptionError);
+	// tcpopt's, shared by every parser of authbgpd's.
+	ErrBadOptions = tcpopt.ErrBadOptions
 	// ErrNoOption: the segment carries no TCP-AO option.
 	ErrNoOption = errors.New("tcpao: no TCP-AO option")
 	// ErrMD5Option: the segment carries a TCP-MD5 option (RFC 5925 §7.7:

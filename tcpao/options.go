@@ -1,15 +1,19 @@
 package tcpao
 
 import (
+	"errors"
 	"fmt"
+
+	"github.com/authbgp/authbgpd/tcpopt"
 )
 
-// TCP option kinds this package looks at.
+// TCP option kinds this package looks at (tcpopt's, under the names
+// callers already use).
 const (
-	OptEOL = 0  // end of option list
-	OptNOP = 1  // no-operation (padding)
-	OptMD5 = 19 // RFC 2385 TCP-MD5 signature
-	OptAO  = 29 // RFC 5925 TCP Authentication Option
+	OptEOL = tcpopt.KindEOL // end of option list
+	OptNOP = tcpopt.KindNOP // no-operation (padding)
+	OptMD5 = tcpopt.KindMD5 // RFC 2385 TCP-MD5 signature
+	OptAO  = tcpopt.KindAO  // RFC 5925 TCP Authentication Option
 )
 
 // Option is a TCP-AO option (RFC 5925 §2.2): Kind 29, Length (4 + the MAC's
@@ -27,10 +31,7 @@ func (o Option) Len() int { return 4 + len(o.MAC) }
 
 // Append appends the encoded option to b. The MAC must be at most 251 bytes
 // (a TCP header has room for 40 bytes of options anyway).
-func (o Option) Append(b []byte) []byte {
-	b = append(b, OptAO, byte(o.Len()), o.KeyID, o.RNextKeyID)
-	return append(b, o.MAC...)
-}
+func (o Option) Append(b []byte) []byte { return tcpopt.AppendAO(b, o.KeyID, o.RNextKeyID, o.MAC) }
 
 // Options is what ParseOptions found in a TCP option list.
 type Options struct {
@@ -42,76 +43,43 @@ type Options struct {
 	AOOffset int
 }
 
-// OptionError describes a malformed option list. It wraps ErrBadOptions.
-// Offset is relative to the start of the options (byte 20 of the TCP
-// header).
-type OptionError struct {
-	Offset int
-	Kind   byte
-	Reason string
-}
-
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("tcpao: malformed TCP options: option kind %d at offset %d: %s", e.Kind, e.Offset, e.Reason)
-}
-
-// Unwrap lets errors.Is(err, ErrBadOptions) match.
-func (e *OptionError) Unwrap() error { return ErrBadOptions }
+// OptionError describes a malformed option list (see tcpopt.Error). It
+// wraps ErrBadOptions. Offset is relative to the start of the options
+// (byte 20 of the TCP header).
+type OptionError = tcpopt.Error
 
 // ParseOptions walks a TCP option list (the bytes between the 20-byte fixed
-// header and the data offset). NOPs are skipped; EOL ends the list (what
-// follows is padding). An option whose length byte is missing, is below 2
-// or runs past the list, a TCP-AO option shorter than 4 bytes, or a second
-// TCP-AO option is an *OptionError; what was found before it is returned
-// with it. It reads nothing outside opts, never panics and does not
-// allocate on success. A TCP-MD5 option of any valid length counts.
+// header and the data offset) by tcpopt's rules, the ones every part of
+// authbgpd judges a segment by: an option whose length byte is missing, is
+// below 2 or runs past the list, a TCP-MD5 option whose length is not 18, a
+// TCP-AO option shorter than 4 bytes, or a second TCP-MD5 or TCP-AO option
+// is an *OptionError (ErrBadOptions). A well-formed list with both a
+// TCP-MD5 and a TCP-AO option is an error wrapping ErrMD5Option and
+// tcpopt.ErrMD5AndAO (RFC 5925 §7.7: discarded). What was found before an
+// error is returned with it. It reads nothing outside opts, never panics
+// and does not allocate on success.
 func ParseOptions(opts []byte) (Options, error) {
-	o := Options{AOOffset: -1}
-	for i := 0; i < len(opts); {
-		kind := opts[i]
-		switch kind {
-		case OptEOL:
-			return o, nil
-		case OptNOP:
-			i++
-			continue
-		}
-		if i+1 >= len(opts) {
-			return o, &OptionError{Offset: i, Kind: kind, Reason: "length byte missing"}
-		}
-		l := int(opts[i+1])
-		if l < 2 {
-			return o, &OptionError{Offset: i, Kind: kind, Reason: fmt.Sprintf("length %d is below 2", l)}
-		}
-		if l > len(opts)-i {
-			return o, &OptionError{Offset: i, Kind: kind, Reason: fmt.Sprintf("length %d runs past the option list (%d bytes left)", l, len(opts)-i)}
-		}
-		switch kind {
-		case OptMD5:
-			o.HasMD5 = true
-		case OptAO:
-			if l < 4 {
-				return o, &OptionError{Offset: i, Kind: kind, Reason: fmt.Sprintf("TCP-AO option length %d is below 4", l)}
-			}
-			if o.HasAO {
-				return o, &OptionError{Offset: i, Kind: kind, Reason: fmt.Sprintf("second TCP-AO option (the first is at offset %d)", o.AOOffset)}
-			}
-			o.HasAO = true
-			o.AOOffset = i
-			o.AO = Option{KeyID: opts[i+2], RNextKeyID: opts[i+3], MAC: opts[i+4 : i+l : i+l]}
-		}
-		i += l
+	t, err := tcpopt.Parse(opts)
+	o := Options{AOOffset: t.AOOffset(), HasMD5: t.HasMD5()}
+	if t.HasAO() {
+		o.HasAO = true
+		o.AO.KeyID, o.AO.RNextKeyID = t.AOKeyIDs(opts)
+		o.AO.MAC = t.MAC(opts)
 	}
-	return o, nil
+	if err != nil && errors.Is(err, tcpopt.ErrMD5AndAO) {
+		err = fmt.Errorf("%w: %w", ErrMD5Option, err)
+	}
+	return o, err
 }
 
 // headerLen returns the TCP header length (data offset) of a segment.
 func headerLen(tcp []byte) (int, error) {
-	if len(tcp) < 20 {
-		return 0, fmt.Errorf("%w: %d bytes", ErrShortSegment, len(tcp))
-	}
-	hl := int(tcp[12]>>4) * 4
-	if hl < 20 || hl > len(tcp) {
+	hl, err := tcpopt.HeaderLen(tcp)
+	if err != nil {
+		hl = 0
+		if len(tcp) > 12 {
+			hl = int(tcp[12]>>4) * 4
+		}
 		return 0, fmt.Errorf("%w: data offset %d, %d bytes", ErrShortSegment, hl, len(tcp))
 	}
 	return hl, nil

@@ -13,7 +13,7 @@ const module = "github.com/authbgp/authbgpd"
 
 // codecs are the pure codec packages (and their subpackages): digests,
 // parsers, keys, capture. They must build without the daemon.
-var codecs = []string{"keys", "frame", "capture/...", "md5auth/...", "srv6policy", "tcpao", "kdrops"}
+var codecs = []string{"keys", "frame", "capture/...", "tcpopt", "md5auth/...", "srv6policy", "tcpao", "kdrops"}
 
 // runtime are the daemon's runtime packages (and their subpackages), which
 // no codec may import, directly or through another package, in its
