@@ -65,10 +65,13 @@ var (
 )
 
 // aoChains are the keys of the three good peers' chains.
-type aoChains struct{ v4, v6, dyn []mkt }
+type aoChains struct {
+	v4, v6, dyn []mkt
+	q           []mkt // the soak's authbgpd-authbgpd session (router r's view)
+}
 
 // initialChains are the chains the test starts with.
-func initialChains() aoChains { return aoChains{[]mkt{v4k1}, []mkt{v6k1}, []mkt{dyk1}} }
+func initialChains() aoChains { return aoChains{v4: []mkt{v4k1}, v6: []mkt{v6k1}, dyn: []mkt{dyk1}} }
 
 // aoRouterConf is the router's config: the three good TCP-AO peers with
 // the chains c, the three held-out ones, [shadow] on.
@@ -291,7 +294,7 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 		at := time.Now().Add(8 * time.Second)
 		k2, v62, dy2 := v4k2, v6k2, dyk2
 		k2.sendFrom, v62.sendFrom, dy2.sendFrom = at, at, at
-		c := aoChains{[]mkt{v4k1, k2}, []mkt{v6k1, v62}, []mkt{dyk1, dy2}}
+		c := aoChains{v4: []mkt{v4k1, k2}, v6: []mkt{v6k1, v62}, dyn: []mkt{dyk1, dy2}}
 		e.setChains(t, exaChains(c))
 		r.reload(t, aoRouterConf(c))
 		p := r.waitPeer(t, peer4.String(), 5*time.Second, "with key 2 scheduled", func(p *status.Peer) bool {
@@ -398,8 +401,8 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 		all := filepath.Join(t.TempDir(), "all-keys.toml")
 		// A keychain has at most one key without send-from.
 		past := func(k mkt, d time.Duration) mkt { k.sendFrom = time.Now().Add(-d); return k }
-		everyKey := aoChains{[]mkt{v4k1, past(v4k2, 2*time.Hour), past(v4k3, time.Hour)},
-			[]mkt{v6k1, past(v6k2, time.Hour)}, []mkt{dyk1, past(dyk2, time.Hour)}}
+		everyKey := aoChains{v4: []mkt{v4k1, past(v4k2, 2*time.Hour), past(v4k3, time.Hour)},
+			v6: []mkt{v6k1, past(v6k2, time.Hour)}, dyn: []mkt{dyk1, past(dyk2, time.Hour)}}
 		if err := os.WriteFile(all, []byte(aoRouterConf(everyKey)), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -23,22 +23,56 @@ import (
 )
 
 // The TCP-AO soak: one router, ExaBGP with three TCP-AO sessions (static
-// IPv4 HMAC-SHA-1-96, static IPv6 AES-128-CMAC-96, a dynamic range), and
-// for VMSOAK_SECONDS (default 60; `make soak-vm` runs 600) a cycle of
+// IPv4 HMAC-SHA-1-96, static IPv6 AES-128-CMAC-96, a dynamic range), a
+// second authbgpd (namespace q, its own link) with a TCP-AO session to the
+// router that both dial (AES-128-CMAC-96), and for VMSOAK_SECONDS (default 60; `make soak-vm` runs 600) a cycle of
 // faults while unsigned and TCP-MD5-signed SYNs from the peers' own
 // addresses hit the router's port 179 all the time:
 //
 //	rekey:     the next key scheduled on both ends a few seconds ahead,
-//	           then the old one retired on both: no session reset
+//	           then the old one retired on both (q too): no session reset
 //	restart:   ExaBGP stopped (Cease), down a few seconds, started again
 //	wrong-key: ExaBGP restarted with a wrong secret for the IPv4 peer: held
 //	           out, its bad MACs counted, the other two up; then the right key
 //	flap:      ExaBGP killed (no NOTIFICATION) and started again at once
 //
+// The r-q session stays on its first connection through all of it (q is
+// not restarted here: when one of two GoBGP speakers that both dial
+// restarts, each closes the other's connection while in Idle and they can
+// stay out of phase for minutes; TestBGPTCPAOTwoRouters restarts one
+// router passive).
+//
 // Then: no flood SYN answered (in a capture of the whole soak), every
 // segment the router sent signed with TCP-AO and valid (verify-pcap with
 // every key), the kernel's TcpExt counters moved by the flood, nothing
-// logged that says a key could not be set or drifted, all sessions up.
+// logged that says a key could not be set or drifted, all sessions up; on
+// q's link (its own capture) no unsigned segment from either authbgpd, and
+// every MAC verified by verify-pcap and scapy.
+
+// The authbgpd-authbgpd session of the soak: r's end and q's.
+var (
+	soakQLocal = netip.MustParseAddr("203.0.113.1")
+	soakQPeer  = netip.MustParseAddr("203.0.113.2")
+)
+
+const asQ = 65003
+
+// soakQKey is generation g of the q session's key (r's view).
+func soakQKey(g int) mkt {
+	id := g%40 + 1
+	return mkt{id: id, sendID: 100 + id, recvID: 140 + id, alg: "cmac(aes128)", secret: fmt.Sprintf("soak q key %d", g)}
+}
+
+// soakQConf is q's config: the mirror of r's chain c for its one peer, r.
+func soakQConf(c []mkt) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\nlisten-addresses = [%q]\n", asQ, soakQPeer, soakQPeer)
+	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
+	b.WriteString("\n[shadow]\nenabled = true\ninterfaces = []\nworkers = 1\n")
+	b.WriteString(keychainTOML("r", mirrorAll(c)...))
+	fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\nkeychain = \"r\"\nhold-time = %d\n", soakQLocal, asRouter, holdTime)
+	return b.String()
+}
 
 // soakSeconds is how long the fault cycle runs (at least one full cycle).
 func soakSeconds(t *testing.T) time.Duration {
@@ -67,17 +101,19 @@ func soakKeys(g int) (v4, v6, dyn mkt) {
 // soakConf is the router's config with chains c.
 func soakConf(c aoChains) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\nlisten-addresses = [%q, %q]\n", asRouter, rtr4, rtr4, rtr6)
+	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\nlisten-addresses = [%q, %q, %q]\n", asRouter, rtr4, rtr4, rtr6, soakQLocal)
 	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
 	b.WriteString("\n[shadow]\nenabled = true\ninterfaces = []\nworkers = 1\n")
 	b.WriteString(keychainTOML("v4", c.v4...))
 	b.WriteString(keychainTOML("v6", c.v6...))
 	b.WriteString(keychainTOML("dyn", c.dyn...))
+	b.WriteString(keychainTOML("q", c.q...))
 	for _, p := range []struct{ key, addr, chain string }{
 		{"address", peer4.String(), "v4"}, {"address", peer6.String(), "v6"}, {"prefix", rangeDyn, "dyn"},
 	} {
 		fmt.Fprintf(&b, "\n[[peers]]\n%s = %q\nasn = %d\nkeychain = %q\nhold-time = %d\n", p.key, p.addr, asPeer, p.chain, holdTime)
 	}
+	fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\nkeychain = \"q\"\nhold-time = %d\n", soakQPeer, asQ, holdTime)
 	return b.String()
 }
 
@@ -100,6 +136,10 @@ type soak struct {
 	t      *testing.T
 	tp     *netns.Pair
 	r      *router
+	q      *router  // the second authbgpd
+	qp     *r2rPair // r and q as a pair (a = r, b = q)
+	qs     session  // their session now
+	qMoved bool     // q restarted: its session must be on a new connection
 	e      *exaBGP
 	gen    int      // the current key generation
 	chains aoChains // both ends' chains now
@@ -145,8 +185,27 @@ func (s *soak) allUp(what string, was map[netip.Addr]*status.Peer, skip netip.Ad
 			}
 		}
 	}
+	// The authbgpd-authbgpd session: on its first connection throughout.
+	old, moved := s.qs, s.qMoved
+	s.qs = s.qp.waitSession(s.t, soakQPeer, soakQLocal, 90*time.Second, what, func(x session) bool {
+		if old.a == nil {
+			return true
+		}
+		same := x.a.LocalPort == old.a.LocalPort && x.a.RemotePort == old.a.RemotePort
+		return same != moved
+	})
+	s.qMoved = false
+	up[soakQPeer] = s.qs.a
 	s.t.Logf("%s: all up after %v", what, time.Since(start).Round(time.Millisecond))
 	return up
+}
+
+// startQ starts the second authbgpd, q, and waits until it answers.
+func (s *soak) startQ() {
+	s.q = s.qp.launch(s.t, s.qp.tp.B, soakQConf(s.chains.q))
+	s.q.waitHealthy(s.t)
+	s.qp.b = s.q
+	s.qMoved = true
 }
 
 // rekey schedules generation gen+1 on both ends a few seconds ahead,
@@ -155,10 +214,12 @@ func (s *soak) allUp(what string, was map[netip.Addr]*status.Peer, skip netip.Ad
 func (s *soak) rekey(up map[netip.Addr]*status.Peer) map[netip.Addr]*status.Peer {
 	at := time.Now().Add(5 * time.Second)
 	n4, n6, nd := soakKeys(s.gen + 1)
-	n4.sendFrom, n6.sendFrom, nd.sendFrom = at, at, at
-	s.chains = aoChains{append(s.chains.v4, n4), append(s.chains.v6, n6), append(s.chains.dyn, nd)}
+	nq := soakQKey(s.gen + 1)
+	n4.sendFrom, n6.sendFrom, nd.sendFrom, nq.sendFrom = at, at, at, at
+	s.chains = aoChains{v4: append(s.chains.v4, n4), v6: append(s.chains.v6, n6), dyn: append(s.chains.dyn, nd), q: append(s.chains.q, nq)}
 	s.e.setChains(s.t, s.exaChains(false))
 	s.r.reload(s.t, soakConf(s.chains))
+	s.q.reload(s.t, soakQConf(s.chains.q))
 	now := map[netip.Addr]*status.Peer{}
 	for _, c := range []struct {
 		peer netip.Addr
@@ -166,10 +227,21 @@ func (s *soak) rekey(up map[netip.Addr]*status.Peer) map[netip.Addr]*status.Peer
 	}{{peer4, n4}, {peer6, n6}, {dyn4, nd}} {
 		now[c.peer] = rolledTo(s.t, s.r, s.e, c.peer, up[c.peer], c.k, 40*time.Second)
 	}
+	wasQ := s.qs
+	s.qs = s.qp.waitSession(s.t, soakQPeer, soakQLocal, 40*time.Second, fmt.Sprintf("on key %d", nq.id), keyIs(nq))
+	sameSession(s.t, wasQ, s.qs)
 	s.gen++
-	s.chains = aoChains{[]mkt{n4}, []mkt{n6}, []mkt{nd}}
+	s.chains = aoChains{v4: []mkt{n4}, v6: []mkt{n6}, dyn: []mkt{nd}, q: []mkt{nq}}
 	s.e.setChains(s.t, s.exaChains(false))
 	s.r.reload(s.t, soakConf(s.chains))
+	s.q.reload(s.t, soakQConf(s.chains.q))
+	ga, gb := s.qs.a.Auth.Kernel.Good, s.qs.b.Auth.Kernel.Good
+	wasQ = s.qs
+	s.qs = s.qp.waitSession(s.t, soakQPeer, soakQLocal, 3*holdTime*time.Second, "on the new key with the old one retired", func(x session) bool {
+		return keyIs(nq)(x) && x.a.Auth.Kernel.Good > ga && x.b.Auth.Kernel.Good > gb
+	})
+	sameSession(s.t, wasQ, s.qs)
+	now[soakQPeer] = s.qs.a
 	for _, sp := range soakPeers {
 		was := now[sp.peer]
 		kn := was.Auth.Kernel.Good
@@ -320,13 +392,20 @@ func TestBGPTCPAOSoak(t *testing.T) {
 	if out, err := netns.Exec(tp.B, "sysctl", "-w", "net.ipv4.ip_local_port_range=50000 60999").CombinedOutput(); err != nil {
 		t.Fatalf("sysctl ip_local_port_range: %v\n%s", err, out)
 	}
+	// q, the second authbgpd, on its own link to r.
+	qns := tp.Topology.Add("q")
+	tp.Topology.Link(tp.A, "eth1", []string{soakQLocal.String() + "/24"}, qns, "eth0", []string{soakQPeer.String() + "/24"})
 	before := counters(t, tp.A)
 	s := &soak{t: t, tp: tp, counts: map[string]int{}}
+	s.qp = &r2rPair{tp: &netns.Pair{Topology: tp.Topology, A: tp.A, B: qns}, dir: t.TempDir()}
 	k4, k6, kd := soakKeys(0)
-	s.chains = aoChains{[]mkt{k4}, []mkt{k6}, []mkt{kd}}
+	s.chains = aoChains{v4: []mkt{k4}, v6: []mkt{k6}, dyn: []mkt{kd}, q: []mkt{soakQKey(0)}}
 	s.r = startRouter(t, tp.Topology, tp.A, soakConf(s.chains))
+	s.qp.a = s.r
 	capt := startCapture(t, tp.Topology, tp.A, "eth0", t.TempDir(), "tcp port 179")
+	qcapt := startCapture(t, tp.Topology, tp.A, "eth1", t.TempDir(), "tcp port 179")
 	s.startExa(false)
+	s.startQ()
 	up := s.allUp("start", nil, netip.Addr{})
 
 	flood := startFlood(tp.B)
@@ -341,10 +420,14 @@ func TestBGPTCPAOSoak(t *testing.T) {
 	flood.end()
 	time.Sleep(time.Second)
 	capt.stop()
+	qcapt.stop()
 	if dir := os.Getenv("VMSOAK_KEEP"); dir != "" { // a directory shared with the host (VM_SHARE)
 		b, err := os.ReadFile(capt.file)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, "soak.pcap"), b, 0o644)
+		}
+		if b, err2 := os.ReadFile(qcapt.file); err == nil && err2 == nil {
+			err = os.WriteFile(filepath.Join(dir, "soak-q.pcap"), b, 0o644)
 		}
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, "soak-keys.toml"), []byte(soakConf(s.everyKey())), 0o600)
@@ -409,12 +492,69 @@ func TestBGPTCPAOSoak(t *testing.T) {
 		soakVerifyPcap(t, s.r.bin, all, capt.file, s.counts["wrong-key"] > 0)
 	})
 
+	t.Run("q-signed", func(t *testing.T) {
+		// Both ends are authbgpd here: every segment of the link.
+		var n, unsigned int
+		syns := map[netip.Addr]int{}
+		for _, sg := range segments(t, qcapt.file) {
+			n++
+			if sg.ao == nil || sg.md5 {
+				unsigned++
+				if unsigned <= 5 {
+					t.Errorf("an authbgpd sent a segment without TCP-AO: %v -> %v flags %#x", sg.src, sg.dst, sg.flags)
+				}
+			} else if sg.syn() && sg.flags&0x10 == 0 {
+				syns[sg.src.Addr()]++
+			}
+		}
+		t.Logf("q's link: %d segments, %d without TCP-AO; signed SYNs from r %d, from q %d", n, unsigned, syns[soakQLocal], syns[soakQPeer])
+		if n == 0 || unsigned != 0 {
+			t.Errorf("%d of q's link's %d segments unsigned", unsigned, n)
+		}
+		every := s.everyKey()
+		res := runScapy(t, qcapt.file, []scapyPair{{soakQLocal.String(), soakQPeer.String(), scapyKeys(every.q...)}})
+		x := res[soakQLocal.String()+"-"+soakQPeer.String()]
+		if x.OK == 0 || x.Bad != 0 || x.Unsigned != 0 || x.MD5 != 0 || x.NoKey != 0 || x.NoHandshake != 0 || len(x.KeyIDs[soakQLocal.String()]) == 0 || len(x.KeyIDs[soakQPeer.String()]) == 0 {
+			t.Errorf("scapy: q's link: %+v, want only good MACs, both ways", x)
+		}
+		all := filepath.Join(t.TempDir(), "every-key.toml")
+		if err := os.WriteFile(all, []byte(soakConf(every)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rep, out := runVerifyPcap(t, s.r.bin, all, qcapt.file)
+		found := false
+		for _, p := range rep.Peers {
+			if p.Address != soakQPeer.String() || p.Shadow == nil {
+				continue
+			}
+			found = true
+			sh := p.Shadow
+			t.Logf("verify-pcap %s: %s", p.Address, shadowJSON(sh))
+			seg := sh.Segments
+			if seg.Valid == 0 || val(seg.BadMAC) != 0 || val(seg.UnknownKey) != 0 || val(seg.NoHandshake) != 0 || seg.Missing != 0 ||
+				sh.Sent == nil || sh.Sent.Valid == 0 || sh.Sent.Invalid != 0 || sh.Sent.Unsigned != 0 || val(sh.Sent.NoHandshake) != 0 {
+				t.Errorf("verify-pcap: %s: %s, want every segment both ways valid", p.Address, shadowJSON(sh))
+			}
+		}
+		if !found {
+			t.Errorf("verify-pcap reports nothing of %s:\n%s", soakQPeer, out)
+		}
+	})
+
 	t.Run("router", func(t *testing.T) {
 		log := s.r.log()
 		for _, bad := range []string{"could not set", "drift", "panic:", "DATA RACE"} {
 			if w := linesWith(log, bad); len(w) > 0 {
 				t.Errorf("the router logged %q:\n%s", bad, strings.Join(w[:min(len(w), 5)], "\n"))
 			}
+			if w := linesWith(s.q.log(), bad); len(w) > 0 {
+				t.Errorf("q logged %q:\n%s", bad, strings.Join(w[:min(len(w), 5)], "\n"))
+			}
+		}
+		if qs, ok := s.qp.sessionUp(soakQPeer, soakQLocal); !ok {
+			t.Errorf("the r-q session at the end: r: %s; q: %s", peerString(qs.a), peerString(qs.b))
+		} else {
+			s.qp.oneSession(t, qs)
 		}
 		for _, sp := range soakPeers {
 			p := s.r.peer(sp.peer.String())
@@ -423,7 +563,7 @@ func TestBGPTCPAOSoak(t *testing.T) {
 			}
 		}
 	})
-	t.Logf("TCP-AO soak: %v of faults (%d rekeys on both ends, %d peer restarts, %d wrong-key peers, %d flaps), %d flood SYNs; key generation %d",
+	t.Logf("TCP-AO soak: %v of faults (%d rekeys on both ends, %d peer restarts, %d wrong-key peers, %d flaps; ExaBGP's three sessions and an authbgpd-authbgpd one), %d flood SYNs; key generation %d",
 		elapsed.Round(time.Second), s.counts["rekey"], s.counts["restart"], s.counts["wrong-key"], s.counts["flap"], flood.sent.Load(), s.gen)
 }
 
@@ -433,11 +573,12 @@ func (s *soak) everyKey() aoChains {
 	var every aoChains
 	for g := max(0, s.gen-39); g <= s.gen; g++ {
 		a, b, c := soakKeys(g)
+		q := soakQKey(g)
 		if g > 0 {
 			at := time.Now().Add(time.Duration(g-s.gen-1) * time.Hour)
-			a.sendFrom, b.sendFrom, c.sendFrom = at, at, at
+			a.sendFrom, b.sendFrom, c.sendFrom, q.sendFrom = at, at, at, at
 		}
-		every.v4, every.v6, every.dyn = append(every.v4, a), append(every.v6, b), append(every.dyn, c)
+		every.v4, every.v6, every.dyn, every.q = append(every.v4, a), append(every.v6, b), append(every.dyn, c), append(every.q, q)
 	}
 	return every
 }
@@ -451,7 +592,7 @@ func soakVerifyPcap(t *testing.T, bin, conf, file string, wrongPhase bool) {
 	seen := map[string]bool{}
 	for _, p := range rep.Peers {
 		sh := p.Shadow
-		if sh == nil {
+		if sh == nil || p.Address == soakQPeer.String() { // q's link is in its own capture
 			continue
 		}
 		seen[p.Address] = true
