@@ -22,11 +22,21 @@
 // scheduled and reloaded key changes without a reset; MD5 <-> TCP-AO
 // migration; every MAC of the capture re-checked by verify-pcap and scapy;
 // unsigned and TCP-MD5 SYN floods from a TCP-AO peer's address unanswered.
+// authbgpd dials its TCP-AO peers too (the carried GoBGP's dial hook signs
+// the SYN): two authbgpd routers with TCP-AO for each other, neither
+// passive, come up at once, change keys on both sides by send-from and by
+// reload without a reset, re-dial a killed and restarted router within
+// connect-retry, and keep one connection when both dial at once
+// (TestBGPTCPAOTwoRouters); authbgpd dials a passive ExaBGP whose listener
+// carries the MKTs (TestBGPTCPAOPassiveFarEnd). Their captures hold no
+// unsigned segment from an authbgpd, SYNs included, and scapy and
+// verify-pcap verify every MAC both ways, whoever dialed.
 // The guest kernel has BTF, so package kdrops counts the kernel's TCP-AO
 // drops per peer there (TestKernelDropsAO, and kernel_drops of the
 // held-out ExaBGP peers): the host's kernel has no TCP-AO tracepoints to
 // fire. The TCP-AO soak (TestBGPTCPAOSoak; 60 s here, VMSOAK_SECONDS with make
 // soak-vm) cycles key changes on both ends, peer restarts, wrong-key peers
-// and flaps under a constant SYN flood from the peers' addresses: no flood
-// SYN answered, none of the router's segments unsigned or invalid.
+// and flaps under a constant SYN flood from the peers' addresses, beside an
+// authbgpd-authbgpd session: no flood SYN answered, none of the routers'
+// segments unsigned or invalid.
 package vmtest
