@@ -11,6 +11,7 @@ import (
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/tcpopt"
 )
 
 // Verdict classifies one segment.
@@ -636,18 +637,17 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 			return r
 		}
 	} else {
-		sig, err := md5auth.SignatureOf(segment)
+		// One walk of the options, by tcpopt's rules (the TCP-AO
+		// checker's too): a malformed list, or TCP-MD5 with TCP-AO.
+		opts, hl, err := tcpopt.ParseSegment(segment)
 		if err != nil {
 			r.Verdict = Malformed
 			return r
 		}
+		sig := opts.Signature(segment[20:hl])
 		// An unsigned segment may carry TCP-AO: to a peer without keys
 		// it is unexpected, to a TCP-MD5 peer the wrong mechanism.
-		var ao tcpao.Options
-		if sig == nil {
-			ao, _ = tcpao.SegmentOptions(segment)
-		}
-		if sig == nil && !ao.HasAO && len(p.Keys) == 0 {
+		if sig == nil && !opts.HasAO() && len(p.Keys) == 0 {
 			// Ignored: nothing to check, and no state made for it.
 			// Decided here, before stateOf, whose prepared
 			// pseudo-headers classify needs.
@@ -655,8 +655,9 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		}
 		st = c.stateOf(remote, p)
 		switch {
-		case ao.HasAO:
-			aoOnMD5Peer(p, st, &r, ao)
+		case opts.HasAO():
+			keyID, rnext := opts.AOKeyIDs(segment[20:hl])
+			aoOnMD5Peer(p, st, &r, keyID, rnext)
 		default:
 			var ph *md5auth.PseudoHeader
 			if outgoing {
@@ -689,10 +690,10 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 // aoOnMD5Peer classifies a TCP-AO segment of a peer configured without
 // TCP-AO: unexpected when it has no key at all, the wrong mechanism (a
 // missing TCP-MD5 signature) when it has a TCP-MD5 key.
-func aoOnMD5Peer(p *Peer, st *addrState, r *Result, ao tcpao.Options) {
-	r.AOKeyID, r.RNextKeyID = ao.AO.KeyID, ao.AO.RNextKeyID
+func aoOnMD5Peer(p *Peer, st *addrState, r *Result, keyID, rnextKeyID uint8) {
+	r.AOKeyID, r.RNextKeyID = keyID, rnextKeyID
 	if !r.Outgoing {
-		st.countKeyIDs(ao.AO.KeyID, ao.AO.RNextKeyID)
+		st.countKeyIDs(keyID, rnextKeyID)
 	}
 	if len(p.Keys) == 0 {
 		r.Verdict, r.AO = Unexpected, true
