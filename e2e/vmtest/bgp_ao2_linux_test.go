@@ -259,7 +259,10 @@ func sameSession(t *testing.T, was, now session) {
 //	           ones removed: the same connection throughout (a FIGURE)
 //	restart:   b killed (SIGKILL) and started again, passive, so that only
 //	           a's re-dial can bring the sessions back: a re-dials, signed,
-//	           within its connect-retry (a FIGURE)
+//	           within its connect-retry (a FIGURE). (Restarted dialing, b's
+//	           first dial meets a in GoBGP's 5-s Idle, which closes it;
+//	           both then dial while the other is Idle and can stay out of
+//	           phase for minutes: GoBGP v3 has no collision detection.)
 //	collision: both killed and started at once while the link drops every
 //	           frame, until each has a SYN out to the other on both
 //	           sessions; then the frames pass: both dials meet, GoBGP keeps
