@@ -24,6 +24,19 @@ type DialSockets interface {
 	DialAO(rc syscall.RawConn, remote netip.AddrPort, set md5auth.AOSet) error
 }
 
+// PeerIdleHold is how long after GoBGP (Idle) refused a peer's connection
+// our own dials to that peer are deferred: GoBGP's idle hold after a
+// session ends (5 s, on the peer's side too when it is GoBGP) and the 1-2 s
+// before its first dial. A SYN of ours in that time would reach a peer
+// that refuses it and send our GoBGP into its idle hold in turn: two
+// GoBGPs that both dial can stay out of phase that way for minutes, each
+// dialing while the other is Idle. Deferred, our GoBGP stays Active (a
+// failed dial does not leave Active) and accepts the peer's next dial.
+const PeerIdleHold = 7 * time.Second
+
+// errDialDeferred marks a dial deferred while the peer is in its idle hold.
+var errDialDeferred = errors.New("dial deferred: the peer is in its idle hold (GoBGP refused its connection while Idle); waiting for its dial")
+
 // ErrDialRefused marks a dial the reconciler did not let connect.
 var ErrDialRefused = errors.New("dial refused")
 
@@ -112,6 +125,26 @@ func (m *Manager) dialNoted(neighbor netip.Addr, id string, err error) {
 	} else {
 		m.log.WithFields(logrus.Fields{"peer": neighbor.String()}).WithError(err).Debug("dial refused again")
 	}
+}
+
+// IdleRefused is told (plugin.Host.OnIdleRefusal) that GoBGP, Idle,
+// refused a connection addr dialed. It only records the time (the dial hook
+// reads it); it never blocks.
+func (m *Manager) IdleRefused(addr netip.Addr) {
+	m.dialMu.Lock()
+	m.peerIdle[addr.Unmap()] = m.now()
+	m.dialMu.Unlock()
+}
+
+// deferDial reports whether a dial to neighbor waits for the peer's own
+// dial instead (dialMu held).
+func (m *Manager) deferDial(neighbor netip.Addr) bool {
+	t, ok := m.peerIdle[neighbor]
+	if ok && m.now().Sub(t) >= PeerIdleHold {
+		delete(m.peerIdle, neighbor)
+		ok = false
+	}
+	return ok
 }
 
 // dialError is the last dial failure of static peer addr ("" none).

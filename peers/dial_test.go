@@ -3,6 +3,7 @@ package peers
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,33 @@ func TestDialTCPAO(t *testing.T) {
 	})
 	if err := dial(t, m, "198.51.100.9"); !errors.Is(err, ErrDialRefused) {
 		t.Fatalf("a TCP-AO range's address: %v", err)
+	}
+}
+
+// TestDialDeferredWhilePeerIdle: after GoBGP (Idle) refused the peer's
+// connection, the peer sits in its own idle hold: our dial then would be
+// refused and push our GoBGP into its idle hold too (two GoBGPs that both
+// dial stay out of phase). The dial is deferred, not keyed, not reported
+// as a dial error; once the hold is over, dials are keyed again.
+func TestDialDeferredWhilePeerIdle(t *testing.T) {
+	s := newFakeSockets()
+	var logs lockedLog
+	m, _ := start(t, cfg(t, twoPeers), s, &logs)
+	m.IdleRefused(netip.MustParseAddr("::ffff:192.0.2.2"))
+	err := dial(t, m, "192.0.2.2")
+	if !errors.Is(err, errDialDeferred) || s.dialedWith("192.0.2.2:179") != "" {
+		t.Fatalf("dial while the peer is in its idle hold: %v, key %q", err, s.dialedWith("192.0.2.2:179"))
+	}
+	if got := dialStatus(t, m, "192.0.2.2"); got != "" {
+		t.Fatalf("a deferred dial is no dial error: %q", got)
+	}
+	if err := dial(t, m, "192.0.2.3"); err != nil {
+		t.Fatalf("another peer's dial: %v", err)
+	}
+	m.dialMu.Lock()
+	m.peerIdle[netip.MustParseAddr("192.0.2.2")] = time.Now().Add(-PeerIdleHold)
+	m.dialMu.Unlock()
+	if err := dial(t, m, "192.0.2.2"); err != nil || s.dialedWith("192.0.2.2:179") != "Secret-Alpha" {
+		t.Fatalf("after the hold: %v, key %q", err, s.dialedWith("192.0.2.2:179"))
 	}
 }

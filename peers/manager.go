@@ -127,6 +127,9 @@ type Manager struct {
 	dialMu  sync.Mutex
 	dials   map[netip.Addr]dialWant
 	dialErr map[netip.Addr]dialFailure
+	// peerIdle: when GoBGP, Idle, last refused a connection the peer
+	// dialed (IdleRefused): the peer is in its own idle hold since.
+	peerIdle map[netip.Addr]time.Time
 }
 
 // Options configures a Manager.
@@ -146,22 +149,23 @@ type Options struct {
 // host starts it.
 func New(o Options) *Manager {
 	m := &Manager{
-		socks:   o.Sockets,
-		obs:     o.Observer,
-		now:     o.Now,
-		cfg:     o.Config,
-		every:   o.ReconcileEvery,
-		pins:    map[string]int{},
-		sess:    map[netip.Addr]*session{},
-		stale:   map[netip.Addr]staleWant{},
-		peers:   map[string]*peer{},
-		held:    map[string]error{},
-		told:    map[netip.Addr]netip.AddrPort{},
-		aoLast:  map[[2]netip.AddrPort]md5auth.AOInfo{},
-		reqs:    make(chan *passReq),
-		kick:    make(chan struct{}, 1),
-		refused: make(chan netip.Addr, 64),
-		dialErr: map[netip.Addr]dialFailure{},
+		socks:    o.Sockets,
+		obs:      o.Observer,
+		now:      o.Now,
+		cfg:      o.Config,
+		every:    o.ReconcileEvery,
+		pins:     map[string]int{},
+		sess:     map[netip.Addr]*session{},
+		stale:    map[netip.Addr]staleWant{},
+		peers:    map[string]*peer{},
+		held:     map[string]error{},
+		told:     map[netip.Addr]netip.AddrPort{},
+		aoLast:   map[[2]netip.AddrPort]md5auth.AOInfo{},
+		reqs:     make(chan *passReq),
+		kick:     make(chan struct{}, 1),
+		refused:  make(chan netip.Addr, 64),
+		dialErr:  map[netip.Addr]dialFailure{},
+		peerIdle: map[netip.Addr]time.Time{},
 	}
 	if m.every <= 0 {
 		m.every = 2 * time.Second
@@ -190,6 +194,7 @@ func (m *Manager) Name() string { return "peers" }
 func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
 	h.OnConnectionRefused(m.ConnectionRefused)
 	h.OnDial(m.dialKey)
+	h.OnIdleRefusal(m.IdleRefused)
 	return m.start(ctx, h)
 }
 

@@ -120,12 +120,22 @@ func (h *Host) observe(msg string, f gobgplog.Fields) {
 // must not block or call GoBGP.
 func (h *Host) OnConnectionRefused(fn func(netip.Addr)) { h.refused.Store(&fn) }
 
+// OnIdleRefusal sets fn to be told the neighbor address whenever GoBGP
+// closes a connection the neighbor dialed because its own FSM for the
+// neighbor is Idle (its idle hold after a session ended): the neighbor,
+// refused, now sits in an idle hold of its own. Called like
+// OnConnectionRefused's fn: on GoBGP's goroutine, it must not block.
+func (h *Host) OnIdleRefusal(fn func(netip.Addr)) { h.idleRefused.Store(&fn) }
+
 func (h *Host) connectionRefused(f gobgplog.Fields) {
-	fn := h.refused.Load()
-	if fn == nil {
-		return
+	var fn *func(netip.Addr)
+	switch st, _ := f["State"].(string); st {
+	case bgp.BGP_FSM_ESTABLISHED.String():
+		fn = h.refused.Load()
+	case bgp.BGP_FSM_IDLE.String():
+		fn = h.idleRefused.Load()
 	}
-	if st, _ := f["State"].(string); st != bgp.BGP_FSM_ESTABLISHED.String() {
+	if fn == nil {
 		return
 	}
 	key, _ := f["Key"].(string)

@@ -55,8 +55,9 @@ func TestNotesFromGoBGPLogs(t *testing.T) {
 func TestConnectionRefusedHook(t *testing.T) {
 	h := &Host{}
 	h.observe("Closed an accepted connection", gobgplog.Fields{"Topic": "Peer", "Key": "192.0.2.2", "State": "BGP_FSM_ESTABLISHED"}) // no hook yet: nothing
-	var got []netip.Addr
+	var got, idle []netip.Addr
 	h.OnConnectionRefused(func(a netip.Addr) { got = append(got, a) })
+	h.OnIdleRefusal(func(a netip.Addr) { idle = append(idle, a) })
 	for _, l := range []struct {
 		msg   string
 		key   string
@@ -68,12 +69,16 @@ func TestConnectionRefusedHook(t *testing.T) {
 		{"Closed an accepted connection", "192.0.2.5", "BGP_FSM_OPENSENT"},
 		{"Closed an accepted connection", "not-an-address", "BGP_FSM_ESTABLISHED"},
 		{"accepted conn is closed to avoid be blocked", "192.0.2.6", ""},
+		{"Closed an accepted connection", "192.0.2.7", "BGP_FSM_IDLE"},
 	} {
 		h.observe(l.msg, gobgplog.Fields{"Topic": "Peer", "Key": l.key, "State": l.state})
 	}
 	want := []netip.Addr{netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3")}
 	if !slices.Equal(got, want) {
 		t.Fatalf("hook saw %v, want %v", got, want)
+	}
+	if want := []netip.Addr{netip.MustParseAddr("192.0.2.7")}; !slices.Equal(idle, want) {
+		t.Fatalf("the Idle refusal hook saw %v, want %v", idle, want)
 	}
 }
 

@@ -97,6 +97,8 @@ type Host struct {
 
 	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (gobgplog.go)
 	dial    atomic.Pointer[DialHook]         // OnDial (dial.go)
+
+	idleRefused atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (gobgplog.go)
 }
 
 type hostState int

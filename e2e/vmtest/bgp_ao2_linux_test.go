@@ -416,6 +416,33 @@ func TestBGPTCPAOTwoRouters(t *testing.T) {
 		}
 	})
 
+	// b killed again and back dialing, as a router restarts: b's first
+	// SYN reaches a in its idle hold (GoBGP refuses connections while
+	// Idle), and b goes into an idle hold of its own. Without the dial
+	// deferral (peers.PeerIdleHold) the two GoBGPs then kept dialing into
+	// each other's idle hold, out of phase, for minutes.
+	t.Run("restart-dialing", func(t *testing.T) {
+		killed := time.Now()
+		kill(p.b)
+		for _, s := range sessions {
+			p.a.waitPeer(t, s.far.String(), 20*time.Second, "down after b was killed", func(x *status.Peer) bool { return x.State != "established" })
+		}
+		p.b = p.launch(t, tp.B, r2rConf(sideB, v4, v6, false))
+		p.b.waitHealthy(t)
+		back := time.Now()
+		retry := time.Duration(peers.DefaultConnectRetry) * time.Second
+		for i, s := range sessions {
+			up[i] = p.waitSession(t, s.far, s.near, 4*retry, "up again with b dialing too", keyIs([]mkt{v4[0], v6[0]}[i]))
+			took := time.Since(back)
+			if took > 2*retry {
+				t.Errorf("%s: up %v after b was back (both dialing), more than twice the connect-retry (%v)", s.name, took, retry)
+			}
+			p.oneSession(t, up[i])
+			t.Logf("FIGURE: %s session, b killed and restarted dialing: Established (signed) %v after b was back (%v after the kill), dialed by %s; %s",
+				s.name, took.Round(10*time.Millisecond), time.Since(killed).Round(10*time.Millisecond), up[i].dialer(), up[i])
+		}
+	})
+
 	t.Run("collision", func(t *testing.T) {
 		kill(p.a)
 		kill(p.b)
