@@ -26,6 +26,14 @@ func frrPassive(cfg PeerConfig) string {
 	return conf
 }
 
+// startPassiveFRR starts a passive FRR in pair's b with key for pairA4.
+func startPassiveFRR(t *testing.T, pair *netns.Pair, key string) {
+	t.Helper()
+	f := startBgpd(t, pair.Topology, pair.B, "frr", frrPassive(PeerConfig{ASN: 65002, RouterID: pairB4,
+		Neighbors: []Neighbor{{pairA4, 65001, key}}}))
+	f.waitVty(t)
+}
+
 // ourSegments reads a capture with tcpdump -M key and returns the verdict
 // of every segment authbgpd (pairA4) sent, and how many of them are SYNs.
 func ourSegments(t *testing.T, file, key string) (verdicts map[md5auth.Verdict]int, syns int) {
@@ -59,9 +67,7 @@ func TestDialSigned(t *testing.T) {
 	pair := newPair(t, "dials", false)
 	key := newSecret("dials")
 	c := startTcpdump(t, pair.Topology, pair.A, filepath.Join(t.TempDir(), "dial.pcap"), "-i", "eth0", "--immediate-mode")
-	f := startBgpd(t, pair.Topology, pair.B, "frr", frrPassive(PeerConfig{ASN: 65002, RouterID: pairB4,
-		Neighbors: []Neighbor{{pairA4, 65001, key}}}))
-	f.waitVty(t)
+	startPassiveFRR(t, pair, key)
 	a := StartAuthbgpd(t, pair.Topology, pair.A, abConfig("", abPeer{addr: pairB4.String(), asn: 65002, src: "password-file", ref: "b.key"}),
 		AuthbgpdOptions{Files: map[string]string{"b.key": key + "\n"}})
 	t0 := time.Now()
@@ -102,9 +108,7 @@ func TestDialKeyRefusedNoSYN(t *testing.T) {
 	t.Parallel()
 	pair := newPair(t, "dialr", false)
 	key := newSecret("dialr")
-	f := startBgpd(t, pair.Topology, pair.B, "frr", frrPassive(PeerConfig{ASN: 65002, RouterID: pairB4,
-		Neighbors: []Neighbor{{pairA4, 65001, key}}}))
-	f.waitVty(t)
+	startPassiveFRR(t, pair, key)
 	peer := abPeer{addr: pairB4.String(), asn: 65002, src: "password-file", ref: "b.key", passive: true}
 	a := StartAuthbgpd(t, pair.Topology, pair.A, abConfig("", peer), AuthbgpdOptions{Files: map[string]string{"b.key": key + "\n"}})
 	t.Cleanup(func() {

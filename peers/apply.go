@@ -252,8 +252,7 @@ func (m *Manager) dialKey(neighbor netip.Addr, remote netip.AddrPort, c syscall.
 		err = fmt.Errorf("peers: dial to %s: %w: no static peer of the config has that address", remote, ErrDialRefused)
 	case d.refuse != nil:
 		err = fmt.Errorf("peers: dial to peer %s: %w: %w", d.id, ErrDialRefused, d.refuse)
-	case d.mech == MechNone:
-		return nil
+	case d.mech == MechNone: // an unkeyed peer: nothing to set
 	default:
 		ds, isDial := m.socks.(DialSockets)
 		switch {
