@@ -450,6 +450,9 @@ func (d *decoder) keychains(rt *table, c *Config) {
 		if v, ok := t.str("type"); ok {
 			kc.Type = v
 		}
+		if v, ok := t.boolean("accept-icmps"); ok {
+			kc.AcceptICMPs = v
+		}
 		kc.Keys = appendTables([]Key{}, t, "keys", "[[keychains.keys]]", Key{}, d.key)
 		for i := range kc.Keys {
 			if kc.Type == KeychainTCPAO && !kc.Keys[i].m.has("algorithm") {

@@ -310,7 +310,7 @@ func sameKeychain(a, b *Keychain) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if len(a.Keys) != len(b.Keys) || a.Type != b.Type {
+	if len(a.Keys) != len(b.Keys) || a.Type != b.Type || a.AcceptICMPs != b.AcceptICMPs {
 		return false
 	}
 	for i := range a.Keys {

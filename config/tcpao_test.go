@@ -74,6 +74,19 @@ func TestTCPAOKeychain(t *testing.T) {
 	if _, err := parseTest(t, "r1.toml", strings.Replace(aoChain, `type = "tcp-ao"`, `type = "md5"`, 1)); err == nil {
 		t.Fatal("TCP-AO fields in an md5 keychain must not parse")
 	}
+	if kc.AcceptICMPs {
+		t.Fatal("accept-icmps defaults to true; RFC 5925 §7.8 and Linux: off")
+	}
+	on, err := parseTest(t, "r1.toml", strings.Replace(aoChain, `type = "tcp-ao"`, "type = \"tcp-ao\"\naccept-icmps = true", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !on.Keychain("ao").AcceptICMPs {
+		t.Fatal("accept-icmps = true not read")
+	}
+	if ch := Diff(c, on); len(ch.Changed) != 2 || !ch.Changed[0].KeyChanged || len(ch.KeychainsChanged) != 1 {
+		t.Fatalf("accept-icmps on: not a change of the keychain's peers: %+v", ch)
+	}
 }
 
 // TestTCPAOKeychainErrors: every mistake in a TCP-AO keychain is reported
@@ -93,6 +106,9 @@ func TestTCPAOKeychainErrors(t *testing.T) {
 		{"recv-id shared", "recv-id = 41", "recv-id = 3", []string{`r1.toml:14: recv-id: 3 is used by two keys of [[keychains]] "ao" (also at line 8)`}},
 		{"send-id out of range", "send-id = 40", "send-id = 256", []string{`r1.toml:13: send-id: 256 is out of range 0..255`}},
 		{"secret too long", `"AO-Key-Four"`, `"` + long81 + `"`, []string{`r1.toml:17: secret: secret is 81 bytes, longer than 80`}},
+		{"accept-icmps in an md5 keychain", "type = \"tcp-ao\"\n", "type = \"md5\"\naccept-icmps = true\n", []string{
+			`r1.toml:8: accept-icmps: only a keychain of type = "tcp-ao" has it ([[keychains]] "ao" is md5; TCP-MD5 sessions always act on ICMP errors)`}},
+		{"accept-icmps not a bool", "type = \"tcp-ao\"\n", "type = \"tcp-ao\"\naccept-icmps = 1\n", []string{`r1.toml:8: accept-icmps: expected boolean`}},
 		{"include-tcp-options not a bool", "include-tcp-options = false", `include-tcp-options = "no"`, []string{`r1.toml:16: include-tcp-options: expected boolean`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

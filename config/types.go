@@ -207,8 +207,14 @@ type Keychain struct {
 	Name string
 	Type string // KeychainMD5 or KeychainTCPAO
 	Keys []Key
-	Line int
-	m    meta
+	// AcceptICMPs (accept-icmps, TCP-AO only, default false): the peers'
+	// sessions act on ICMP hard errors (destination unreachable, port or
+	// host) that quote them. Off, the kernel ignores them (RFC 5925 §7.8:
+	// an ICMP cannot be authenticated, so a forged one could end the
+	// session) and counts them (TCPAODroppedIcmps).
+	AcceptICMPs bool
+	Line        int
+	m           meta
 }
 
 // IsTCPAO reports whether the keychain holds TCP-AO master key tuples.

@@ -237,6 +237,9 @@ func (c *Config) validateKeychains(p *problems) {
 			validateAOKeys(p, table, kc.Keys)
 		case kc.Type == KeychainMD5:
 			noAOFields(p, table, kc.Keys)
+			if kc.m.has("accept-icmps") {
+				p.errorf(kc.LineOf("accept-icmps"), "accept-icmps: only a keychain of type = \"tcp-ao\" has it (%s is md5; TCP-MD5 sessions always act on ICMP errors)", table)
+			}
 		default:
 			p.errorf(kc.LineOf("type"), "type: %q is not a keychain type (md5 or tcp-ao)", kc.Type)
 		}

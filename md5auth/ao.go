@@ -207,15 +207,25 @@ type AOInfo struct {
 	Current, RNext uint8
 	// Required: the socket refuses segments without TCP-AO.
 	Required bool
+	// AcceptICMPs: the socket acts on ICMP hard errors quoting it;
+	// otherwise it ignores them and counts them (DroppedICMP).
+	AcceptICMPs bool
 	// Counters of the socket (verified, failed, no matching key, missing
 	// TCP-AO, ICMPs ignored).
 	Good, Bad, KeyNotFound, AORequired, DroppedICMP uint64
 }
 
+// tcp_ao_info_opt's flag bits (after set_current and set_rnext).
+const (
+	aoInfoRequired    = 1 << 2 // ao_required
+	aoInfoAcceptICMPs = 1 << 4 // accept_icmps (bit 3 is set_counters)
+)
+
 // encodeAOInfoSet builds a struct tcp_ao_info_opt that sets the current
-// key and/or RNext (negative: leave it) and ao_required. The kernel
-// rewrites ao_required and accept_icmps on every set: both are given.
-func encodeAOInfoSet(b *[aoInfoSize]byte, current, rnext int, required bool) {
+// key and/or RNext (negative: leave it), ao_required and accept_icmps. The
+// kernel rewrites ao_required and accept_icmps on every set: both are
+// given.
+func encodeAOInfoSet(b *[aoInfoSize]byte, current, rnext int, required, acceptICMPs bool) {
 	clear(b[:])
 	var bits uint32
 	if current >= 0 {
@@ -227,7 +237,10 @@ func encodeAOInfoSet(b *[aoInfoSize]byte, current, rnext int, required bool) {
 		b[7] = uint8(rnext)
 	}
 	if required {
-		bits |= 4
+		bits |= aoInfoRequired
+	}
+	if acceptICMPs {
+		bits |= aoInfoAcceptICMPs
 	}
 	binary.NativeEndian.PutUint32(b[0:], bits)
 }
@@ -236,7 +249,7 @@ func encodeAOInfoSet(b *[aoInfoSize]byte, current, rnext int, required bool) {
 func decodeAOInfo(b []byte) AOInfo {
 	bits := binary.NativeEndian.Uint32(b[0:])
 	u := func(off int) uint64 { return binary.NativeEndian.Uint64(b[off:]) }
-	return AOInfo{Current: b[6], RNext: b[7], Required: bits&4 != 0,
+	return AOInfo{Current: b[6], RNext: b[7], Required: bits&aoInfoRequired != 0, AcceptICMPs: bits&aoInfoAcceptICMPs != 0,
 		Good: u(8), Bad: u(16), KeyNotFound: u(24), AORequired: u(32), DroppedICMP: u(40)}
 }
 

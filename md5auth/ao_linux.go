@@ -88,12 +88,12 @@ func (s *Socket) DeleteAOKey(k AOKey) error {
 }
 
 // SetAOInfo sets the socket's current key (a SendID) and RNext (a
-// RecvID) — negative leaves one as it is — and whether segments without
-// TCP-AO are refused.
-func (s *Socket) SetAOInfo(current, rnext int, required bool) error {
+// RecvID) — negative leaves one as it is —, whether segments without
+// TCP-AO are refused, and whether ICMP hard errors are acted on.
+func (s *Socket) SetAOInfo(current, rnext int, required, acceptICMPs bool) error {
 	var b [aoInfoSize]byte
-	encodeAOInfoSet(&b, current, rnext, required)
-	what := fmt.Sprintf("set TCP-AO current key %d, RNext %d", current, rnext)
+	encodeAOInfoSet(&b, current, rnext, required, acceptICMPs)
+	what := fmt.Sprintf("set TCP-AO current key %d, RNext %d, accept ICMPs %v", current, rnext, acceptICMPs)
 	return s.aoOp(what, func(fd int) error { return setsockoptBytes(fd, tcpAOInfo, b[:]) })
 }
 

@@ -56,7 +56,16 @@ func TestEncodeAODelAndInfo(t *testing.T) {
 		t.Fatalf("tcp_ao_del % x", d[128:144])
 	}
 	var in [aoInfoSize]byte
-	encodeAOInfoSet(&in, -1, 12, true)
+	encodeAOInfoSet(&in, 7, -1, false, true)
+	// set_current, accept_icmps (linux/tcp.h: set_current:1, set_rnext:1,
+	// ao_required:1, set_counters:1, accept_icmps:1).
+	if bits := binary.NativeEndian.Uint32(in[0:]); bits != 1|1<<4 || in[6] != 7 {
+		t.Fatalf("info set with ICMPs: bits %#x current %d", bits, in[6])
+	}
+	if !decodeAOInfo(in[:]).AcceptICMPs || decodeAOInfo(in[:]).Required {
+		t.Fatalf("decoded %+v", decodeAOInfo(in[:]))
+	}
+	encodeAOInfoSet(&in, -1, 12, true, false)
 	if bits := binary.NativeEndian.Uint32(in[0:]); bits != 2|4 || in[7] != 12 {
 		t.Fatalf("info set: bits %#x rnext %d", bits, in[7])
 	}

@@ -51,7 +51,7 @@ func (ProcessSockets) DialAO(rc syscall.RawConn, remote netip.AddrPort, set AOSe
 				return err
 			}
 		}
-		return s.SetAOInfo(set.Current, set.RNext, true)
+		return s.SetAOInfo(set.Current, set.RNext, true, set.AcceptICMPs)
 	})
 }
 

@@ -17,6 +17,11 @@ type AOSet struct {
 	// start with the first matching key, and the peer's RNextKeyID then
 	// picks our current key.
 	Current, RNext int
+	// AcceptICMPs: the connections act on ICMP hard errors (the
+	// keychain's accept-icmps); a listener keeps the kernel's default
+	// (ignore them), which the connections it accepts inherit until a
+	// pass sets theirs.
+	AcceptICMPs bool
 }
 
 // String names the set without secrets.

@@ -52,7 +52,7 @@ func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 			}
 		}
 	}
-	if err := s.SetAOInfo(set.Current, set.RNext, true); err != nil {
+	if err := s.SetAOInfo(set.Current, set.RNext, true, set.AcceptICMPs); err != nil {
 		return err
 	}
 	for _, o := range have {

@@ -74,7 +74,7 @@ func (f *fakeAO) ObserveAO(port uint16) ([]md5auth.AOSocket, error) {
 		// The peer follows our RNextKeyID and asks, with its own, for
 		// the matching key: the kernel's current key follows.
 		c := md5auth.AOSocket{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: remote, Family: afInet,
-			HasInfo: true, Info: md5auth.AOInfo{RNext: uint8(set.RNext), Good: f.good}}
+			HasInfo: true, Info: md5auth.AOInfo{RNext: uint8(set.RNext), Good: f.good, AcceptICMPs: set.AcceptICMPs}}
 		for _, k := range set.Keys {
 			if int(k.RecvID) == set.RNext {
 				c.Info.Current = k.SendID
@@ -278,5 +278,59 @@ func TestAODelta(t *testing.T) {
 	d = addDelta(d, md5auth.AOInfo{Good: 2, KeyNotFound: 1}, md5auth.AOInfo{Good: 9})
 	if d != (metrics.AOKernelCounts{Good: 8, Bad: 2, KeyNotFound: 1}) {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// TestTCPAOAcceptICMPs: a keychain's accept-icmps reaches the dials and,
+// in place (no GoBGP call, no reset), every established session of its
+// peers; a session found otherwise (the kernel's accept_icmps read back)
+// is set again; off again at the next reload.
+func TestTCPAOAcceptICMPs(t *testing.T) {
+	s := newFakeAO()
+	s.observe = true
+	var logs lockedLog
+	base := aoConfig(time.Now().Add(time.Hour))
+	on := strings.Replace(base, "type = \"tcp-ao\"\n", "type = \"tcp-ao\"\naccept-icmps = true\n", 1)
+	m, b := startWith(t, cfg(t, base), s, &logs)
+	s.amu.Lock()
+	inherited := cloneAOSet(s.lis[netip.MustParsePrefix("192.0.2.2/32")])
+	s.conns[netip.MustParseAddrPort("192.0.2.2:40000")] = inherited
+	s.amu.Unlock()
+	established(b, "192.0.2.2")
+	waitFor(t, "the session's TCP-AO keys", func() bool { c, ok := s.conn("192.0.2.2:40000"); return ok && c.RNext == 1 })
+	if c, _ := s.conn("192.0.2.2:40000"); c.AcceptICMPs {
+		t.Fatal("accept_icmps set on a session by default")
+	}
+	if err := dial(t, m, "192.0.2.2"); err != nil || s.dialedWith("192.0.2.2:179") != "tcp-ao 2 keys, current 1, rnext 1" {
+		t.Fatalf("default dial: %v %q", err, s.dialedWith("192.0.2.2:179"))
+	}
+	calls := func() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.calls) }
+	before := calls()
+	if _, err := m.Reload(context.Background(), cfg(t, on)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "accept_icmps on the session", func() bool { c, _ := s.conn("192.0.2.2:40000"); return c.AcceptICMPs })
+	if err := dial(t, m, "192.0.2.2"); err != nil || s.dialedWith("192.0.2.2:179") != "tcp-ao 2 keys, current 1, rnext 1, accept icmps" {
+		t.Fatalf("dial after accept-icmps = true: %v %q", err, s.dialedWith("192.0.2.2:179"))
+	}
+	if got := calls(); got != before || b.resets("192.0.2.2") != 0 {
+		t.Fatalf("accept-icmps changed through GoBGP (%d calls, %d resets)", got-before, b.resets("192.0.2.2"))
+	}
+	// Something else turned it off on the socket: the next pass sets it.
+	s.amu.Lock()
+	c := s.conns[netip.MustParseAddrPort("192.0.2.2:40000")]
+	c.AcceptICMPs = false
+	s.conns[netip.MustParseAddrPort("192.0.2.2:40000")] = c
+	s.amu.Unlock()
+	m.Reconcile(context.Background())
+	if c, _ := s.conn("192.0.2.2:40000"); !c.AcceptICMPs {
+		t.Fatal("accept_icmps cleared on the socket and not set again")
+	}
+	if _, err := m.Reload(context.Background(), cfg(t, base)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "accept_icmps off again", func() bool { c, _ := s.conn("192.0.2.2:40000"); return !c.AcceptICMPs })
+	if !strings.Contains(logs.String(), "accept_icmps") {
+		t.Fatal("the in-place change is not logged")
 	}
 }

@@ -59,7 +59,7 @@ func (k Key) Equal(o Key) bool {
 
 // sameAOSet compares two TCP-AO sets, secrets in constant time.
 func sameAOSet(a, b md5auth.AOSet) bool {
-	if a.Prefix != b.Prefix || a.Current != b.Current || a.RNext != b.RNext || len(a.Keys) != len(b.Keys) {
+	if a.Prefix != b.Prefix || a.Current != b.Current || a.RNext != b.RNext || a.AcceptICMPs != b.AcceptICMPs || len(a.Keys) != len(b.Keys) {
 		return false
 	}
 	for i := range a.Keys {
@@ -158,6 +158,7 @@ func aoKey(cfg *config.Config, p *config.Peer, now time.Time) (Key, int, error) 
 	if kc == nil {
 		return k, -1, noKeyError(cfg, p, now)
 	}
+	k.AO.AcceptICMPs = kc.AcceptICMPs
 	for _, ck := range kc.Keys {
 		k.AO.Keys = append(k.AO.Keys, md5auth.AOKey{Prefix: k.AO.Prefix, Alg: kernelAlg(ck.Algorithm), Secret: ck.Secret,
 			SendID: ck.SendID, RecvID: ck.RecvID, ExcludeOptions: !ck.IncludeTCPOptions, MACLen: uint8(ck.MACLen)})

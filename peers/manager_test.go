@@ -228,6 +228,9 @@ func (s *fakeSockets) DialAO(_ syscall.RawConn, remote netip.AddrPort, set md5au
 		s.dialed = map[string]string{}
 	}
 	s.dialed[remote.String()] = fmt.Sprintf("tcp-ao %d keys, current %d, rnext %d", len(set.Keys), set.Current, set.RNext)
+	if set.AcceptICMPs {
+		s.dialed[remote.String()] += ", accept icmps"
+	}
 	return nil
 }
 

@@ -61,7 +61,7 @@ func (p *pass) keysAO(st *peer, w Want) {
 	log := m.log.WithField("peer", id)
 	if !need {
 		st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
-		st.ao.Current, st.ao.RNext = w.Key.AO.Current, w.Key.AO.RNext
+		st.ao.Current, st.ao.RNext, st.ao.AcceptICMPs = w.Key.AO.Current, w.Key.AO.RNext, w.Key.AO.AcceptICMPs
 		if switched {
 			aoKeyChanged(m, log, id, w)
 		}
@@ -99,6 +99,7 @@ func aoKeyChanged(m *Manager, log *logrus.Entry, id string, w Want) {
 // sameMKTs compares the keys of two sets (not the current key or RNext).
 func sameMKTs(a, b md5auth.AOSet) bool {
 	a.Current, a.RNext, b.Current, b.RNext = 0, 0, 0, 0
+	a.AcceptICMPs, b.AcceptICMPs = false, false
 	return sameAOSet(a, b)
 }
 
@@ -169,7 +170,7 @@ func (p *pass) connsAO() {
 		set := st.ao
 		set.Current = -1 // our current key follows the peer's RNextKeyID
 		if !p.aoSeen {
-			if s.aoRNext != set.RNext {
+			if s.aoRNext != set.RNext || s.aoICMPs != set.AcceptICMPs {
 				p.setConnAO(a, s, st, set)
 			}
 			continue
@@ -188,7 +189,8 @@ func (p *pass) connsAO() {
 			if err := p.act(action{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-AO"}); err != nil {
 				m.log.WithError(err).WithField("peer", a).Debug("reconcile: reset of the unsigned session")
 			}
-		case len(c.KeysFor(set.Prefix)) != len(set.Keys) || (c.HasInfo && int(c.Info.RNext) != set.RNext):
+		case len(c.KeysFor(set.Prefix)) != len(set.Keys) ||
+			(c.HasInfo && (int(c.Info.RNext) != set.RNext || c.Info.AcceptICMPs != set.AcceptICMPs)):
 			p.setConnAO(a, s, st, set)
 		}
 	}
@@ -222,8 +224,8 @@ func (p *pass) setConnAO(a netip.Addr, s *session, st *peer, set md5auth.AOSet) 
 		log.WithError(err).Warn("could not set the session's TCP-AO keys in place")
 		return
 	}
-	s.aoRNext = set.RNext
-	log.WithField("rnext_key_id", set.RNext).Info("established session's TCP-AO keys set in place (RNextKeyID)")
+	s.aoRNext, s.aoICMPs = set.RNext, set.AcceptICMPs
+	log.WithFields(logrus.Fields{"rnext_key_id": set.RNext, "accept_icmps": set.AcceptICMPs}).Info("established session's TCP-AO keys set in place (RNextKeyID)")
 }
 
 // straysAO deletes listener MKTs of scopes no TCP-AO peer owns.

@@ -32,12 +32,14 @@ type session struct {
 	// aoRNext is the RNextKeyID the pass set on a TCP-AO connection (the
 	// record when the kernel's view is not read); -1 none yet.
 	aoRNext int
+	// aoICMPs is the accept_icmps the pass set on it with aoRNext.
+	aoICMPs bool
 }
 
 // changed records that s entered another state at t: a new session (or
 // none), so no longer the one a key change re-keyed.
 func (s *session) changed(t time.Time) {
-	s.since, s.rekeyedConn, s.aoRNext = t, netip.AddrPort{}, -1
+	s.since, s.rekeyedConn, s.aoRNext, s.aoICMPs = t, netip.AddrPort{}, -1, false
 	s.key.Wipe()
 	s.key = nil
 }
