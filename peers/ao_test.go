@@ -310,6 +310,9 @@ func TestTCPAOAcceptICMPs(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "accept_icmps on the session", func() bool { c, _ := s.conn("192.0.2.2:40000"); return c.AcceptICMPs })
+	if !m.Status()[0].Auth.AcceptICMPs {
+		t.Fatal("/status auth.accept_icmps not shown")
+	}
 	if err := dial(t, m, "192.0.2.2"); err != nil || s.dialedWith("192.0.2.2:179") != "tcp-ao 2 keys, current 1, rnext 1, accept icmps" {
 		t.Fatalf("dial after accept-icmps = true: %v %q", err, s.dialedWith("192.0.2.2:179"))
 	}

@@ -250,6 +250,7 @@ func aoStatus(a *status.Auth, st *peer) {
 	if len(st.ao.Keys) > 0 && st.ao.Current >= 0 {
 		send, recv := st.ao.Current, st.ao.RNext
 		a.SendID, a.RecvID = &send, &recv
+		a.AcceptICMPs = st.ao.AcceptICMPs
 	}
 	if st.aoCurrent >= 0 {
 		cur := st.aoCurrent

@@ -224,6 +224,9 @@ type Auth struct {
 	// the TCP_AO_INFO counters of the peer's established connections.
 	PeerRNextKeyID *int        `json:"peer_rnext_key_id,omitempty"`
 	Kernel         *AOCounters `json:"kernel,omitempty"`
+	// AcceptICMPs: a TCP-AO peer's sessions act on ICMP hard errors (its
+	// keychain's accept-icmps); absent: they ignore them.
+	AcceptICMPs bool `json:"accept_icmps,omitempty"`
 }
 
 // Shadow is the shadow checker's view of a peer.
