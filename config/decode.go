@@ -369,6 +369,7 @@ func (d *decoder) decode(root map[string]any, c *Config) {
 	d.peers(rt, c)
 	d.shadow(rt, &c.Shadow)
 	d.srv6(rt, &c.SRv6)
+	d.configTable(rt, &c.Config) // watch.go
 	rt.finish()
 }
 

@@ -146,6 +146,8 @@ type Config struct {
 	Peers     []Peer
 	Shadow    Shadow
 	SRv6      SRv6
+	// Config is the [config] table (watch).
+	Config ConfigTable
 
 	// Warnings found while loading (inline secrets, secret files readable
 	// by others, unused keychains...). They never contain secrets.
