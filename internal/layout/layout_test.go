@@ -15,6 +15,11 @@ const module = "github.com/authbgp/authbgpd"
 // parsers, keys, capture. They must build without the daemon.
 var codecs = []string{"keys", "frame", "capture/...", "tcpopt", "md5auth/...", "srv6policy", "tcpao", "kdrops"}
 
+// leaves are packages that import nothing of ours at all, in their
+// production code or their tests: small tools with one job that any
+// package may use (filewatch: tell when files may have changed).
+var leaves = []string{"filewatch"}
+
 // runtime are the daemon's runtime packages (and their subpackages), which
 // no codec may import, directly or through another package, in its
 // production code or its tests.
@@ -39,7 +44,7 @@ func TestCodecsImportNoRuntime(t *testing.T) {
 		t.Skipf("SKIP: the go tool is not on PATH, so the import graph cannot be read: %v", err)
 	}
 	for _, goos := range []string{"", "darwin"} { // the *_other.go files too
-		graph := importGraph(t, goTool, goos)
+		graph := importGraph(t, goTool, goos, codecs)
 		for _, v := range violations(graph) {
 			t.Errorf("GOOS=%s: %s", orHost(goos), v)
 		}
@@ -56,10 +61,10 @@ func orHost(goos string) string {
 // importGraph runs `go list -deps -test` on the codecs and returns, for
 // every package listed, its imports. Test variants and external test
 // packages are folded into their package (see strip).
-func importGraph(t *testing.T, goTool, goos string) map[string][]string {
+func importGraph(t *testing.T, goTool, goos string, pkgs []string) map[string][]string {
 	t.Helper()
 	args := []string{"list", "-deps", "-test", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}"}
-	for _, c := range codecs {
+	for _, c := range pkgs {
 		args = append(args, "./"+c)
 	}
 	cmd := exec.Command(goTool, args...)
@@ -160,6 +165,36 @@ func mapShort(ps []string) []string {
 	return out
 }
 
+// TestLeavesImportNothingOfOurs fails when a leaf package (or its tests)
+// imports any package of this module, naming the import.
+func TestLeavesImportNothingOfOurs(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("SKIP: the go tool is not on PATH, so the import graph cannot be read: %v", err)
+	}
+	for _, goos := range []string{"", "darwin", "windows"} {
+		graph := importGraph(t, goTool, goos, leaves)
+		for _, v := range leafViolations(graph) {
+			t.Errorf("GOOS=%s: %s", orHost(goos), v)
+		}
+	}
+}
+
+// leafViolations lists every import of one of our packages by a leaf.
+func leafViolations(graph map[string][]string) []string {
+	var out []string
+	for _, l := range leaves {
+		p := module + "/" + l
+		for _, imp := range graph[p] {
+			if imp != p && (imp == module || strings.HasPrefix(imp, module+"/")) {
+				out = append(out, fmt.Sprintf("leaf package %s must import nothing of ours, imports %s", l, short(imp)))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // TestViolationsNamesTheImport checks the checker on a made-up graph.
 func TestViolationsNamesTheImport(t *testing.T) {
 	graph := map[string][]string{
@@ -177,5 +212,9 @@ func TestViolationsNamesTheImport(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	leaf := map[string][]string{module + "/filewatch": {"os", "github.com/fsnotify/fsnotify", module + "/filewatch", module + "/config"}}
+	if got, want := leafViolations(leaf), []string{"leaf package filewatch must import nothing of ours, imports config"}; !slices.Equal(got, want) {
+		t.Fatalf("leaf violations: %q, want %q", got, want)
 	}
 }
