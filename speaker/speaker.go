@@ -1,7 +1,8 @@
 // Package speaker assembles the authbgpd daemon from its parts: the
 // embedded GoBGP (plugin), the peers manager, the HTTP API with metrics,
-// and reload on SIGHUP or POST /-/reload / clean stop on SIGTERM. cmd/authbgpd only parses
-// flags and calls Run.
+// and reload on SIGHUP, POST /-/reload or a change of the config or secret
+// files ([config] watch, watch.go) / clean stop on SIGTERM. cmd/authbgpd
+// only parses flags and calls Run.
 package speaker
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/filewatch"
 	"github.com/authbgp/authbgpd/httpapi"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
@@ -57,6 +59,7 @@ type Speaker struct {
 	cfg *config.Config
 
 	reloadMu sync.Mutex // one reload at a time
+	watch    fileWatch  // [config] watch; under reloadMu
 }
 
 // NewLogger builds the logger of a config and the command-line overrides.
@@ -88,6 +91,8 @@ func NewLogger(c *config.Config, level, format string) (*logrus.Logger, error) {
 // Start loads the config and starts everything. On error nothing is left
 // running.
 func Start(ctx context.Context, o Options) (*Speaker, error) {
+	var fw fileWatch
+	before := fw.before(o.ConfigFile)
 	cfg, err := config.Load(o.ConfigFile)
 	if err != nil {
 		return nil, err
@@ -99,7 +104,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	for _, w := range cfg.Warnings {
 		log.Warn(w.String())
 	}
-	s := &Speaker{opts: o, log: log, cfg: cfg, metrics: metrics.New(o.Version), kernel: newKernelDrops()}
+	s := &Speaker{opts: o, log: log, cfg: cfg, metrics: metrics.New(o.Version), kernel: newKernelDrops(), watch: fw}
 	if err := s.metrics.ReadKernelDrops(s.kernel.metrics); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
@@ -163,6 +168,8 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 			return nil, fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
 		}
 	}
+	s.watch.settle(before, cfg)
+	s.startWatch(ctx, cfg)
 	log.WithFields(kernelFeatures()).Info("kernel features")
 	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
 	return s, nil
@@ -191,10 +198,16 @@ func secretsOf(c *config.Config) []string {
 // errors, or with changes that need a restart, is rejected whole: the
 // running config stays. With req.DryRun nothing is applied: the preview
 // says what a reload of req.File (default: the config file) would do.
-// Reloads (SIGHUP, POST /-/reload) run one at a time.
+// Reloads (SIGHUP, POST /-/reload, a change of watched files) run one at a
+// time.
 func (s *Speaker) Reload(ctx context.Context, req httpapi.ReloadRequest) config.Preview {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
+	return s.reload(ctx, req)
+}
+
+// reload is Reload; the caller holds reloadMu.
+func (s *Speaker) reload(ctx context.Context, req httpapi.ReloadRequest) config.Preview {
 	file := s.opts.ConfigFile
 	if req.DryRun && req.File != "" {
 		if err := s.previewable(req.File); err != nil {
@@ -202,9 +215,14 @@ func (s *Speaker) Reload(ctx context.Context, req httpapi.ReloadRequest) config.
 		}
 		file = req.File
 	}
+	var before filewatch.Snapshot
+	if !req.DryRun {
+		before = s.watch.before(file) // before anything is read
+	}
 	next, err := config.Load(file)
 	if err != nil {
 		if !req.DryRun {
+			s.watch.last = before // refused: not retried until a file changes again
 			for _, e := range config.Errors(err) {
 				s.log.Error("reload rejected: " + e.Error())
 			}
@@ -220,13 +238,17 @@ func (s *Speaker) Reload(ctx context.Context, req httpapi.ReloadRequest) config.
 	if req.DryRun {
 		return p
 	}
-	if err := s.apply(ctx, next); err != nil {
-		if errors.Is(err, peers.ErrNeedsRestart) {
-			return p // refused: p.Refused says why
-		}
+	err = s.apply(ctx, next)
+	if errors.Is(err, peers.ErrNeedsRestart) {
+		s.watch.last = before
+		return p // refused: p.Refused says why
+	}
+	if err != nil {
 		p.Errors = append(p.Errors, err.Error())
 	}
 	p.Applied = true
+	s.watch.settle(before, next)
+	s.startWatch(ctx, next)
 	return p
 }
 
@@ -318,6 +340,7 @@ func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
 
 // Stop sends NOTIFICATION Cease to every peer and stops.
 func (s *Speaker) Stop(ctx context.Context) error {
+	s.stopWatch()
 	var errs []error
 	if s.http != nil {
 		errs = append(errs, s.http.Shutdown(ctx))
