@@ -673,15 +673,15 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		c.opts.OnSegment(p.ID, r)
 	}
 	if outgoing {
-		c.count(st, r)
+		c.count(st, &r)
 		return r
 	}
 	st.rep.Last = t
-	if st.conn != 0 && c.offSession(p, st, remote, srcPort, segment, r) {
+	if st.conn != 0 && c.offSession(p, st, remote, srcPort, segment, &r) {
 		return r
 	}
-	c.count(st, r)
-	if diag, key, ok := diagnosis(r); ok {
+	c.count(st, &r)
+	if diag, key, ok := diagnosis(&r); ok {
 		c.observe(p, st, diag, key, act, srcPort)
 	}
 	return r
@@ -788,7 +788,7 @@ func (c *Checker) stateOf(remote netip.Addr, p *Peer) *addrState {
 // BGP never sees it, and without this the session would stand until the
 // peer reconnects with our current key (which, while the keys keep
 // changing, it may not do for long) or the hold timer fires.
-func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort uint16, segment []byte, r Result) bool {
+func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort uint16, segment []byte, r *Result) bool {
 	if srcPort == st.conn {
 		switch r.Verdict {
 		case Valid:
@@ -814,7 +814,7 @@ func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort 
 
 // diagnosis is what a received segment's result says of the peer; ok is
 // false for verdicts that say nothing (key: the other key, for other-key).
-func diagnosis(r Result) (diag string, key int, ok bool) {
+func diagnosis(r *Result) (diag string, key int, ok bool) {
 	switch r.Verdict {
 	case Valid:
 		return DiagOK, -1, true
@@ -848,7 +848,7 @@ func diagnosis(r Result) (diag string, key int, ok bool) {
 
 // count adds r to the received or, for our own segments, sent counters
 // of st.
-func (c *Checker) count(st *addrState, r Result) {
+func (c *Checker) count(st *addrState, r *Result) {
 	if r.Outgoing {
 		switch r.Verdict {
 		case Valid:

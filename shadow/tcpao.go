@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/tcpopt"
 )
 
 // TCP-AO (RFC 5925) in the checker. A TCP-AO MAC is keyed by traffic keys
@@ -61,6 +62,11 @@ type aoConn struct {
 	gen        uint64      // the Checker's peers generation keys were derived for
 	last       time.Time
 	closed     bool // a FIN or RST was seen: the connection is ending
+	// seg are the segments of the two directions as package tcpao sees
+	// them, by direction, their addresses set once (the connection's
+	// ends): checking a segment only points TCP at its bytes, for the
+	// one MAC, and clears it again.
+	seg [2]tcpao.Segment
 }
 
 // aoTraffic are the prepared traffic keys of one master key on one
@@ -159,7 +165,11 @@ func (st *addrState) newConn(old *aoConn, local netip.AddrPort, remotePort uint1
 		i := st.evictable()
 		cn, st.aoLast = st.ao[i], i
 	}
-	*cn = aoConn{local: local, remotePort: remotePort, last: t}
+	// st is the remote address's state (its Address, as CheckHeld
+	// attributes the segment); local is our end, both unmapped.
+	remote := st.rep.Address
+	*cn = aoConn{local: local, remotePort: remotePort, last: t,
+		seg: [2]tcpao.Segment{dirRecv: {Src: remote, Dst: local.Addr()}, dirSent: {Src: local.Addr(), Dst: remote}}}
 	return cn
 }
 
@@ -290,8 +300,10 @@ func aoKeyIndex(p *Peer, keyID uint8, outgoing bool) int {
 // (mac-length-mismatch), not checked further.
 func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) {
 	r.AO = true
-	opts, err := tcpao.SegmentOptions(segment)
-	if err != nil || (opts.HasAO && opts.HasMD5) {
+	// The one walk of the options (tcpopt's rules): VerifyParsed takes
+	// its result rather than walking them again.
+	opts, hl, err := tcpopt.ParseSegment(segment)
+	if err != nil {
 		// Unparsable options, or both TCP-MD5 and TCP-AO (RFC 5925 §7.7:
 		// discarded): nothing to verify.
 		r.Verdict = Malformed
@@ -301,41 +313,37 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 	if r.Outgoing {
 		dir, local, remote, remotePort = dirSent, netip.AddrPortFrom(src, srcPort), dst, dstPort
 	}
-	if opts.HasAO {
-		r.AOKeyID, r.RNextKeyID = opts.AO.KeyID, opts.AO.RNextKeyID
+	if opts.HasAO() {
+		r.AOKeyID, r.RNextKeyID = opts.AOKeyIDs(segment[tcpopt.FixedHeaderLen:hl])
 		if !r.Outgoing {
-			st.countKeyIDs(opts.AO.KeyID, opts.AO.RNextKeyID)
+			st.countKeyIDs(r.AOKeyID, r.RNextKeyID)
 		}
 	}
-	c.checkAOConn(p, st, r, opts, dir, local, remote, remotePort, src, dst, segment, t)
-}
-
-// checkAOConn is checkAO past the option: the connection's handshake, the
-// master key of the segment's KeyID, then its MAC.
-func (c *Checker) checkAOConn(p *Peer, st *addrState, r *Result, opts tcpao.Options, dir int, local netip.AddrPort,
-	remote netip.Addr, remotePort uint16, src, dst netip.Addr, segment []byte, t time.Time) {
+	// Then the connection's handshake, the master key of the segment's
+	// KeyID, and its MAC (in this one function: the per-segment path pays
+	// for no call passing this many argument words).
 	be := binary.BigEndian
 	seq, flags := be.Uint32(segment[4:8]), segment[13]
 	cn := st.findConn(local, remotePort)
 	if flags&0x02 != 0 { // SYN or SYN-ACK
-		cn = c.handshake(st, p, cn, remote, local, remotePort, dir, flags&0x10 != 0, seq, be.Uint32(segment[8:12]), opts.HasAO, t)
+		cn = c.handshake(st, p, cn, remote, local, remotePort, dir, flags&0x10 != 0, seq, be.Uint32(segment[8:12]), opts.HasAO(), t)
 	}
 	if cn != nil {
 		cn.last = t
 		cn.closed = cn.closed || flags&0x05 != 0 // FIN, RST
 	}
 	if len(p.Keys) == 0 { // a TCP-AO keychain the config does not have
-		if opts.HasAO && !r.Outgoing {
+		if opts.HasAO() && !r.Outgoing {
 			r.Verdict = Unexpected
 		}
 		return
 	}
-	if !opts.HasAO {
+	if !opts.HasAO() {
 		r.Verdict = Missing
-		r.WrongMech = opts.HasMD5 && !r.Outgoing
+		r.WrongMech = opts.HasMD5() && !r.Outgoing
 		return
 	}
-	idx := aoKeyIndex(p, opts.AO.KeyID, r.Outgoing)
+	idx := aoKeyIndex(p, r.AOKeyID, r.Outgoing)
 	if idx < 0 {
 		r.Verdict = UnknownKey
 		return
@@ -352,25 +360,27 @@ func (c *Checker) checkAOConn(p *Peer, st *addrState, r *Result, opts tcpao.Opti
 		r.Verdict = Malformed
 		return
 	}
-	keys := tk.other[dir]
+	keys := &tk.other[dir]
 	if flags&0x12 == 0x02 { // a SYN: the initiator's SYN key
-		keys = [2]*tcpao.TrafficKey{}
+		keys = &noKeys
 		if cn.init == dir {
-			keys = tk.syn
+			keys = &tk.syn
 		}
 	}
-	if keys[0] == nil {
+	key := keys[0]
+	if key == nil {
 		r.Verdict = NoHandshake
 		return
 	}
-	if len(opts.AO.MAC) != keys[0].MACLen() {
+	if opts.AOLen(segment[tcpopt.FixedHeaderLen:hl])-tcpopt.AOMinLen != key.MACLen() {
 		// The kernel drops it unchecked (tcp_ao_wrong_maclen, TCPAOBad).
 		r.Verdict, r.MACLenMismatch = BadMAC, true
 		return
 	}
-	seg := tcpao.Segment{Src: src, Dst: dst, TCP: segment}
+	seg := &cn.seg[dir]
+	seg.TCP = segment
 	sne := cn.sne[dir].SNE(seq)
-	ok, err := keys[0].Verify(sne, seg)
+	ok, err := key.VerifyParsed(sne, seg, opts, hl)
 	switch {
 	case err != nil:
 		r.Verdict = Malformed
@@ -379,6 +389,11 @@ func (c *Checker) checkAOConn(p *Peer, st *addrState, r *Result, opts tcpao.Opti
 		cn.sne[dir].Observe(seq)
 	default:
 		r.Verdict = BadMAC
-		r.Flipped, _ = keys[1].Verify(sne, seg)
+		r.Flipped, _ = keys[1].VerifyParsed(sne, seg, opts, hl)
 	}
+	seg.TCP = nil // the frame is not kept
 }
+
+// noKeys are the traffic keys of a SYN in the direction that did not
+// initiate the connection: none.
+var noKeys [2]*tcpao.TrafficKey

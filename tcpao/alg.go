@@ -88,6 +88,10 @@ var (
 	ErrBadOptions = tcpopt.ErrBadOptions
 	// ErrNoOption: the segment carries no TCP-AO option.
 	ErrNoOption = errors.New("tcpao: no TCP-AO option")
+	// ErrParsedOptions: the parsed options given to VerifyParsed do not
+	// describe the segment (another header length, or no whole TCP-AO
+	// option where they place it).
+	ErrParsedOptions = errors.New("tcpao: parsed options do not match the segment")
 	// ErrMD5Option: the segment carries a TCP-MD5 option (RFC 5925 §7.7:
 	// a segment with both is discarded; one with MD5 only is not TCP-AO).
 	ErrMD5Option = errors.New("tcpao: segment carries a TCP-MD5 option")

@@ -206,29 +206,31 @@ func (ks *Keys) Verify(d Direction, sne uint32, seg Segment) error {
 	if err != nil {
 		return seg.errorf(d, err)
 	}
-	if p.opts.HasMD5 {
+	if p.opts.HasMD5() {
 		return seg.errorf(d, ErrMD5Option)
 	}
-	if !p.opts.HasAO {
+	if !p.opts.HasAO() {
 		return seg.errorf(d, ErrNoOption)
 	}
+	keyID, _ := p.opts.AOKeyIDs(p.list(seg.TCP))
+	mac := p.mac(seg.TCP)
 	want := ks.SendID
 	if d == Receive {
 		want = ks.RecvID
 	}
-	if id := p.opts.AO.KeyID; id != want {
+	if id := keyID; id != want {
 		return seg.errorf(d, fmt.Errorf("%w %d, the master key's is %d", ErrKeyID, id, want))
 	}
 	k := ks.Select(d, seg.TCP[13])
-	if n := len(p.opts.AO.MAC); n != k.macLen {
-		return seg.errorf(d, fmt.Errorf("%w: a %d-byte MAC field (KeyID %d), the master key's MACs have %d", ErrMACLength, n, p.opts.AO.KeyID, k.macLen))
+	if n := len(mac); n != k.macLen {
+		return seg.errorf(d, fmt.Errorf("%w: a %d-byte MAC field (KeyID %d), the master key's MACs have %d", ErrMACLength, n, keyID, k.macLen))
 	}
-	ok, err := k.verify(sne, seg, &p)
+	ok, err := k.verify(sne, &seg, &p)
 	if err != nil {
 		return seg.errorf(d, err)
 	}
 	if !ok {
-		return seg.errorf(d, fmt.Errorf("%w (KeyID %d, SNE %d, %s key)", ErrBadMAC, p.opts.AO.KeyID, sne, keyName(d, seg.TCP[13])))
+		return seg.errorf(d, fmt.Errorf("%w (KeyID %d, SNE %d, %s key)", ErrBadMAC, keyID, sne, keyName(d, seg.TCP[13])))
 	}
 	return nil
 }

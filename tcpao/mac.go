@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash"
 	"net/netip"
+
+	"github.com/authbgp/authbgpd/tcpopt"
 )
 
 // Segment is a TCP segment as the MAC sees it: the IP source and
@@ -18,15 +20,34 @@ type Segment struct {
 	TCP      []byte
 }
 
-// parsed is what the MAC needs to know about a segment.
+// parsed is what the MAC needs to know about a segment: its header length,
+// address family and options (tcpopt's offsets, relative to TCP[20:hl]).
 type parsed struct {
 	hl   int
 	fam  uint8 // 4 or 6
-	opts Options
+	opts tcpopt.Options
 }
 
-// parse checks the segment and finds its options.
+// list is the segment's option list, which p.opts indexes.
+func (p *parsed) list(tcp []byte) []byte { return tcp[tcpopt.FixedHeaderLen:p.hl] }
+
+// mac is the MAC field of the segment's TCP-AO option (p.opts has one).
+func (p *parsed) mac(tcp []byte) []byte { return p.opts.MAC(p.list(tcp)) }
+
+// parse checks the segment and finds its options: one walk by tcpopt's
+// rules (whose recognised lists, Linux's and RFC 9235's, skip the walk).
 func (s Segment) parse() (parsed, error) {
+	p, err := s.header()
+	if err != nil {
+		return p, err
+	}
+	p.opts, err = tcpopt.Parse(p.list(s.TCP))
+	return p, optionsErr(err)
+}
+
+// header checks the segment's addresses, header length and size: parse
+// without the options.
+func (s *Segment) header() (parsed, error) {
 	var p parsed
 	src, dst := s.Src.Unmap(), s.Dst.Unmap()
 	switch {
@@ -45,39 +66,34 @@ func (s Segment) parse() (parsed, error) {
 		return p, fmt.Errorf("%w: %d bytes", ErrSegmentTooBig, len(s.TCP))
 	}
 	p.hl = hl
-	if hl == 20+12+OptionLen && p.linuxLayout(s.TCP) {
-		return p, nil
-	}
-	p.opts, err = ParseOptions(s.TCP[20:hl])
-	return p, err
+	return p, nil
 }
 
-// The two option lists of established BGP sessions over TCP-AO: Linux's
-// (TCP-AO first, then NOP, NOP, timestamps) and the RFC 9235 vectors'
-// (NOP, NOP, timestamps, then TCP-AO).
-const (
-	nopNopTS = OptNOP<<24 | OptNOP<<16 | 8<<8 | 10 // NOP, NOP, kind 8 length 10
-	aoHead16 = OptAO<<8 | OptionLen                // kind 29, length 16
-)
-
-// linuxLayout recognizes a 28-byte option list of exactly a 16-byte TCP-AO
-// option and NOP, NOP, timestamps, in either order, and fills p.opts as
-// ParseOptions would (such a list is valid as a whole). Walking the list
-// costs a fifth of a keepalive's CMAC otherwise.
-func (p *parsed) linuxLayout(tcp []byte) bool {
-	be := binary.BigEndian
-	var ao int
-	switch {
-	case be.Uint16(tcp[20:22]) == aoHead16 && be.Uint32(tcp[36:40]) == nopNopTS:
-		ao = 0
-	case be.Uint32(tcp[20:24]) == nopNopTS && be.Uint16(tcp[32:34]) == aoHead16:
-		ao = 12
-	default:
-		return false
+// parsedAs is parse for a segment whose options the caller parsed with
+// tcpopt.ParseSegment (opts, hl): instead of walking them again it checks
+// that they describe this segment — the header length is its data offset,
+// and at opts.AOOffset lies a whole TCP-AO option inside the list — so
+// options that do not fit fail closed (ErrParsedOptions), never read out
+// of bounds. A TCP-MD5 option with the TCP-AO option is ErrMD5Option, as
+// from parse.
+func (s *Segment) parsedAs(opts tcpopt.Options, hl int) (parsed, error) {
+	p, err := s.header()
+	if err != nil {
+		return p, err
 	}
-	o := 20 + ao
-	p.opts = Options{HasAO: true, AOOffset: ao, AO: Option{KeyID: tcp[o+2], RNextKeyID: tcp[o+3], MAC: tcp[o+4 : o+OptionLen : o+OptionLen]}}
-	return true
+	if !opts.HasAO() {
+		return p, ErrNoOption
+	}
+	if opts.HasMD5() {
+		return p, fmt.Errorf("%w: %w", ErrMD5Option, tcpopt.ErrMD5AndAO)
+	}
+	list, o := s.TCP[tcpopt.FixedHeaderLen:p.hl], opts.AOOffset()
+	if hl != p.hl || o+tcpopt.AOMinLen > len(list) || list[o] != OptAO ||
+		list[o+1] < tcpopt.AOMinLen || o+int(list[o+1]) > len(list) {
+		return p, fmt.Errorf("%w: TCP-AO option at offset %d, header length %d, the segment's is %d", ErrParsedOptions, o, hl, p.hl)
+	}
+	p.opts = opts
+	return p, nil
 }
 
 // errorf wraps err with the segment's identity.
@@ -201,11 +217,11 @@ func (k TrafficKey) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(k.String
 // not allocate.
 func (k *TrafficKey) MAC(dst []byte, sne uint32, seg Segment) ([]byte, error) {
 	p, err := seg.parse()
-	if err == nil && !p.opts.HasAO {
+	if err == nil && !p.opts.HasAO() {
 		err = ErrNoOption
 	}
 	if err == nil {
-		err = k.compute(sne, seg, &p)
+		err = k.compute(sne, &seg, &p)
 	}
 	if err != nil {
 		return dst, fmt.Errorf("tcpao: MAC of %d-byte segment %v -> %v: %w", len(seg.TCP), seg.Src, seg.Dst, err)
@@ -221,31 +237,59 @@ func (k *TrafficKey) MAC(dst []byte, sne uint32, seg Segment) ([]byte, error) {
 // It looks at neither KeyID nor flags: Keys.Verify does.
 func (k *TrafficKey) Verify(sne uint32, seg Segment) (bool, error) {
 	p, err := seg.parse()
-	if err == nil && !p.opts.HasAO {
+	if err == nil && !p.opts.HasAO() {
 		err = ErrNoOption
 	}
 	if err != nil {
-		return false, fmt.Errorf("tcpao: verify %d-byte segment %v -> %v: %w", len(seg.TCP), seg.Src, seg.Dst, err)
+		return false, verifyErr(seg, err)
 	}
-	ok, err := k.verify(sne, seg, &p)
+	ok, err := k.verify(sne, &seg, &p)
 	if err != nil {
-		return false, fmt.Errorf("tcpao: verify %d-byte segment %v -> %v: %w", len(seg.TCP), seg.Src, seg.Dst, err)
+		return false, verifyErr(seg, err)
 	}
 	return ok, nil
 }
 
+// VerifyParsed is Verify for a segment whose options the caller has
+// already parsed with tcpopt.ParseSegment(seg.TCP) (opts and hl, the
+// header length, from a call that returned no error): the same MAC and
+// the same constant-time comparison, without walking the options again
+// (the shadow checker parses them once for its own verdicts). Options that
+// do not describe seg — another header length, no whole TCP-AO option at
+// opts' offset — are an error wrapping ErrParsedOptions, never a MAC
+// computed from the wrong bytes; a TCP-MD5 option besides the TCP-AO one
+// is ErrMD5Option and none ErrNoOption, as from Verify. It does not
+// allocate unless it returns an error. It neither keeps nor changes *seg
+// (a pointer: the per-segment path copies no Segment).
+func (k *TrafficKey) VerifyParsed(sne uint32, seg *Segment, opts tcpopt.Options, hl int) (bool, error) {
+	p, err := seg.parsedAs(opts, hl)
+	if err != nil {
+		return false, verifyErr(*seg, err)
+	}
+	ok, err := k.verify(sne, seg, &p)
+	if err != nil {
+		return false, verifyErr(*seg, err)
+	}
+	return ok, nil
+}
+
+// verifyErr wraps err of a segment Verify or VerifyParsed cannot check.
+func verifyErr(seg Segment, err error) error {
+	return fmt.Errorf("tcpao: verify %d-byte segment %v -> %v: %w", len(seg.TCP), seg.Src, seg.Dst, err)
+}
+
 // verify is Verify for a segment parse has checked and found an option in.
-func (k *TrafficKey) verify(sne uint32, seg Segment, p *parsed) (bool, error) {
+func (k *TrafficKey) verify(sne uint32, seg *Segment, p *parsed) (bool, error) {
 	if err := k.compute(sne, seg, p); err != nil {
 		return false, err
 	}
-	return subtle.ConstantTimeCompare(p.opts.AO.MAC, k.sum[:k.macLen]) == 1, nil
+	return subtle.ConstantTimeCompare(p.mac(seg.TCP), k.sum[:k.macLen]) == 1, nil
 }
 
 // compute leaves the MAC of seg (checked by parse, with a TCP-AO option)
 // in k.sum. The message (RFC 5925 §5.1) is assembled in k.head up to the
 // payload, which is fed from the segment itself.
-func (k *TrafficKey) compute(sne uint32, seg Segment, p *parsed) error {
+func (k *TrafficKey) compute(sne uint32, seg *Segment, p *parsed) error {
 	if err := k.alg.usable(); err != nil {
 		return err
 	}
@@ -272,7 +316,7 @@ func (k *TrafficKey) compute(sne uint32, seg Segment, p *parsed) error {
 	copy(b[n:n+20], tcp[:20])
 	b[n+16], b[n+17] = 0, 0 // checksum
 	n += 20
-	ao := 20 + p.opts.AOOffset // the option's offset in tcp
+	ao := 20 + p.opts.AOOffset() // the option's offset in tcp
 	aoLen := int(tcp[ao+1])
 	if k.include {
 		m := copy(b[n:], tcp[20:p.hl])

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/authbgp/authbgpd/tcpopt"
 )
 
 // algs are all the algorithms; the first two are RFC 5926's.
@@ -182,8 +184,12 @@ func TestZeroAllocs(t *testing.T) {
 					"MAC":         func() { buf, _ = tk.MAC(buf[:0], 0, seg) },
 					"Verify":      func() { tk.Verify(0, seg) },
 					"Keys.Verify": func() { ks.Verify(Receive, 0, seg) },
-					"SNE":         func() { tr.Observe(tr.SNE(12345)) },
-					"Options":     func() { SegmentOptions(seg.TCP) },
+					"VerifyParsed": func() {
+						o, hl, _ := tcpopt.ParseSegment(seg.TCP)
+						tk.VerifyParsed(0, &seg, o, hl)
+					},
+					"SNE":     func() { tr.Observe(tr.SNE(12345)) },
+					"Options": func() { SegmentOptions(seg.TCP) },
 				} {
 					if n := testing.AllocsPerRun(200, f); n != 0 {
 						t.Errorf("%s v6=%v options %s: %s: %v allocations, want 0", alg, v6, optionsWord(include), name, n)
@@ -354,6 +360,7 @@ func FuzzVerify(f *testing.F) {
 			include := i == int(sne&1)
 			raw := bytes.Repeat([]byte{byte(i + 1)}, alg.TrafficKeyLen())
 			k, _ := NewTrafficKey(alg, raw, include)
+			sameAsVerify(t, k, sne, seg)
 			mac, err := k.MAC(nil, sne, seg)
 			if perr != nil || !opts.HasAO {
 				if err == nil {
@@ -389,6 +396,7 @@ func FuzzVerify(f *testing.F) {
 			if ok, err := k.Verify(sne, signed); !ok || err != nil {
 				t.Fatalf("signed segment: Verify = %v, %v", ok, err)
 			}
+			sameAsVerify(t, k, sne, signed)
 			if ok, _ := k.Verify(sne+1, signed); ok {
 				t.Fatal("verified with SNE+1")
 			}
@@ -399,4 +407,70 @@ func FuzzVerify(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameAsVerify: for a segment tcpopt parses, VerifyParsed with its result
+// says what Verify says.
+func sameAsVerify(t *testing.T, k *TrafficKey, sne uint32, seg Segment) {
+	t.Helper()
+	o, hl, err := tcpopt.ParseSegment(seg.TCP)
+	if err != nil {
+		return
+	}
+	ok, err := k.Verify(sne, seg)
+	pok, perr := k.VerifyParsed(sne, &seg, o, hl)
+	if ok != pok || (err == nil) != (perr == nil) {
+		t.Fatalf("Verify = %v, %v; VerifyParsed = %v, %v", ok, err, pok, perr)
+	}
+}
+
+// TestVerifyParsed: VerifyParsed verifies what Verify does, and parsed
+// options that do not describe the segment fail closed (an error, no MAC
+// compared) rather than pointing the MAC at other bytes.
+func TestVerifyParsed(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, alg := range algs {
+		mk := MasterKey{Alg: alg, Secret: []byte("an-80-bit-key"), SendID: 1, RecvID: 2, IncludeOptions: true}
+		seg := randSegment(r, segSpec{flags: 0x18, payload: 140, keyID: 2})
+		conn := Connection{Local: netip.AddrPortFrom(seg.Dst, 179), Remote: netip.AddrPortFrom(seg.Src, 4000), LocalISN: 1, RemoteISN: 2}
+		tk := mustKeys(t, mk, conn).Select(Receive, seg.TCP[13])
+		mac, err := tk.MAC(nil, 7, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, hl, err := tcpopt.ParseSegment(seg.TCP)
+		if err != nil || !o.HasAO() {
+			t.Fatalf("ParseSegment: %+v, %v", o, err)
+		}
+		copy(o.MAC(seg.TCP[20:hl]), mac)
+		if ok, err := tk.VerifyParsed(7, &seg, o, hl); !ok || err != nil {
+			t.Fatalf("%s: VerifyParsed = %v, %v", alg, ok, err)
+		}
+		if ok, err := tk.VerifyParsed(8, &seg, o, hl); ok || err != nil {
+			t.Fatalf("%s: VerifyParsed with SNE+1 = %v, %v", alg, ok, err)
+		}
+		// Options of another segment: a TCP-MD5-only list, none, one
+		// whose TCP-AO option is elsewhere, both options.
+		md5Only, _ := tcpopt.Parse(append(tcpopt.AppendMD5([]byte{OptNOP, OptNOP}, make([]byte, 16)), make([]byte, 8)...))
+		both, _ := tcpopt.Parse(tcpopt.AppendAO(tcpopt.AppendMD5(nil, make([]byte, 16)), 2, 2, make([]byte, 12)))
+		shifted, _ := tcpopt.Parse(tcpopt.AppendAO(bytes.Repeat([]byte{OptNOP}, o.AOOffset()+1), 2, 2, make([]byte, 12)))
+		for _, c := range []struct {
+			name string
+			o    tcpopt.Options
+			hl   int
+			want error
+		}{
+			{"header-length+4", o, hl + 4, ErrParsedOptions},
+			{"header-length-4", o, hl - 4, ErrParsedOptions},
+			{"no-option", tcpopt.Options{}, hl, ErrNoOption},
+			{"md5-only", md5Only, hl, ErrNoOption},
+			{"md5-and-ao", both, hl, ErrMD5Option},
+			{"ao-elsewhere", shifted, hl, ErrParsedOptions},
+		} {
+			ok, err := tk.VerifyParsed(7, &seg, c.o, c.hl)
+			if ok || !errors.Is(err, c.want) {
+				t.Errorf("%s: %s: VerifyParsed = %v, %v; want false, %v", alg, c.name, ok, err, c.want)
+			}
+		}
+	}
 }

@@ -66,10 +66,16 @@ func ParseOptions(opts []byte) (Options, error) {
 		o.AO.KeyID, o.AO.RNextKeyID = t.AOKeyIDs(opts)
 		o.AO.MAC = t.MAC(opts)
 	}
+	return o, optionsErr(err)
+}
+
+// optionsErr is tcpopt.Parse's error as this package reports it: both a
+// TCP-MD5 and a TCP-AO option also wrap ErrMD5Option.
+func optionsErr(err error) error {
 	if err != nil && errors.Is(err, tcpopt.ErrMD5AndAO) {
 		err = fmt.Errorf("%w: %w", ErrMD5Option, err)
 	}
-	return o, err
+	return err
 }
 
 // headerLen returns the TCP header length (data offset) of a segment.
