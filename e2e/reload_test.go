@@ -34,11 +34,13 @@ func TestReloadAimed(t *testing.T) {
 	pair := newPair(t, "rld1", false)
 	tp, nsA, nsB := pair.Topology, pair.A, pair.B
 	key, newKey := newSecret("rld1"), newSecret("rld1new")
+	// Neither daemon watches its files ([config] watch = false): B must not
+	// reload when its file changes, and A's reloads are the ones asked for.
 	confA := func(extra ...abPeer) string {
-		return abConfig("", append([]abPeer{{addr: "192.0.2.2", asn: 65002, src: "password-file", ref: "b.key"}}, extra...)...)
+		return abConfig(noWatch, append([]abPeer{{addr: "192.0.2.2", asn: 65002, src: "password-file", ref: "b.key"}}, extra...)...)
 	}
 	confB := func(extra ...abPeer) string {
-		return abConf{ASN: 65002, RouterID: "192.0.2.2",
+		return abConf{ASN: 65002, RouterID: "192.0.2.2", Extra: noWatch,
 			Peers: append([]abPeer{{addr: "192.0.2.1", asn: 65001, src: "password-file", ref: "a.key"}}, extra...)}.String()
 	}
 	a := StartAuthbgpd(t, tp, nsA, confA(), AuthbgpdOptions{Files: map[string]string{"b.key": key + "\n"}})

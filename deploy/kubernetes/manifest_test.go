@@ -1,0 +1,379 @@
+// Package kubernetes_test checks deploy/kubernetes/authbgpd.yaml against
+// what the image really has: its name (scripts/images.sh), user, file
+// capabilities and secrets directory (Dockerfile), the HTTP routes and
+// port the daemon serves (httpapi, the config the ConfigMap carries), and
+// that the config parses with the Secret's files where the mounts put them.
+package kubernetes_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/httpapi"
+	"github.com/authbgp/authbgpd/status"
+)
+
+const (
+	manifest   = "authbgpd.yaml"
+	dockerfile = "../../Dockerfile"
+	imagesSh   = "../../scripts/images.sh"
+)
+
+// The parts of the objects the test reads.
+type object struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Data       map[string]string `yaml:"data"`
+	StringData map[string]string `yaml:"stringData"`
+	Spec       struct {
+		Template struct {
+			Spec podSpec `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+type podSpec struct {
+	HostNetwork     bool `yaml:"hostNetwork"`
+	SecurityContext struct {
+		RunAsUser    *int64 `yaml:"runAsUser"`
+		RunAsGroup   *int64 `yaml:"runAsGroup"`
+		RunAsNonRoot *bool  `yaml:"runAsNonRoot"`
+		FSGroup      *int64 `yaml:"fsGroup"`
+	} `yaml:"securityContext"`
+	Containers []container `yaml:"containers"`
+	Volumes    []struct {
+		Name      string `yaml:"name"`
+		ConfigMap *struct {
+			Name string `yaml:"name"`
+		} `yaml:"configMap"`
+		Secret *struct {
+			SecretName  string `yaml:"secretName"`
+			DefaultMode *int   `yaml:"defaultMode"`
+		} `yaml:"secret"`
+	} `yaml:"volumes"`
+}
+
+type container struct {
+	Name  string   `yaml:"name"`
+	Image string   `yaml:"image"`
+	Args  []string `yaml:"args"`
+	Ports []struct {
+		Name          string `yaml:"name"`
+		ContainerPort int    `yaml:"containerPort"`
+	} `yaml:"ports"`
+	SecurityContext struct {
+		Privileged               *bool `yaml:"privileged"`
+		AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
+		Capabilities             struct {
+			Drop []string `yaml:"drop"`
+			Add  []string `yaml:"add"`
+		} `yaml:"capabilities"`
+	} `yaml:"securityContext"`
+	LivenessProbe  *probe `yaml:"livenessProbe"`
+	ReadinessProbe *probe `yaml:"readinessProbe"`
+	VolumeMounts   []struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+		SubPath   string `yaml:"subPath"`
+	} `yaml:"volumeMounts"`
+}
+
+type probe struct {
+	HTTPGet *struct {
+		Path string `yaml:"path"`
+		Port any    `yaml:"port"` // a number or a port name
+		Host string `yaml:"host"`
+	} `yaml:"httpGet"`
+}
+
+func readObjects(t *testing.T) map[string]object {
+	t.Helper()
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := map[string]object{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var o object
+		err := dec.Decode(&o)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", manifest, err)
+		}
+		if _, dup := objs[o.Kind]; dup {
+			t.Fatalf("%s: two %s objects", manifest, o.Kind)
+		}
+		objs[o.Kind] = o
+	}
+	for _, k := range []string{"ConfigMap", "Secret", "DaemonSet"} {
+		if _, ok := objs[k]; !ok {
+			t.Fatalf("%s has no %s", manifest, k)
+		}
+	}
+	return objs
+}
+
+// image is what the Dockerfile and scripts/images.sh say of the image.
+type image struct {
+	tag        string
+	uid, gid   int64
+	user       string
+	caps       []string // as Kubernetes names them: NET_RAW, ...
+	secretsDir string
+	exposed    []int
+}
+
+func readImage(t *testing.T) image {
+	t.Helper()
+	df, err := os.ReadFile(dockerfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := os.ReadFile(imagesSh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(re, text, what string) []string {
+		m := regexp.MustCompile(re).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("cannot find %s (%s)", what, re)
+		}
+		return m
+	}
+	var im image
+	im.tag = must(`(?m)^tag=\$\{1:-([^}]+)\}`, string(sh), "the image tag in scripts/images.sh")[1]
+	im.uid, _ = strconv.ParseInt(must(`useradd [^\n]*--uid (\d+)`, string(df), "the user's uid")[1], 10, 64)
+	im.gid, _ = strconv.ParseInt(must(`groupadd [^\n]*--gid (\d+)`, string(df), "the group's gid")[1], 10, 64)
+	im.user = must(`(?m)^USER (\S+)`, string(df), "USER")[1]
+	ua := strings.Fields(strings.TrimSuffix(strings.TrimSpace(must(`(?m)useradd [^\n]*$`, string(df), "useradd")[0]), "\\"))
+	if u := ua[len(ua)-1]; u != im.user {
+		t.Fatalf("Dockerfile: USER %s, but useradd makes %s", im.user, u)
+	}
+	for _, c := range strings.Split(must(`setcap (\S+)=p`, string(df), "the binary's file capabilities")[1], ",") {
+		im.caps = append(im.caps, strings.ToUpper(strings.TrimPrefix(c, "cap_")))
+	}
+	im.secretsDir = must(`mkdir -p (/\S+)`, string(df), "the secrets directory")[1]
+	for _, p := range strings.Fields(must(`(?m)^EXPOSE (.+)$`, string(df), "EXPOSE")[1]) {
+		n, _ := strconv.Atoi(p)
+		im.exposed = append(im.exposed, n)
+	}
+	return im
+}
+
+// stub is an httpapi.Source that is healthy.
+type stub struct{}
+
+func (stub) Status() status.Status { return status.Status{RouterID: "192.0.2.1", ASN: 65001} }
+func (stub) Healthy() error        { return nil }
+
+func TestManifest(t *testing.T) {
+	objs := readObjects(t)
+	im := readImage(t)
+	pod := objs["DaemonSet"].Spec.Template.Spec
+	if len(pod.Containers) != 1 {
+		t.Fatalf("DaemonSet: %d containers, want 1", len(pod.Containers))
+	}
+	c := pod.Containers[0]
+
+	t.Run("image", func(t *testing.T) {
+		if c.Image != im.tag {
+			t.Errorf("image %q, want %q (what make image tags)", c.Image, im.tag)
+		}
+	})
+
+	t.Run("user", func(t *testing.T) {
+		sc := pod.SecurityContext
+		if sc.RunAsUser == nil || *sc.RunAsUser != im.uid || sc.RunAsGroup == nil || *sc.RunAsGroup != im.gid {
+			t.Errorf("runAsUser/runAsGroup %v/%v, want the image's %s: %d/%d", deref(sc.RunAsUser), deref(sc.RunAsGroup), im.user, im.uid, im.gid)
+		}
+		if sc.FSGroup == nil || *sc.FSGroup != im.gid {
+			t.Errorf("fsGroup %v, want %d: the Secret's files must be readable by the image's group", deref(sc.FSGroup), im.gid)
+		}
+		if sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+			t.Error("runAsNonRoot is not true")
+		}
+	})
+
+	t.Run("capabilities", func(t *testing.T) {
+		s := c.SecurityContext
+		if !slices.Equal(s.Capabilities.Drop, []string{"ALL"}) {
+			t.Errorf("capabilities.drop %q, want [ALL]", s.Capabilities.Drop)
+		}
+		add := slices.Sorted(slices.Values(s.Capabilities.Add))
+		want := slices.Sorted(slices.Values(im.caps))
+		if !slices.Equal(add, want) {
+			t.Errorf("capabilities.add %q, want the binary's file capabilities %q", add, want)
+		}
+		if s.AllowPrivilegeEscalation != nil && !*s.AllowPrivilegeEscalation {
+			t.Error("allowPrivilegeEscalation: false sets no_new_privs: the kernel then ignores the binary's file capabilities")
+		}
+		if s.Privileged != nil && *s.Privileged {
+			t.Error("privileged: the capabilities are enough")
+		}
+	})
+
+	// The config the ConfigMap carries, where the mounts put it.
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		if m.SubPath != "" {
+			t.Errorf("volume %s mounted with subPath: the kubelet never updates such a mount, so [config] watch would see nothing", m.Name)
+		}
+		mounts[m.Name] = m.MountPath
+	}
+	var cmName, secretName, cmMount, secretMount string
+	for _, v := range pod.Volumes {
+		switch {
+		case v.ConfigMap != nil:
+			cmName, cmMount = v.ConfigMap.Name, mounts[v.Name]
+		case v.Secret != nil:
+			secretName, secretMount = v.Secret.SecretName, mounts[v.Name]
+			// Readable by the image's group (fsGroup), by no one else.
+			if v.Secret.DefaultMode == nil || *v.Secret.DefaultMode != 0o440 {
+				t.Errorf("secret volume defaultMode %v, want 0440: readable by group %d, by no others", v.Secret.DefaultMode, im.gid)
+			}
+		}
+	}
+	if cmName != objs["ConfigMap"].Metadata.Name || secretName != objs["Secret"].Metadata.Name || cmMount == "" || secretMount == "" {
+		t.Fatalf("volumes: ConfigMap %q at %q, Secret %q at %q; want the manifest's %q and %q, mounted",
+			cmName, cmMount, secretName, secretMount, objs["ConfigMap"].Metadata.Name, objs["Secret"].Metadata.Name)
+	}
+	t.Run("secret-mount", func(t *testing.T) {
+		if secretMount != im.secretsDir {
+			t.Errorf("the Secret is mounted at %s, want the image's secrets directory %s", secretMount, im.secretsDir)
+		}
+	})
+	confFile := ""
+	for i, a := range c.Args {
+		if a == "-f" && i+1 < len(c.Args) {
+			confFile = c.Args[i+1]
+		}
+	}
+	name, ok := strings.CutPrefix(confFile, cmMount+"/")
+	toml, has := objs["ConfigMap"].Data[name]
+	if !ok || !has {
+		t.Fatalf("args %q: -f %q is not a file of the ConfigMap mounted at %s (keys %v)", c.Args, confFile, cmMount, keys(objs["ConfigMap"].Data))
+	}
+
+	// Lay the volumes out in a directory, as the kubelet does (..data
+	// and links included), with the config's absolute paths moved there.
+	root := t.TempDir()
+	secretDir := filepath.Join(root, filepath.FromSlash(secretMount))
+	kubeletVolume(t, secretDir, objs["Secret"].StringData)
+	confDir := filepath.Join(root, filepath.FromSlash(cmMount))
+	kubeletVolume(t, confDir, objs["ConfigMap"].Data)
+	moved := strings.ReplaceAll(toml, `"`+secretMount+"/", `"`+secretDir+"/")
+	cfg, err := config.Parse(filepath.Join(confDir, name), []byte(moved))
+	if err != nil {
+		t.Fatalf("the ConfigMap's %s does not load with the Secret's files mounted:\n%v", name, err)
+	}
+	t.Run("config", func(t *testing.T) {
+		if !cfg.Config.Watch {
+			t.Error("[config] watch is off: a new Secret version would not be followed")
+		}
+		files := cfg.Files()[1:] // the secret files, after the config itself
+		if len(files) == 0 {
+			t.Fatal("the config names no *-file secret")
+		}
+		for _, f := range files {
+			rel, err := filepath.Rel(secretDir, f)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("secret file %s is not in the Secret's mount %s", f, secretMount)
+				continue
+			}
+			if _, ok := objs["Secret"].StringData[rel]; !ok {
+				t.Errorf("secret file %s: the Secret has no key %q", f, rel)
+			}
+		}
+	})
+
+	t.Run("probes", func(t *testing.T) {
+		host, port, err := net.SplitHostPort(cfg.API.HTTP)
+		if err != nil {
+			t.Fatalf("[api] http %q: %v", cfg.API.HTTP, err)
+		}
+		if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+			t.Errorf("[api] http %q: the kubelet probes the pod's address, so it must listen on 0.0.0.0", cfg.API.HTTP)
+		}
+		apiPort, _ := strconv.Atoi(port)
+		if !slices.Contains(im.exposed, apiPort) {
+			t.Errorf("[api] http port %d is not one the image exposes (%v)", apiPort, im.exposed)
+		}
+		h := httpapi.New(cfg.API.HTTP, stub{}, nil, nil).Handler()
+		for what, p := range map[string]*probe{"livenessProbe": c.LivenessProbe, "readinessProbe": c.ReadinessProbe} {
+			if p == nil || p.HTTPGet == nil {
+				t.Errorf("%s: no httpGet probe", what)
+				continue
+			}
+			got := 0
+			switch v := p.HTTPGet.Port.(type) {
+			case int:
+				got = v
+			case string:
+				for _, cp := range c.Ports {
+					if cp.Name == v {
+						got = cp.ContainerPort
+					}
+				}
+			}
+			if got != apiPort {
+				t.Errorf("%s: port %v (%d), want [api] http's %d", what, p.HTTPGet.Port, got, apiPort)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p.HTTPGet.Path, nil))
+			if rec.Code != http.StatusOK {
+				t.Errorf("%s: GET %s on the daemon's HTTP API: %d, want 200", what, p.HTTPGet.Path, rec.Code)
+			}
+		}
+	})
+}
+
+// kubeletVolume writes files into dir as the kubelet lays out a Secret or
+// ConfigMap volume: dir/..TIMESTAMP/KEY, dir/..data -> ..TIMESTAMP,
+// dir/KEY -> ..data/KEY.
+func kubeletVolume(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	stamp := "..2026_12_02_12_00_00.000000001"
+	if err := os.MkdirAll(filepath.Join(dir, stamp), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range files {
+		if err := os.WriteFile(filepath.Join(dir, stamp, k), []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join("..data", k), filepath.Join(dir, k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(stamp, filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
