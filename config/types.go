@@ -210,10 +210,11 @@ type Keychain struct {
 	Type string // KeychainMD5 or KeychainTCPAO
 	Keys []Key
 	// AcceptICMPs (accept-icmps, TCP-AO only, default false): the peers'
-	// sessions act on ICMP hard errors (destination unreachable, port or
-	// host) that quote them. Off, the kernel ignores them (RFC 5925 §7.8:
-	// an ICMP cannot be authenticated, so a forged one could end the
-	// session) and counts them (TCPAODroppedIcmps).
+	// sessions act on the ICMP errors RFC 5925 §7.8 calls hard (protocol
+	// and port unreachable, fragmentation needed; ICMPv6 administratively
+	// prohibited and port unreachable) that quote them. Off, the kernel
+	// ignores them (an ICMP cannot be authenticated, so a forged one could
+	// end the session) and counts them (TCPAODroppedIcmps).
 	AcceptICMPs bool
 	Line        int
 	m           meta
