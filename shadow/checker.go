@@ -106,6 +106,9 @@ type Peer struct {
 	Pinned int
 
 	sched keys.Schedule // Keys' ids and send-from times, index for index
+	// single: sched is one key sent from the start (a password, the
+	// common case), active whatever the time and the pin.
+	single bool
 }
 
 // active returns the index in p.Keys of the key active at t (-1: none): the
@@ -114,7 +117,7 @@ type Peer struct {
 func (p *Peer) active(t time.Time) int {
 	// One key sent from the start (a password, the common case) is active
 	// whatever t and the pin: skip the schedule's walk on every segment.
-	if len(p.sched) == 1 && p.sched[0].SendFrom.IsZero() {
+	if p.single {
 		return 0
 	}
 	return p.sched.Active(t, p.Pinned)
@@ -271,7 +274,8 @@ const maxRetired = 8
 // addrState is the diagnosis state of one remote address.
 type addrState struct {
 	rep     PeerReport
-	cand    string // candidate diagnosis
+	diag    diagCode // rep.Diagnosis as observe set it (0: not yet)
+	cand    diagCode // candidate diagnosis
 	candKey int
 	run     int // consecutive segments supporting cand
 	// runs are the same per connection (the peer's port): segments of
@@ -301,7 +305,7 @@ type addrState struct {
 // connRun is the hysteresis run of one connection of an address.
 type connRun struct {
 	port uint16
-	diag string
+	diag diagCode
 	key  int
 	run  int
 	used uint64 // runTick when last updated: the oldest is replaced
@@ -312,7 +316,7 @@ const maxConnRuns = 4
 
 // connRunOf counts a segment of diagnosis diag (key) on the connection
 // from port and returns that connection's run.
-func (st *addrState) connRunOf(port uint16, diag string, key int) int {
+func (st *addrState) connRunOf(port uint16, diag diagCode, key int) int {
 	st.runTick++
 	slot := &st.runs[0]
 	for i := range st.runs {
@@ -392,6 +396,7 @@ func (c *Checker) SetPeers(peers []Peer) {
 			p.Keys[j].Secret = slices.Clone(k.Secret)
 			p.sched[j] = keys.Entry{ID: k.ID, SendFrom: k.SendFrom}
 		}
+		p.single = len(p.sched) == 1 && p.sched[0].SendFrom.IsZero()
 		if p.Prefix.Bits() == p.Prefix.Addr().BitLen() {
 			exact[p.Prefix.Addr()] = &p
 		} else {
@@ -666,7 +671,13 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 				ph = st.rx.header(src, dst, dst)
 			}
 			act = p.active(t)
-			r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
+			// The active key first, here: on the per-segment path a
+			// call to classify costs more than its test.
+			if act >= 0 && sig != nil && c.verify(ph, segment, sig, p.Keys[act].Secret) {
+				r.Verdict, r.KeyID = Valid, p.Keys[act].ID
+			} else {
+				r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
+			}
 		}
 	}
 	if c.opts.OnSegment != nil {
@@ -738,19 +749,17 @@ func (c *Checker) attribute(src, dst netip.Addr, srcPort, dstPort uint16) (p *Pe
 }
 
 // classify verifies signature sig of segment (pseudo-header ph) against
-// p's keys, the active one (index act) first. keyID is the key that
-// verified (-1: none); other is set for a BadDigest that another key of p
-// verified. CheckHeld has already set aside the unsigned segments of unkeyed
-// peers (Ignored).
+// p's keys other than the active one (index act), which CheckHeld has
+// tried (a valid segment never gets here). keyID is the key that verified
+// (-1: none); other is set for a BadDigest that another key of p verified.
+// CheckHeld has already set aside the unsigned segments of unkeyed peers
+// (Ignored).
 func (c *Checker) classify(p *Peer, ph *md5auth.PseudoHeader, segment, sig []byte, act int) (v Verdict, keyID int, other bool) {
 	switch {
 	case sig == nil:
 		return Missing, -1, false
 	case len(p.Keys) == 0:
 		return Unexpected, -1, false
-	}
-	if act >= 0 && c.verify(ph, segment, sig, p.Keys[act].Secret) {
-		return Valid, p.Keys[act].ID, false
 	}
 	for i := range p.Keys {
 		if i != act && c.verify(ph, segment, sig, p.Keys[i].Secret) {
@@ -814,36 +823,63 @@ func (c *Checker) offSession(p *Peer, st *addrState, remote netip.Addr, srcPort 
 
 // diagnosis is what a received segment's result says of the peer; ok is
 // false for verdicts that say nothing (key: the other key, for other-key).
-func diagnosis(r *Result) (diag string, key int, ok bool) {
+// The diagnosis is a code (diagNames has its name): the hysteresis
+// compares codes, not strings, on every segment.
+func diagnosis(r *Result) (diag diagCode, key int, ok bool) {
 	switch r.Verdict {
 	case Valid:
-		return DiagOK, -1, true
+		return dcOK, -1, true
 	case BadDigest:
 		if r.Other {
-			return DiagOtherKey, r.KeyID, true
+			return dcOtherKey, r.KeyID, true
 		}
-		return DiagBadDigest, -1, true
+		return dcBadDigest, -1, true
 	case BadMAC:
 		if r.MACLenMismatch {
-			return DiagMACLenMismatch, -1, true
+			return dcMACLenMismatch, -1, true
 		}
 		if r.Flipped {
-			return DiagOptionsMismatch, -1, true
+			return dcOptionsMismatch, -1, true
 		}
-		return DiagBadMAC, -1, true
+		return dcBadMAC, -1, true
 	case Missing:
 		if r.WrongMech {
-			return DiagWrongMechanism, -1, true
+			return dcWrongMechanism, -1, true
 		}
-		return DiagMissing, -1, true
+		return dcMissing, -1, true
 	case Unexpected:
-		return DiagUnexpected, -1, true
+		return dcUnexpected, -1, true
 	case UnknownKey:
-		return DiagUnknownKey, int(r.AOKeyID), true
+		return dcUnknownKey, int(r.AOKeyID), true
 	case NoHandshake:
-		return DiagNoHandshake, -1, true
+		return dcNoHandshake, -1, true
 	}
-	return "", -1, false
+	return 0, -1, false
+}
+
+// diagCode is a diagnosis a segment supports, as the hysteresis counts
+// it; 0 is none.
+type diagCode uint8
+
+const (
+	dcOK diagCode = 1 + iota
+	dcBadDigest
+	dcOtherKey
+	dcBadMAC
+	dcMACLenMismatch
+	dcOptionsMismatch
+	dcWrongMechanism
+	dcMissing
+	dcUnexpected
+	dcUnknownKey
+	dcNoHandshake
+)
+
+// diagNames are the diagnoses of the codes, as PeerReport shows them.
+var diagNames = [...]string{
+	dcOK: DiagOK, dcBadDigest: DiagBadDigest, dcOtherKey: DiagOtherKey, dcBadMAC: DiagBadMAC,
+	dcMACLenMismatch: DiagMACLenMismatch, dcOptionsMismatch: DiagOptionsMismatch, dcWrongMechanism: DiagWrongMechanism,
+	dcMissing: DiagMissing, dcUnexpected: DiagUnexpected, dcUnknownKey: DiagUnknownKey, dcNoHandshake: DiagNoHandshake,
 }
 
 // count adds r to the received or, for our own segments, sent counters
@@ -892,15 +928,15 @@ func (c *Checker) verify(ph *md5auth.PseudoHeader, segment, sig, secret []byte) 
 
 // observe applies hysteresis and rollover detection to a received
 // segment from port.
-func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int, port uint16) {
+func (c *Checker) observe(p *Peer, st *addrState, diag diagCode, key, act int, port uint16) {
 	if diag == st.cand && key == st.candKey {
 		st.run++
 	} else {
 		st.cand, st.candKey, st.run = diag, key, 1
 	}
 	run := max(st.run, st.connRunOf(port, diag, key))
-	if run >= c.opts.Hysteresis && (st.rep.Diagnosis != diag || !sameKey(st.rep.PeerKeyID, key)) {
-		st.rep.Diagnosis = diag
+	if run >= c.opts.Hysteresis && (st.diag != diag || !sameKey(st.rep.PeerKeyID, key)) {
+		st.diag, st.rep.Diagnosis = diag, diagNames[diag]
 		st.rep.PeerKeyID = nil
 		if key >= 0 {
 			k := key
@@ -912,7 +948,7 @@ func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int, por
 		}
 	}
 	// Rollover: the peer signs with a keychain key newer than ours.
-	if diag == DiagOtherKey && act >= 0 && p.sched.StartsAfter(key, p.sched[act].SendFrom) {
+	if diag == dcOtherKey && act >= 0 && p.sched.StartsAfter(key, p.sched[act].SendFrom) {
 		if st.rollKey == key {
 			st.rollRun++
 		} else {
@@ -926,7 +962,7 @@ func (c *Checker) observe(p *Peer, st *addrState, diag string, key, act int, por
 			id := p.ID
 			c.events = append(c.events, func() { c.opts.OnRollover(id, key) })
 		}
-	} else {
+	} else if st.rollKey != -1 || st.rollRun != 0 || st.rep.ProvenKeyID != nil { // (no stores on every segment)
 		st.rollKey, st.rollRun = -1, 0
 		st.rep.ProvenKeyID = nil
 	}
