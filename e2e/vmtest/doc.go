@@ -38,5 +38,10 @@
 // soak-vm) cycles key changes on both ends, peer restarts, wrong-key peers
 // and flaps under a constant SYN flood from the peers' addresses, beside an
 // authbgpd-authbgpd session: no flood SYN answered, none of the routers'
-// segments unsigned or invalid.
+// segments unsigned or invalid. The SNE (RFC 5925 sequence number
+// extension) test (TestTCPAOSNEWrap; VMSOAK_WRAP=1, with make soak-vm)
+// carries 4 GiB + 64 MiB each way over a kernel TCP-AO session, so both
+// directions cross the 2^32 sequence wrap: the live checker verifies every
+// segment it sees, those past each wrap among them, and verify-pcap every
+// segment of tcpdump windows no more than 1 GiB apart, around each wrap.
 package vmtest
