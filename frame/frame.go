@@ -102,6 +102,9 @@ func DecodeTCP(link uint32, data []byte, out *TCP) error {
 	*out = TCP{}
 	switch link {
 	case LinkEthernet:
+		if len(data) >= 14 && binary.BigEndian.Uint16(data[12:14]) == etherTypeIPv4 {
+			return decodeIPv4(data[14:], out) // untagged IPv4, the common frame: no calls through the tag walk
+		}
 		return decodeLink(data, 14, 12, out)
 	case LinkLinuxSLL:
 		return decodeLink(data, 16, 14, out)

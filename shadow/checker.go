@@ -619,12 +619,14 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 	src, dst = src.Unmap(), dst.Unmap()
 	// The one-entry cache of the last remote address answers most
 	// segments without a map lookup.
-	p, remote, outgoing := c.lastPeer, src, false
+	// (A hit also gives the address's state, cached with the peer.)
+	p, remote, outgoing, st := c.lastPeer, src, false, c.lastSt
 	switch {
 	case p != nil && src == c.lastAddr:
 	case p != nil && dst == c.lastAddr && src == c.lastLocal:
 		remote, outgoing = dst, true
 	default:
+		st = nil
 		if p, remote, outgoing = c.attribute(src, dst, srcPort, dstPort); p == nil {
 			return Result{}
 		}
@@ -633,10 +635,11 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		}
 	}
 	r := Result{Outgoing: outgoing, PeerID: p.ID, KeyID: -1}
-	var st *addrState
 	act := -1
 	if p.TCPAO {
-		st = c.stateOf(remote, p)
+		if st == nil {
+			st = c.stateOf(remote, p)
+		}
 		c.checkAO(p, st, &r, src, dst, srcPort, dstPort, segment, t)
 		if r.Verdict == Malformed {
 			return r
@@ -658,7 +661,9 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 			// pseudo-headers classify needs.
 			return r
 		}
-		st = c.stateOf(remote, p)
+		if st == nil {
+			st = c.stateOf(remote, p)
+		}
 		switch {
 		case opts.HasAO():
 			keyID, rnext := opts.AOKeyIDs(segment[20:hl])

@@ -49,13 +49,7 @@ func (s Segment) parse() (parsed, error) {
 // without the options.
 func (s *Segment) header() (parsed, error) {
 	var p parsed
-	src, dst := s.Src.Unmap(), s.Dst.Unmap()
-	switch {
-	case src.Is4() && dst.Is4():
-		p.fam = 4
-	case src.Is6() && dst.Is6():
-		p.fam = 6
-	default:
+	if p.fam = family(s.Src, s.Dst); p.fam == 0 {
 		return p, fmt.Errorf("%w: %v -> %v", ErrAddrFamily, s.Src, s.Dst)
 	}
 	hl, err := headerLen(s.TCP)
@@ -69,6 +63,19 @@ func (s *Segment) header() (parsed, error) {
 	return p, nil
 }
 
+// family is the address family of a segment from src to dst, 4 or 6
+// (IPv4-mapped IPv6 addresses count as IPv4), or 0 for mixed families.
+func family(src, dst netip.Addr) uint8 {
+	src, dst = src.Unmap(), dst.Unmap()
+	switch {
+	case src.Is4() && dst.Is4():
+		return 4
+	case src.Is6() && dst.Is6():
+		return 6
+	}
+	return 0
+}
+
 // parsedAs is parse for a segment whose options the caller parsed with
 // tcpopt.ParseSegment (opts, hl): instead of walking them again it checks
 // that they describe this segment — the header length is its data offset,
@@ -77,22 +84,26 @@ func (s *Segment) header() (parsed, error) {
 // of bounds. A TCP-MD5 option with the TCP-AO option is ErrMD5Option, as
 // from parse.
 func (s *Segment) parsedAs(opts tcpopt.Options, hl int) (parsed, error) {
-	p, err := s.header()
-	if err != nil {
-		return p, err
-	}
-	if !opts.HasAO() {
+	p := parsed{hl: hl, fam: family(s.Src, s.Dst), opts: opts}
+	tcp := s.TCP
+	switch {
+	case p.fam == 0:
+		return p, fmt.Errorf("%w: %v -> %v", ErrAddrFamily, s.Src, s.Dst)
+	case len(tcp) < tcpopt.FixedHeaderLen || hl < tcpopt.FixedHeaderLen || hl > len(tcp) || hl != int(tcp[12]>>4)*4:
+		// (ParseSegment gives no options for a segment shorter than its
+		// header: these are another segment's.)
+		return p, fmt.Errorf("%w: header length %d, %d bytes", ErrParsedOptions, hl, len(tcp))
+	case len(tcp) > 0xffff:
+		return p, fmt.Errorf("%w: %d bytes", ErrSegmentTooBig, len(tcp))
+	case !opts.HasAO():
 		return p, ErrNoOption
-	}
-	if opts.HasMD5() {
+	case opts.HasMD5():
 		return p, fmt.Errorf("%w: %w", ErrMD5Option, tcpopt.ErrMD5AndAO)
 	}
-	list, o := s.TCP[tcpopt.FixedHeaderLen:p.hl], opts.AOOffset()
-	if hl != p.hl || o+tcpopt.AOMinLen > len(list) || list[o] != OptAO ||
-		list[o+1] < tcpopt.AOMinLen || o+int(list[o+1]) > len(list) {
-		return p, fmt.Errorf("%w: TCP-AO option at offset %d, header length %d, the segment's is %d", ErrParsedOptions, o, hl, p.hl)
+	list, o := tcp[tcpopt.FixedHeaderLen:hl], opts.AOOffset()
+	if o+tcpopt.AOMinLen > len(list) || list[o] != OptAO || list[o+1] < tcpopt.AOMinLen || o+int(list[o+1]) > len(list) {
+		return p, fmt.Errorf("%w: no TCP-AO option at offset %d of a %d-byte option list", ErrParsedOptions, o, len(list))
 	}
-	p.opts = opts
 	return p, nil
 }
 
