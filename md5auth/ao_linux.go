@@ -113,13 +113,37 @@ func (s *Socket) AOInfo() (AOInfo, error) {
 
 // AOKeys reads every MKT the socket holds (the secrets included: wipe
 // them when done).
+//
+// The kernel says how many keys there are when the room given is too
+// small; the read is then made again with room for them all (a listener
+// holds every MKT of every peer), never cut short: a short list would look
+// like missing keys to the reconciler.
 func (s *Socket) AOKeys() ([]ObservedAOKey, error) {
-	const max = 64
-	buf := make([]byte, aoGetSize*max)
+	room := uint32(64)
+	for {
+		keys, n, err := s.aoKeys(room)
+		if err != nil || n <= room {
+			return keys, err
+		}
+		wipeObservedAO(keys)
+		if n > maxAOKeysRead {
+			return nil, fmt.Errorf("md5auth: read TCP-AO keys on %s: %d keys, more than %d", s, n, maxAOKeysRead)
+		}
+		room = n
+	}
+}
+
+// maxAOKeysRead bounds the MKTs read from one socket (each is 304 bytes of
+// buffer).
+const maxAOKeysRead = 1 << 16
+
+// aoKeys reads up to room keys, and how many the socket has.
+func (s *Socket) aoKeys(room uint32) ([]ObservedAOKey, uint32, error) {
+	buf := make([]byte, aoGetSize*int(room))
 	defer clear(buf)
 	// The first struct is the request: get_all, nkeys = room.
 	buf[276] = 4 // get_all
-	binary.NativeEndian.PutUint32(buf[272:], max)
+	binary.NativeEndian.PutUint32(buf[272:], room)
 	var n uint32
 	err := s.aoOp("read TCP-AO keys", func(fd int) error {
 		_, err := getsockoptBytes(fd, tcpAOGetKeys, buf, aoGetSize)
@@ -127,18 +151,22 @@ func (s *Socket) AOKeys() ([]ObservedAOKey, error) {
 		return err
 	})
 	if errors.Is(err, ErrNoTCPAOKeys) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if n > room {
+		return nil, n, nil
 	}
 	out := make([]ObservedAOKey, 0, n)
-	for i := 0; i < int(min(n, max)); i++ {
+	for i := 0; i < int(n); i++ {
 		k, err := decodeAOGet(buf[i*aoGetSize : (i+1)*aoGetSize])
 		if err != nil {
-			return nil, fmt.Errorf("md5auth: read TCP-AO keys on %s: %w", s, err)
+			wipeObservedAO(out)
+			return nil, 0, fmt.Errorf("md5auth: read TCP-AO keys on %s: %w", s, err)
 		}
 		out = append(out, k)
 	}
-	return out, nil
+	return out, n, nil
 }

@@ -84,3 +84,45 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 		t.Errorf("syncing the same keys again changed the listener's keys: %s-> %s(keys deleted and added again)", a, b)
 	}
 }
+
+// TestTCPAOKeysReadBackMany: a listener holding more MKTs than md5auth's
+// first read has room for (64: every key of every peer is on it) is read
+// back whole — a list cut short would look to the reconciler like keys
+// missing, and it would install them again on every pass.
+func TestTCPAOKeysReadBackMany(t *testing.T) {
+	requireVM(t)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	var ps md5auth.ProcessSockets
+	const peers, perPeer = 50, 3
+	for i := 1; i <= peers; i++ {
+		scope := netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 51, 100, byte(i)}), 32)
+		set := md5auth.AOSet{Prefix: scope, Current: -1, RNext: -1}
+		for k := 1; k <= perPeer; k++ {
+			set.Keys = append(set.Keys, md5auth.AOKey{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1,
+				Secret: md5auth.Secret(fmt.Sprintf("peer %d key %d", i, k)), SendID: uint8(k), RecvID: uint8(k)})
+		}
+		if _, err := ps.SetListenerAO(port, set); err != nil {
+			t.Fatalf("SetListenerAO %s: %v", scope, err)
+		}
+	}
+	socks, err := ps.ObserveAO(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer md5auth.WipeAO(socks)
+	for _, s := range socks {
+		if s.Listening && s.Local.Port() == port {
+			if len(s.Keys) != peers*perPeer {
+				t.Fatalf("read back %d MKTs from the listener, want %d", len(s.Keys), peers*perPeer)
+			}
+			t.Logf("read back all %d MKTs of %d peers from one listener", len(s.Keys), peers)
+			return
+		}
+	}
+	t.Fatal("no listener with keys")
+}

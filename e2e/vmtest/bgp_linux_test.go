@@ -393,10 +393,15 @@ type mkt struct {
 	secret         string
 	sendFrom       time.Time // zero: none
 	noOptions      bool      // include-tcp-options = false (TCP_AO_KEYF_EXCLUDE_OPT)
+	cfgAlg         string    // the config's algorithm name, when alg does not say it (hmac-sha-256, ...)
+	macLen         int       // mac-length; 0: none written (12)
 }
 
 // configAlg is the config's name of the kernel algorithm.
 func (k mkt) configAlg() string {
+	if k.cfgAlg != "" {
+		return k.cfgAlg
+	}
 	if k.alg == "cmac(aes128)" {
 		return "aes-128-cmac-96"
 	}
@@ -415,6 +420,9 @@ func keychainTOML(name string, keys ...mkt) string {
 		}
 		if k.noOptions {
 			b.WriteString("  include-tcp-options = false\n")
+		}
+		if k.macLen != 0 {
+			fmt.Fprintf(&b, "  mac-length = %d\n", k.macLen)
 		}
 	}
 	return b.String()
