@@ -223,7 +223,8 @@ func aoKeysOfConn(t *testing.T, r *router, far netip.Addr) int {
 			defer clear(buf)
 			buf[276] = 4 // get_all
 			binary.NativeEndian.PutUint32(buf[272:], room)
-			l := uint32(getLen) // optlen is one struct: the kernel's stride between the keys it writes
+			// optlen is one struct: it is the kernel's stride between the keys it writes.
+			l := uint32(getLen)
 			_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.IPPROTO_TCP, 41, // TCP_AO_GET_KEYS
 				uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&l)), 0)
 			if e != 0 {
