@@ -432,14 +432,20 @@ func TestVerifyParsed(t *testing.T) {
 	for _, alg := range algs {
 		mk := MasterKey{Alg: alg, Secret: []byte("an-80-bit-key"), SendID: 1, RecvID: 2, IncludeOptions: true}
 		seg := randSegment(r, segSpec{flags: 0x18, payload: 140, keyID: 2})
+		// RFC 9235's layout: NOP, NOP, timestamps at offset 2, TCP-AO at 12.
+		opts := tcpopt.AppendAO([]byte{OptNOP, OptNOP, 8, 10, 1, 2, 3, 4, 5, 6, 7, 8}, 2, 2, make([]byte, MACLen))
+		hl := 20 + len(opts)
+		tcp := append(append(bytes.Clone(seg.TCP[:20]), opts...), seg.TCP[int(seg.TCP[12]>>4)*4:]...)
+		tcp[12] = byte(hl/4) << 4
+		seg.TCP = tcp
 		conn := Connection{Local: netip.AddrPortFrom(seg.Dst, 179), Remote: netip.AddrPortFrom(seg.Src, 4000), LocalISN: 1, RemoteISN: 2}
 		tk := mustKeys(t, mk, conn).Select(Receive, seg.TCP[13])
 		mac, err := tk.MAC(nil, 7, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, hl, err := tcpopt.ParseSegment(seg.TCP)
-		if err != nil || !o.HasAO() {
+		o, phl, err := tcpopt.ParseSegment(seg.TCP)
+		if err != nil || !o.HasAO() || phl != hl || o.AOOffset() != 12 {
 			t.Fatalf("ParseSegment: %+v, %v", o, err)
 		}
 		copy(o.MAC(seg.TCP[20:hl]), mac)
@@ -454,6 +460,9 @@ func TestVerifyParsed(t *testing.T) {
 		md5Only, _ := tcpopt.Parse(append(tcpopt.AppendMD5([]byte{OptNOP, OptNOP}, make([]byte, 16)), make([]byte, 8)...))
 		both, _ := tcpopt.Parse(tcpopt.AppendAO(tcpopt.AppendMD5(nil, make([]byte, 16)), 2, 2, make([]byte, 12)))
 		shifted, _ := tcpopt.Parse(tcpopt.AppendAO(bytes.Repeat([]byte{OptNOP}, o.AOOffset()+1), 2, 2, make([]byte, 12)))
+		// At offset 2 the timestamps option: a whole option of a length
+		// a TCP-AO option may have, only not of kind 29.
+		atTS, _ := tcpopt.Parse(tcpopt.AppendAO([]byte{OptNOP, OptNOP}, 2, 2, make([]byte, 6)))
 		for _, c := range []struct {
 			name string
 			o    tcpopt.Options
@@ -466,6 +475,7 @@ func TestVerifyParsed(t *testing.T) {
 			{"md5-only", md5Only, hl, ErrNoOption},
 			{"md5-and-ao", both, hl, ErrMD5Option},
 			{"ao-elsewhere", shifted, hl, ErrParsedOptions},
+			{"ao-at-timestamps", atTS, hl, ErrParsedOptions},
 		} {
 			ok, err := tk.VerifyParsed(7, &seg, c.o, c.hl)
 			if ok || !errors.Is(err, c.want) {
