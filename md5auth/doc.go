@@ -1,12 +1,41 @@
-// Package md5auth implements TCP-MD5 signatures (RFC 2385) and puts TCP-MD5
-// keys on sockets of this process.
+// Package md5auth is the socket side of both TCP authentication options:
+// TCP-MD5 (RFC 2385) and TCP-AO (RFC 5925). It holds the TCP-MD5 codec and
+// every key operation on this process's sockets, for either option. The
+// name is historical: TCP-AO's socket operations were added here so that
+// one package owns every key the kernel holds for us; the TCP-AO codec
+// (KDFs, traffic keys, MACs) is package tcpao.
 //
-// The pure part (digest, verification, TCP option parsing, key validation)
-// is portable. Installing keys and discovering sockets that other code in the
-// process owns (GoBGP's listeners and connections) live in *_linux.go files;
-// on other systems those functions return ErrNotSupported. ProcessSockets
-// bundles the key operations on this process's BGP sockets that the peers
-// manager needs; package md5authtest makes the kernel refuse keys, for
+// TCP-MD5:
+//   - the digest and its verification, TCP option parsing (tcpopt's) and
+//     key validation and scopes (digest.go, options.go, key.go: pure and
+//     portable);
+//   - installing keys on listening, connected and dialing sockets
+//     (TCP_MD5SIG_EXT: install_linux.go, dial_linux.go DialMD5) and reading
+//     back the keys the kernel holds (sock_diag: diag.go, diag_linux.go);
+//   - the namespace's TcpExt TCP-MD5 drop counters (kernelcounters.go).
+//
+// TCP-AO (its socket options' structs encoded by hand, portable and
+// layout-tested in ao.go; the syscalls in ao_linux.go):
+//   - master key tuples (AOKey) added to and deleted from a socket
+//     (TCP_AO_ADD_KEY, TCP_AO_DEL_KEY) and read back (TCP_AO_GET_KEYS,
+//     every key of a socket);
+//   - the socket's current key and RNextKeyID, and its segment counters
+//     (TCP_AO_INFO);
+//   - the per-peer operations on this process's listeners and connections
+//     (process_ao.go, process_ao_linux.go: SetListenerAO, DeleteListenerAO,
+//     SetConnAO, ObserveAO, PreflightAO) and on a socket about to dial
+//     (dial_linux.go DialAO);
+//   - the kernel feature probe (CheckTCPAO) and the namespace's TcpExt
+//     TCPAO* counters (kernelcounters.go).
+//
+// Both: finding this process's BGP sockets (the one /proc/self/fd walker,
+// sockets_linux.go), the multipath-TCP check (CheckListener) and the
+// kernel preconditions (precond.go, features*.go). ProcessSockets bundles
+// the key operations on this process's BGP sockets that the peers manager
+// needs, TCP-MD5 and TCP-AO alike. Installing keys and discovering sockets
+// that other code in the process owns (GoBGP's listeners and connections)
+// live in *_linux.go files; on other systems those functions return
+// ErrNotSupported. Package md5authtest makes the kernel refuse keys, for
 // fail-closed tests.
 //
 // Secrets are held in the Secret type, which never formats its contents.
