@@ -48,8 +48,11 @@ type Refusal struct {
 // OK reports whether the reload is (or would be) accepted.
 func (p *Preview) OK() bool { return len(p.Refused) == 0 }
 
-// NewPreview describes a reload from old to new.
-func NewPreview(old, new *Config) Preview {
+// NewPreview describes a reload from old to new, in a daemon that started
+// with old (see NewReloadPreview).
+func NewPreview(old, new *Config) Preview { return newPreview(old, old, new) }
+
+func newPreview(started, old, new *Config) Preview {
 	ch := Diff(old, new)
 	p := emptyPreview(new.File)
 	for _, w := range new.Warnings {
@@ -67,7 +70,7 @@ func NewPreview(old, new *Config) Preview {
 	for _, pc := range ch.Changed {
 		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.KeyOnly() || switchesMechanism(pc)})
 	}
-	p.Other = ch.others()
+	p.Other = ch.others(RestartOnly(started, new))
 	return p
 }
 
@@ -96,15 +99,16 @@ func restartKey(e *Error) string {
 	return key
 }
 
-// others lists the changes that are not peers, in a fixed order.
-func (ch *Changes) others() []string {
+// others lists the changes that are not peers, in a fixed order, after
+// restart (RestartOnly's lines).
+func (ch *Changes) others(restart []string) []string {
 	out := []string{}
 	flag := func(b bool, s string) {
 		if b {
 			out = append(out, s)
 		}
 	}
-	flag(ch.API, "[api] changed: takes effect at the next restart (the running API servers keep their settings)")
+	out = append(out, restart...)
 	flag(ch.Log, "[log] changed")
 	flag(ch.Shadow, "[shadow] changed")
 	flag(ch.Headend, "[srv6.headend] changed")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/tcpao"
 )
 
@@ -210,9 +211,9 @@ type AOInfo struct {
 	// AcceptICMPs: the socket acts on ICMP hard errors quoting it;
 	// otherwise it ignores them and counts them (DroppedICMP).
 	AcceptICMPs bool
-	// Counters of the socket (verified, failed, no matching key, missing
-	// TCP-AO, ICMPs ignored).
-	Good, Bad, KeyNotFound, AORequired, DroppedICMP uint64
+	// The socket's counters (verified, failed, no matching key, missing
+	// TCP-AO, ICMPs ignored): the one TCP-AO counter type.
+	aocount.Counts
 }
 
 // tcp_ao_info_opt's flag bits (after set_current and set_rnext).
@@ -250,7 +251,7 @@ func decodeAOInfo(b []byte) AOInfo {
 	bits := binary.NativeEndian.Uint32(b[0:])
 	u := func(off int) uint64 { return binary.NativeEndian.Uint64(b[off:]) }
 	return AOInfo{Current: b[6], RNext: b[7], Required: bits&aoInfoRequired != 0, AcceptICMPs: bits&aoInfoAcceptICMPs != 0,
-		Good: u(8), Bad: u(16), KeyNotFound: u(24), AORequired: u(32), DroppedICMP: u(40)}
+		Counts: aocount.Counts{Good: u(8), Bad: u(16), KeyNotFound: u(24), AORequired: u(32), DroppedICMP: u(40)}}
 }
 
 // ObservedAOKey is an MKT as the kernel reports it on a socket.

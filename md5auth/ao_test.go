@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/authbgp/authbgpd/aocount"
 )
 
 // TestEncodeAOAdd checks struct tcp_ao_add's layout field by field
@@ -75,7 +77,7 @@ func TestEncodeAODelAndInfo(t *testing.T) {
 	binary.NativeEndian.PutUint64(in[32:], 4)
 	in[6] = 11
 	got := decodeAOInfo(in[:])
-	if got != (AOInfo{Current: 11, RNext: 12, Required: true, Good: 10, Bad: 2, KeyNotFound: 3, AORequired: 4}) {
+	if got != (AOInfo{Current: 11, RNext: 12, Required: true, Counts: aocount.Counts{Good: 10, Bad: 2, KeyNotFound: 3, AORequired: 4}}) {
 		t.Fatalf("decoded %+v", got)
 	}
 }

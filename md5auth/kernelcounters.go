@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/authbgp/authbgpd/aocount"
 )
 
 // KernelCounters are the kernel's own TCP-MD5 drop counters of a network
@@ -25,10 +27,31 @@ type KernelCounters struct {
 	Failure uint64
 	// HasAO: the kernel has TCP-AO counters (Linux 6.7+ with TCP_AO).
 	HasAO bool
-	// The TCP-AO counters: verified (TCPAOGood), bad MAC (TCPAOBad), no
-	// MKT for the KeyID (TCPAOKeyNotFound), TCP-AO missing where required
-	// (TCPAORequired), ICMPs ignored (TCPAODroppedIcmps).
-	AOGood, AOBad, AOKeyNotFound, AORequired, AODroppedICMP uint64
+	// AO are the TCP-AO counters: verified (TCPAOGood), bad MAC
+	// (TCPAOBad), no MKT for the KeyID (TCPAOKeyNotFound), TCP-AO missing
+	// where required (TCPAORequired), ICMPs ignored (TCPAODroppedIcmps).
+	AO aocount.Counts
+}
+
+// Since is how much c grew since start (the counters of the same namespace
+// read earlier), field by field; the TCP-AO ones only if both reads have
+// them (otherwise c's as they are). A counter below start's (the
+// namespace's counters were reset) counts from 0, as aocount.Counts.Delta.
+func (c KernelCounters) Since(start KernelCounters) KernelCounters {
+	d := c
+	d.NotFound, d.Unexpected, d.Failure = grow(c.NotFound, start.NotFound), grow(c.Unexpected, start.Unexpected), grow(c.Failure, start.Failure)
+	if c.HasAO && start.HasAO {
+		d.AO = c.AO.Delta(start.AO)
+	}
+	return d
+}
+
+// grow is now - prev for a counter that only grows, now if it was reset.
+func grow(now, prev uint64) uint64 {
+	if now < prev {
+		return now
+	}
+	return now - prev
 }
 
 // ErrNoMD5Counters: the netstat text has no TcpExt TCP-MD5 counters (a
@@ -93,13 +116,13 @@ func ParseNetstat(b []byte) (KernelCounters, error) {
 func (c *KernelCounters) aoField(name string) *uint64 {
 	switch name {
 	case "TCPAOGood":
-		return &c.AOGood
+		return &c.AO.Good
 	case "TCPAOBad":
-		return &c.AOBad
+		return &c.AO.Bad
 	case "TCPAOKeyNotFound":
-		return &c.AOKeyNotFound
+		return &c.AO.KeyNotFound
 	case "TCPAORequired":
-		return &c.AORequired
+		return &c.AO.AORequired
 	}
-	return &c.AODroppedICMP
+	return &c.AO.DroppedICMP
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/authbgp/authbgpd/aocount"
 )
 
 func TestParseNetstat(t *testing.T) {
@@ -111,11 +113,30 @@ func TestParseNetstatTCPAO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.HasAO || c.NotFound != 2 || c.Failure != 4 || c.AORequired != 5 || c.AOBad != 6 || c.AOKeyNotFound != 7 || c.AOGood != 8 || c.AODroppedICMP != 9 {
+	if !c.HasAO || c.NotFound != 2 || c.Failure != 4 || c.AO != (aocount.Counts{Good: 8, Bad: 6, KeyNotFound: 7, AORequired: 5, DroppedICMP: 9}) {
 		t.Fatalf("%+v", c)
 	}
 	c, err = ParseNetstat([]byte("TcpExt: TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure\nTcpExt: 1 2 3\n"))
 	if err != nil || c.HasAO {
 		t.Fatalf("without TCP-AO: %+v %v", c, err)
+	}
+}
+
+// TestKernelCountersSince: the growth since a start read, TCP-MD5 and
+// TCP-AO alike; a counter below the start's counts from 0; without TCP-AO
+// at start the TCP-AO counters are given whole.
+func TestKernelCountersSince(t *testing.T) {
+	start := KernelCounters{NotFound: 5, Unexpected: 2, Failure: 9, HasAO: true, AO: aocount.Counts{Good: 100, Bad: 1, DroppedICMP: 4}}
+	now := KernelCounters{NotFound: 7, Unexpected: 2, Failure: 3, HasAO: true, AO: aocount.Counts{Good: 150, Bad: 3, KeyNotFound: 2, DroppedICMP: 4}}
+	want := KernelCounters{NotFound: 2, Unexpected: 0, Failure: 3, HasAO: true, AO: aocount.Counts{Good: 50, Bad: 2, KeyNotFound: 2}}
+	if got := now.Since(start); got != want {
+		t.Fatalf("Since = %+v, want %+v", got, want)
+	}
+	noAO := KernelCounters{NotFound: 1}
+	if got, want := now.Since(noAO), (KernelCounters{NotFound: 6, Unexpected: 2, Failure: 3, HasAO: true, AO: now.AO}); got != want {
+		t.Fatalf("Since(a read without TCP-AO) = %+v, want %+v", got, want)
+	}
+	if got := noAO.Since(start); got.HasAO || got.AO != (aocount.Counts{}) {
+		t.Fatalf("a read without TCP-AO has no TCP-AO growth: %+v", got)
 	}
 }

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/authbgp/authbgpd/aocount"
 )
 
 // KernelMD5Drops are the kernel's TCP-MD5 drop counters of the daemon's
@@ -11,7 +13,7 @@ import (
 type KernelMD5Drops struct {
 	Missing, Unexpected, BadDigest uint64
 	// AO are the namespace's TCP-AO counters (nil: the kernel has none).
-	AO *AOKernelCounts
+	AO *aocount.Counts
 }
 
 // kernelDesc is authbgpd_kernel_tcp_md5_drops_total{reason}.
@@ -39,7 +41,7 @@ func (k kernelCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(kernelDesc, prometheus.CounterValue, float64(v.n), v.reason)
 	}
 	if d.AO != nil {
-		d.AO.each(func(reason string, n uint64) {
+		d.AO.Each(func(reason string, n uint64) {
 			ch <- prometheus.MustNewConstMetric(kernelAODesc, prometheus.CounterValue, float64(n), reason)
 		})
 	}

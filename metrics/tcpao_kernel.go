@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/authbgp/authbgpd/aocount"
 )
 
 // The kernel's own TCP-AO counters:
@@ -13,27 +15,10 @@ import (
 //
 // verdict and reason: good, bad, key_not_found, ao_required, dropped_icmp.
 
-// The verdicts of the kernel's TCP-AO counters.
-const (
-	AOKernelGood        = "good"
-	AOKernelBad         = "bad"
-	AOKernelKeyNotFound = "key_not_found"
-	AOKernelRequired    = "ao_required"
-	AOKernelDroppedICMP = "dropped_icmp"
-)
-
-// AOKernelCounts are TCP-AO segment counts as the kernel keeps them.
-type AOKernelCounts struct {
-	Good, Bad, KeyNotFound, AORequired, DroppedICMP uint64
-}
-
-func (c AOKernelCounts) each(fn func(verdict string, n uint64)) {
-	fn(AOKernelGood, c.Good)
-	fn(AOKernelBad, c.Bad)
-	fn(AOKernelKeyNotFound, c.KeyNotFound)
-	fn(AOKernelRequired, c.AORequired)
-	fn(AOKernelDroppedICMP, c.DroppedICMP)
-}
+// AOKernelCounts are TCP-AO segment counts as the kernel keeps them: the
+// one TCP-AO counter type, aocount.Counts (an alias, not a copy), whose
+// names (aocount.Good, ...) are the verdict and reason labels.
+type AOKernelCounts = aocount.Counts
 
 // aoKernel holds authbgpd_tcp_ao_segments_total, registered on first use.
 type aoKernel struct {
@@ -55,12 +40,12 @@ func (m *Metrics) aoKernelVec() *prometheus.CounterVec {
 // AddTCPAOKernel adds the kernel's counts d (the growth of the peer's
 // connections' counters since the last call) to authbgpd_tcp_ao_segments_total;
 // the first call makes the peer's five series, at 0 if d is zero.
-func (m *Metrics) AddTCPAOKernel(peer string, d AOKernelCounts) {
+func (m *Metrics) AddTCPAOKernel(peer string, d aocount.Counts) {
 	if m == nil {
 		return
 	}
 	v := m.aoKernelVec()
-	d.each(func(verdict string, n uint64) { v.WithLabelValues(peer, verdict).Add(float64(n)) })
+	d.Each(func(verdict string, n uint64) { v.WithLabelValues(peer, verdict).Add(float64(n)) })
 }
 
 // deleteTCPAOKernel removes the peer's series.

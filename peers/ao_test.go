@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/authbgp/authbgpd/metrics"
 )
 
 // fakeAO adds TCP-AO to fakeSockets: MKTs per listener scope and per
@@ -74,7 +74,7 @@ func (f *fakeAO) ObserveAO(port uint16) ([]md5auth.AOSocket, error) {
 		// The peer follows our RNextKeyID and asks, with its own, for
 		// the matching key: the kernel's current key follows.
 		c := md5auth.AOSocket{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: remote, Family: afInet,
-			HasInfo: true, Info: md5auth.AOInfo{RNext: uint8(set.RNext), Good: f.good, AcceptICMPs: set.AcceptICMPs}}
+			HasInfo: true, Info: md5auth.AOInfo{RNext: uint8(set.RNext), Counts: aocount.Counts{Good: f.good}, AcceptICMPs: set.AcceptICMPs}}
 		for _, k := range set.Keys {
 			if int(k.RecvID) == set.RNext {
 				c.Info.Current = k.SendID
@@ -269,16 +269,6 @@ func startWith(t *testing.T, c *config.Config, s Sockets, logw io.Writer) (*Mana
 	}
 	t.Cleanup(func() { _ = m.Stop(context.Background()) })
 	return m, b
-}
-
-// TestAODelta: the observers get how much a connection's TCP-AO counters
-// grew; a connection whose counters went down is a new one, counted from 0.
-func TestAODelta(t *testing.T) {
-	d := addDelta(metrics.AOKernelCounts{}, md5auth.AOInfo{Good: 10, Bad: 3}, md5auth.AOInfo{Good: 4, Bad: 1})
-	d = addDelta(d, md5auth.AOInfo{Good: 2, KeyNotFound: 1}, md5auth.AOInfo{Good: 9})
-	if d != (metrics.AOKernelCounts{Good: 8, Bad: 2, KeyNotFound: 1}) {
-		t.Fatalf("%+v", d)
-	}
 }
 
 // TestTCPAOAcceptICMPs: a keychain's accept-icmps reaches the dials and,

@@ -6,9 +6,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/authbgp/authbgpd/metrics"
 )
 
 // TCP-AO peers in a pass. Their MKTs (every key of the keychain) go on the
@@ -272,13 +272,13 @@ func (p *pass) tellAO() {
 		}
 		id := st.cfg.ID()
 		var sum md5auth.AOInfo
-		var d metrics.AOKernelCounts
+		var d aocount.Counts
 		st.aoKernel, st.aoCurrent = nil, -1
 		for _, c := range p.aoSeenConns[id] {
 			k := [2]netip.AddrPort{c.Local, c.Remote}
 			seen[k] = true
-			addAOInfo(&sum, c.Info)
-			d = addDelta(d, c.Info, m.aoLast[k])
+			sum.Counts = sum.Counts.Add(c.Info.Counts)
+			d = d.Add(c.Info.Counts.Delta(m.aoLast[k].Counts))
 			m.aoLast[k] = c.Info
 			st.aoCurrent = int(c.Info.Current)
 		}
@@ -292,29 +292,4 @@ func (p *pass) tellAO() {
 			delete(m.aoLast, k)
 		}
 	}
-}
-
-func addAOInfo(sum *md5auth.AOInfo, i md5auth.AOInfo) {
-	sum.Good += i.Good
-	sum.Bad += i.Bad
-	sum.KeyNotFound += i.KeyNotFound
-	sum.AORequired += i.AORequired
-	sum.DroppedICMP += i.DroppedICMP
-}
-
-// addDelta adds to d how much now grew over last (a connection's counters
-// only grow; a smaller value is a new connection, counted from 0).
-func addDelta(d metrics.AOKernelCounts, now, last md5auth.AOInfo) metrics.AOKernelCounts {
-	grow := func(n, l uint64) uint64 {
-		if n < l {
-			return n
-		}
-		return n - l
-	}
-	d.Good += grow(now.Good, last.Good)
-	d.Bad += grow(now.Bad, last.Bad)
-	d.KeyNotFound += grow(now.KeyNotFound, last.KeyNotFound)
-	d.AORequired += grow(now.AORequired, last.AORequired)
-	d.DroppedICMP += grow(now.DroppedICMP, last.DroppedICMP)
-	return d
 }

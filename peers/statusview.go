@@ -257,6 +257,7 @@ func aoStatus(a *status.Auth, st *peer) {
 		a.PeerRNextKeyID, a.SendID = &cur, &cur
 	}
 	if k := st.aoKernel; k != nil {
-		a.Kernel = &status.AOCounters{Good: k.Good, Bad: k.Bad, KeyNotFound: k.KeyNotFound, AORequired: k.AORequired, DroppedICMP: k.DroppedICMP}
+		c := k.Counts
+		a.Kernel = &c
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,7 +19,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/dropwatch"
 	"github.com/authbgp/authbgpd/filewatch"
 	"github.com/authbgp/authbgpd/httpapi"
 	"github.com/authbgp/authbgpd/md5auth"
@@ -52,62 +52,35 @@ type Speaker struct {
 	http    *httpapi.Server
 	shadow  *shadow.Runner // nil when [shadow] is off
 	srv6    *srv6.Manager
-	kernel  *kernelDrops
-	drops   *peerDrops
+	kernel  *dropwatch.Namespace
+	drops   *dropwatch.Running
 
-	mu  sync.Mutex
-	cfg *config.Config
+	mu      sync.Mutex
+	cfg     *config.Config
+	started *config.Config // what the API servers and the shadow checker run with
 
-	reloadMu sync.Mutex // one reload at a time
-	watch    fileWatch  // [config] watch; under reloadMu
-}
-
-// NewLogger builds the logger of a config and the command-line overrides.
-func NewLogger(c *config.Config, level, format string) (*logrus.Logger, error) {
-	l := logrus.New()
-	l.SetOutput(os.Stderr)
-	if level == "" {
-		level = c.Log.Level
-	}
-	if format == "" {
-		format = c.Log.Format
-	}
-	lv, err := logrus.ParseLevel(level)
-	if err != nil {
-		return nil, fmt.Errorf("log level %q: %w", level, err)
-	}
-	l.SetLevel(lv)
-	switch format {
-	case "json":
-		l.SetFormatter(&logrus.JSONFormatter{TimestampFormat: time.RFC3339Nano})
-	case "text", "":
-		l.SetFormatter(&logrus.TextFormatter{FullTimestamp: true, TimestampFormat: time.RFC3339Nano, DisableColors: true})
-	default:
-		return nil, fmt.Errorf("log format %q: want text or json", format)
-	}
-	return l, nil
+	reloadMu sync.Mutex          // one reload at a time
+	watch    *filewatch.Follower // [config] watch (watch.go); under reloadMu
 }
 
 // Start loads the config and starts everything. On error nothing is left
 // running.
 func Start(ctx context.Context, o Options) (*Speaker, error) {
-	var fw fileWatch
-	before := fw.before(o.ConfigFile)
+	s := &Speaker{opts: o, metrics: metrics.New(o.Version)}
+	s.watch = filewatch.NewFollower(&s.reloadMu)
+	before := s.watch.Before(o.ConfigFile)
 	cfg, err := config.Load(o.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
-	log, err := NewLogger(cfg, o.LogLevel, o.LogFormat)
+	log, err := config.NewLogger(cfg, o.LogLevel, o.LogFormat)
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
 		log.Warn(w.String())
 	}
-	s := &Speaker{opts: o, log: log, cfg: cfg, metrics: metrics.New(o.Version), kernel: newKernelDrops(), watch: fw}
-	if err := s.metrics.ReadKernelDrops(s.kernel.metrics); err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
+	s.log, s.cfg, s.started, s.kernel = log, cfg, cfg, dropwatch.NewNamespace(nil)
 	listen := make([]string, 0, len(cfg.Global.ListenAddresses))
 	for _, a := range cfg.Global.ListenAddresses {
 		listen = append(listen, a.String())
@@ -124,7 +97,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, sec := range secretsOf(cfg) {
+	for _, sec := range cfg.Secrets() {
 		s.host.RegisterSecret(sec)
 	}
 	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}})
@@ -145,53 +118,39 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	if s.shadow != nil && s.shadow.Mode() == config.ShadowOnDemand {
 		demand = func(_ string, addr netip.Addr, why string) { s.shadow.Demand(addr, why) }
 	}
-	s.drops = startPeerDrops(cfg, log, demand)
-	if err := s.host.Start(ctx); err != nil {
-		_ = s.host.Stop(context.Background())
-		_ = s.drops.stop()
-		return nil, err
+	s.drops = dropwatch.Start(cfg, log, demand)
+	r := metrics.Readers{KernelDrops: s.kernel.Metrics, Peers: peers.MetricReader(s.host, s.peers.Status), PeerKernelDrops: s.drops.MetricSeries}
+	if s.shadow != nil {
+		r.CaptureRunning = func() bool { return s.shadow.CaptureStatus().Running }
 	}
-	if err := s.setupMetrics(); err != nil {
-		_ = s.host.Stop(context.Background())
-		_ = s.drops.stop()
-		return nil, err
+	err = s.host.Start(ctx)
+	if err == nil {
+		err = s.metrics.Read(r)
 	}
-	if cfg.API.HTTP != "" {
+	if err == nil && cfg.API.HTTP != "" {
 		s.http = httpapi.New(cfg.API.HTTP, s, s.metrics, log)
 		s.http.AllowRemoteReload(cfg.API.ReloadAllowRemote)
 		if cfg.API.Pprof {
 			s.http.EnablePprof()
 		}
-		if err := s.http.Start(); err != nil {
-			_ = s.host.Stop(context.Background())
-			_ = s.drops.stop()
-			return nil, fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
+		if err = s.http.Start(); err != nil {
+			err = fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
 		}
 	}
-	s.watch.settle(before, cfg)
+	if err != nil {
+		_ = s.host.Stop(context.Background())
+		_ = s.drops.Stop()
+		return nil, err
+	}
+	s.watch.Settle(before, cfg.Files())
 	s.startWatch(ctx, cfg)
-	log.WithFields(kernelFeatures()).Info("kernel features")
+	features := logrus.Fields{}
+	for name, v := range md5auth.KernelFeatures() {
+		features[name] = v
+	}
+	log.WithFields(features).Info("kernel features")
 	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
 	return s, nil
-}
-
-// secretsOf lists every secret of c, for the GoBGP log scrubber.
-func secretsOf(c *config.Config) []string {
-	var out []string
-	for _, p := range c.Peers {
-		if len(p.Password) > 0 {
-			out = append(out, string(p.Password))
-		}
-	}
-	for _, kc := range c.Keychains {
-		for _, k := range kc.Keys {
-			out = append(out, string(k.Secret))
-		}
-	}
-	for _, k := range c.SRv6.HMACKeys {
-		out = append(out, string(k.Secret))
-	}
-	return out
 }
 
 // Reload re-reads the config file and says what it did. A config with
@@ -210,19 +169,19 @@ func (s *Speaker) Reload(ctx context.Context, req httpapi.ReloadRequest) config.
 func (s *Speaker) reload(ctx context.Context, req httpapi.ReloadRequest) config.Preview {
 	file := s.opts.ConfigFile
 	if req.DryRun && req.File != "" {
-		if err := s.previewable(req.File); err != nil {
+		if err := config.CheckPreviewable(s.opts.ConfigFile, req.File); err != nil {
 			return config.RejectedPreview(req.File, err)
 		}
 		file = req.File
 	}
 	var before filewatch.Snapshot
 	if !req.DryRun {
-		before = s.watch.before(file) // before anything is read
+		before = s.watch.Before(file) // before anything is read
 	}
 	next, err := config.Load(file)
 	if err != nil {
 		if !req.DryRun {
-			s.watch.last = before // refused: not retried until a file changes again
+			s.watch.Refused(before) // not retried until a file changes again
 			for _, e := range config.Errors(err) {
 				s.log.Error("reload rejected: " + e.Error())
 			}
@@ -233,41 +192,23 @@ func (s *Speaker) reload(ctx context.Context, req httpapi.ReloadRequest) config.
 	s.mu.Lock()
 	cur := s.cfg
 	s.mu.Unlock()
-	p := config.NewPreview(cur, next)
+	p := config.NewReloadPreview(s.started, cur, next)
 	p.DryRun = req.DryRun
 	if req.DryRun {
 		return p
 	}
 	err = s.apply(ctx, next)
 	if errors.Is(err, peers.ErrNeedsRestart) {
-		s.watch.last = before
+		s.watch.Refused(before)
 		return p // refused: p.Refused says why
 	}
 	if err != nil {
 		p.Errors = append(p.Errors, err.Error())
 	}
 	p.Applied = true
-	s.watch.settle(before, next)
+	s.watch.Settle(before, next.Files())
 	s.startWatch(ctx, next)
 	return p
-}
-
-// previewable checks that file may be previewed: it must be in the
-// directory of the daemon's config file, so the API cannot be used to
-// make the daemon read (and quote in errors) any file on the host.
-func (s *Speaker) previewable(file string) error {
-	dir, err := filepath.Abs(filepath.Dir(s.opts.ConfigFile))
-	if err != nil {
-		return fmt.Errorf("preview of %s: %w", file, err)
-	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return fmt.Errorf("preview of %s: %w", file, err)
-	}
-	if filepath.Dir(abs) != dir {
-		return fmt.Errorf("preview of %s: refused: the daemon previews only files in the directory of its config file (%s)", file, dir)
-	}
-	return nil
 }
 
 // apply applies a loaded config: peers first (which refuse changes that
@@ -276,7 +217,7 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 	for _, w := range next.Warnings {
 		s.log.Warn(w.String())
 	}
-	for _, sec := range secretsOf(next) {
+	for _, sec := range next.Secrets() {
 		s.host.RegisterSecret(sec)
 	}
 	ch, err := s.peers.Reload(ctx, next)
@@ -286,10 +227,9 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 		return err
 	}
 	s.mu.Lock()
-	prev := s.cfg
 	s.cfg = next
 	s.mu.Unlock()
-	s.applyGlobal(prev, next, ch)
+	s.applyGlobal(next, ch)
 	if serr := s.srv6.Reload(ctx, next); serr != nil {
 		s.log.WithError(serr).Error("srv6: reload applied with errors")
 		err = errors.Join(err, serr)
@@ -297,7 +237,7 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 	if s.shadow != nil {
 		s.shadow.Reload(next) // after peers: it pins the keys they now use
 	}
-	s.drops.w.Reload(next)
+	s.drops.Reload(next)
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
 		return err
@@ -306,14 +246,13 @@ func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
 	return nil
 }
 
-// applyGlobal applies what a reload can of [log], and says which changes
-// of [api] and [shadow] wait for the next restart (the API servers and the
-// capture sockets are opened once, at start).
-func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
+// applyGlobal applies what a reload can of [log], and says what waits for
+// the next restart (config.RestartOnly: the preview says the same).
+func (s *Speaker) applyGlobal(next *config.Config, ch config.Changes) {
 	if ch.Log {
 		// NewLogger is what start-up uses: the command line's
 		// --log-level and --log-format still rule what they set.
-		if l, err := NewLogger(next, s.opts.LogLevel, s.opts.LogFormat); err == nil {
+		if l, err := config.NewLogger(next, s.opts.LogLevel, s.opts.LogFormat); err == nil {
 			s.log.SetLevel(l.GetLevel())
 			s.log.SetFormatter(l.Formatter)
 		}
@@ -321,31 +260,19 @@ func (s *Speaker) applyGlobal(prev, next *config.Config, ch config.Changes) {
 			s.log.WithFields(logrus.Fields{"level": s.opts.LogLevel, "format": s.opts.LogFormat}).Warn("[log] changed: the command line's --log-level/--log-format still rule what they set")
 		}
 	}
-	if ch.API {
-		s.log.Warn("[api] changed: takes effect at the next restart (the running API servers keep their settings)")
-	}
-	switch {
-	case s.shadow == nil && next.Shadow.On():
-		s.log.Warn("[shadow] enabled by reload: it starts at the next restart")
-	case s.shadow != nil && !next.Shadow.On():
-		s.log.Warn("[shadow] disabled by reload: the checker keeps running until the next restart")
-	case s.shadow != nil && prev.Shadow.EffectiveMode() != next.Shadow.EffectiveMode():
-		s.log.WithFields(logrus.Fields{"running": s.shadow.Mode(), "configured": next.Shadow.EffectiveMode()}).Warn("[shadow] mode changed: takes effect at the next restart")
-	case s.shadow != nil && !slices.Equal(slices.Sorted(slices.Values(prev.Shadow.Interfaces)), slices.Sorted(slices.Values(next.Shadow.Interfaces))):
-		s.log.Warn("[shadow] interfaces changed: the capture keeps its interfaces until the next restart")
-	case s.shadow != nil && prev.Shadow.Workers != next.Shadow.Workers:
-		s.log.WithFields(logrus.Fields{"running": s.shadow.Workers(), "configured": next.Shadow.WorkerCount()}).Warn("[shadow] workers changed: the capture keeps its rings until the next restart")
+	for _, r := range config.RestartOnly(s.started, next) {
+		s.log.Warn(r)
 	}
 }
 
 // Stop sends NOTIFICATION Cease to every peer and stops.
 func (s *Speaker) Stop(ctx context.Context) error {
-	s.stopWatch()
+	s.watch.Close()
 	var errs []error
 	if s.http != nil {
 		errs = append(errs, s.http.Shutdown(ctx))
 	}
-	errs = append(errs, s.host.Stop(ctx), s.drops.stop())
+	errs = append(errs, s.host.Stop(ctx), s.drops.Stop())
 	s.log.Info("authbgpd stopped")
 	return errors.Join(errs...)
 }
@@ -360,12 +287,12 @@ func (s *Speaker) Status() status.Status {
 		st.Peers = []status.Peer{}
 	}
 	st.SRv6 = s.srv6.Status()
-	st.Kernel = s.kernel.status()
+	st.Kernel = s.kernel.Status()
 	if s.shadow != nil {
 		shadow.MergeStatus(&st, s.shadow.Reports())
 		st.Capture = s.shadow.CaptureStatus()
 	}
-	s.drops.w.Merge(&st)
+	s.drops.Merge(&st)
 	return st
 }
 
@@ -414,21 +341,10 @@ func (o observer) KeyChanged(peer string, keyID int) {
 		sh.Pin(peer, keyID)
 	}
 }
-func (o observer) PeerRemoved(peer string) { o.m.DeletePeer(peer) }
-func (o observer) AOKernel(peer string, d metrics.AOKernelCounts) {
-	o.m.AddTCPAOKernel(peer, d)
-}
+func (o observer) PeerRemoved(peer string)                { o.m.DeletePeer(peer) }
+func (o observer) AOKernel(peer string, d aocount.Counts) { o.m.AddTCPAOKernel(peer, d) }
 func (o observer) Session(addr netip.Addr, remote netip.AddrPort) {
 	if sh := o.s.shadow; sh != nil {
 		sh.SetSession(addr, remote.Port())
 	}
-}
-
-// kernelFeatures is md5auth.KernelFeatures as log fields.
-func kernelFeatures() logrus.Fields {
-	f := logrus.Fields{}
-	for name, v := range md5auth.KernelFeatures() {
-		f[name] = v
-	}
-	return f
 }

@@ -4,6 +4,8 @@
 // Nothing in this document may ever hold a secret.
 package status
 
+import "github.com/authbgp/authbgpd/aocount"
+
 // Status is the whole document.
 type Status struct {
 	RouterID string `json:"router_id"`
@@ -58,14 +60,10 @@ type Kernel struct {
 }
 
 // AOCounters are TCP-AO segment counts: the kernel's per-socket
-// TCP_AO_INFO counters, or its namespace-wide TcpExt ones.
-type AOCounters struct {
-	Good        uint64 `json:"good"`
-	Bad         uint64 `json:"bad"`
-	KeyNotFound uint64 `json:"key_not_found"`
-	AORequired  uint64 `json:"ao_required"`
-	DroppedICMP uint64 `json:"dropped_icmp"`
-}
+// TCP_AO_INFO counters, or its namespace-wide TcpExt ones. It is the one
+// TCP-AO counter type, aocount.Counts (an alias, not a copy), whose JSON
+// names are good, bad, key_not_found, ao_required and dropped_icmp.
+type AOCounters = aocount.Counts
 
 // Drops counts segments the kernel dropped, by reason.
 type Drops struct {

@@ -17,8 +17,9 @@ var codecs = []string{"keys", "frame", "capture/...", "tcpopt", "md5auth/...", "
 
 // leaves are packages that import nothing of ours at all, in their
 // production code or their tests: small tools with one job that any
-// package may use (filewatch: tell when files may have changed).
-var leaves = []string{"filewatch"}
+// package may use (filewatch: tell when files may have changed; aocount: the
+// one TCP-AO counter type).
+var leaves = []string{"filewatch", "aocount"}
 
 // runtime are the daemon's runtime packages (and their subpackages), which
 // no codec may import, directly or through another package, in its

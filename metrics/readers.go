@@ -1,0 +1,40 @@
+package metrics
+
+import "fmt"
+
+// Readers are what the metrics read from the running daemon at each scrape
+// (a nil one is not read: its metrics are absent).
+type Readers struct {
+	// KernelDrops: authbgpd_kernel_tcp_md5_drops_total and
+	// authbgpd_kernel_tcp_ao_segments_total (ReadKernelDrops).
+	KernelDrops func() (KernelMD5Drops, error)
+	// Peers: authbgpd_peer_up and authbgpd_peer_prefixes (ReadPeers).
+	Peers func() ([]PeerState, error)
+	// PeerKernelDrops: authbgpd_peer_kernel_drops_total
+	// (ReadPeerKernelDrops).
+	PeerKernelDrops func() []PeerKernelDrops
+	// CaptureRunning: authbgpd_shadow_capture_running
+	// (ReadCaptureRunning; nil when [shadow] is off).
+	CaptureRunning func() bool
+}
+
+// Read makes the metrics read r's readers at every scrape (call it once).
+func (m *Metrics) Read(r Readers) error {
+	var err error
+	if r.KernelDrops != nil {
+		err = m.ReadKernelDrops(r.KernelDrops)
+	}
+	if err == nil && r.Peers != nil {
+		err = m.ReadPeers(r.Peers)
+	}
+	if err == nil && r.PeerKernelDrops != nil {
+		err = m.ReadPeerKernelDrops(r.PeerKernelDrops)
+	}
+	if err == nil && r.CaptureRunning != nil {
+		err = m.ReadCaptureRunning(r.CaptureRunning)
+	}
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/authbgp/authbgpd/aocount"
+)
+
+// TestRead: every reader given is read at each scrape; a nil one leaves
+// its metrics absent; a second Read is an error.
+func TestRead(t *testing.T) {
+	m := New("test")
+	running := true
+	err := m.Read(Readers{
+		KernelDrops: func() (KernelMD5Drops, error) {
+			return KernelMD5Drops{BadDigest: 2, AO: &aocount.Counts{KeyNotFound: 3}}, nil
+		},
+		Peers: func() ([]PeerState, error) { return []PeerState{{Peer: "192.0.2.2", Up: true}}, nil },
+		PeerKernelDrops: func() []PeerKernelDrops {
+			return []PeerKernelDrops{{Peer: "192.0.2.2", Reason: "bad_digest", Count: 4}}
+		},
+		CaptureRunning: func() bool { return running },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustValue(t, m, "authbgpd_kernel_tcp_md5_drops_total", map[string]string{"reason": "bad_digest"}, 2)
+	mustValue(t, m, "authbgpd_kernel_tcp_ao_segments_total", map[string]string{"reason": aocount.KeyNotFound}, 3)
+	mustValue(t, m, "authbgpd_peer_up", map[string]string{"peer": "192.0.2.2"}, 1)
+	mustValue(t, m, "authbgpd_peer_kernel_drops_total", map[string]string{"peer": "192.0.2.2", "reason": "bad_digest"}, 4)
+	mustValue(t, m, "authbgpd_shadow_capture_running", map[string]string{}, 1)
+	running = false
+	mustValue(t, m, "authbgpd_shadow_capture_running", map[string]string{}, 0)
+	if err := m.Read(Readers{Peers: func() ([]PeerState, error) { return nil, nil }}); err == nil || !strings.HasPrefix(err.Error(), "metrics: ") {
+		t.Fatalf("a second Read: %v, want a metrics error", err)
+	}
+
+	off := New("test")
+	if err := off.Read(Readers{}); err != nil {
+		t.Fatal(err)
+	}
+	mustAbsent(t, off, "authbgpd_shadow_capture_running", map[string]string{})
+	mustAbsent(t, off, "authbgpd_kernel_tcp_md5_drops_total", map[string]string{"reason": "bad_digest"})
+}
