@@ -30,6 +30,10 @@
 // states, or the CMAC's expanded AES key and subkeys K1, K2).
 // TrafficKey.MAC appends the MAC (12 bytes by default) of a Segment to a caller's buffer
 // and TrafficKey.Verify compares it in constant time; neither allocates.
+// TrafficKey.VerifyParsed is Verify for a caller that has parsed the
+// options already (tcpopt.ParseSegment, as the shadow checker does): it
+// checks that they describe the segment, fails closed with
+// ErrParsedOptions when they do not, and does not walk them again.
 // The MAC covers, as RFC 5925 §5.1 says: the SNE (4 bytes), the
 // pseudo-header (IPv4: source, destination, zero, protocol 6, TCP length;
 // IPv6: source, destination, TCP length (4 bytes), three zero bytes, next
