@@ -20,13 +20,13 @@
 //     (TCP_AO_ADD_KEY, TCP_AO_DEL_KEY) and read back (TCP_AO_GET_KEYS,
 //     every key of a socket);
 //   - the socket's current key and RNextKeyID, and its segment counters
-//     (TCP_AO_INFO);
+//     (TCP_AO_INFO; the counters are aocount.Counts);
 //   - the per-peer operations on this process's listeners and connections
 //     (process_ao.go, process_ao_linux.go: SetListenerAO, DeleteListenerAO,
 //     SetConnAO, ObserveAO, PreflightAO) and on a socket about to dial
 //     (dial_linux.go DialAO);
 //   - the kernel feature probe (CheckTCPAO) and the namespace's TcpExt
-//     TCPAO* counters (kernelcounters.go).
+//     TCPAO* counters (kernelcounters.go, KernelCounters.AO).
 //
 // Both: finding this process's BGP sockets (the one /proc/self/fd walker,
 // sockets_linux.go), the multipath-TCP check (CheckListener) and the
