@@ -51,15 +51,23 @@
 //
 // # Wiring (the daemon)
 //
-//	ctr, err := kdrops.Open()                     // at start-up, in the daemon's netns
-//	var src dropwatch.Source
-//	if err == nil { src = ctr }                   // a nil *Counter must not become a non-nil Source
-//	w := dropwatch.New(cfg, src, err, log.WithField("component", "kdrops"), dropwatch.Options{
-//		OnDrops: func(peer string, a netip.Addr, r kdrops.Reason, n uint64) { ... }, // must not block
-//	})
-//	m.ReadPeerKernelDrops(w.MetricSeries)         // once; series of keyed peers at 0 from the first scrape
-//	_ = w.Poll()                                  // optional first read
-//	go w.Run(ctx)                                 // until stop; then ctr.Close()
-//	// reload: w.Reload(next) after the peers manager applied next
-//	// GET /status: w.Merge(&st) after st.Peers is filled (before or after shadow.MergeStatus)
+// Start does the daemon's part (start.go): it opens the kdrops.Counter in
+// the calling thread's namespace, makes the Watcher (OnDrops telling the
+// on-demand shadow capture, through DemandReason, when demand is given) and
+// polls until Stop, which closes the counter.
+//
+//	d := dropwatch.Start(cfg, log, demand)         // at start-up, in the daemon's netns
+//	m.Read(metrics.Readers{PeerKernelDrops: d.MetricSeries, ...}) // once
+//	// reload: d.Reload(next) after the peers manager applied next
+//	// GET /status: d.Merge(&st) after st.Peers is filled (before or after shadow.MergeStatus)
+//	_ = d.Stop()                                  // at shutdown
+//
+// # The namespace's counters
+//
+// Namespace (namespace.go) is the other kernel view, with no peer named:
+// the TcpExt TCP-MD5 and TCP-AO counters of the daemon's namespace
+// (md5auth.KernelCounters, its TCP-AO part aocount.Counts), as /status
+// kernel (since the namespace was made, and since the daemon started) and
+// the metrics authbgpd_kernel_tcp_md5_drops_total and
+// authbgpd_kernel_tcp_ao_segments_total.
 package dropwatch
