@@ -55,7 +55,7 @@ type Watcher struct {
 	opts    Options
 	backend Backend
 	c       chan struct{}
-	set     chan []string
+	set     chan setReq
 	done    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
@@ -88,7 +88,7 @@ func New(files []string, o Options) (*Watcher, error) {
 	}
 	w := &Watcher{
 		opts: o, backend: b,
-		c: make(chan struct{}, 1), set: make(chan []string), done: make(chan struct{}), stopped: make(chan struct{}),
+		c: make(chan struct{}, 1), set: make(chan setReq), done: make(chan struct{}), stopped: make(chan struct{}),
 		watched: map[string]bool{}, relevant: map[string]bool{},
 	}
 	w.files = clean(files)
@@ -101,10 +101,23 @@ func New(files []string, o Options) (*Watcher, error) {
 // once they have been quiet for the debounce time.
 func (w *Watcher) C() <-chan struct{} { return w.c }
 
-// Set replaces the set of watched files.
+// setReq is a Set: the files, and a channel closed once they are watched.
+type setReq struct {
+	files   []string
+	watched chan struct{}
+}
+
+// Set replaces the set of watched files. It returns once the new files'
+// directories are watched: a change made after Set returns is seen.
 func (w *Watcher) Set(files []string) {
+	r := setReq{files: clean(files), watched: make(chan struct{})}
 	select {
-	case w.set <- clean(files):
+	case w.set <- r:
+	case <-w.done:
+		return
+	}
+	select {
+	case <-r.watched:
 	case <-w.done:
 	}
 }
@@ -128,9 +141,10 @@ func (w *Watcher) loop() {
 		select {
 		case <-w.done:
 			return
-		case files := <-w.set:
-			w.files = files
+		case r := <-w.set:
+			w.files = r.files
 			w.resolve()
+			close(r.watched)
 		case p, ok := <-w.backend.Events():
 			if !ok {
 				return
