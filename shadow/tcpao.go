@@ -328,9 +328,15 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 	if flags&0x02 != 0 { // SYN or SYN-ACK
 		cn = c.handshake(st, p, cn, remote, local, remotePort, dir, flags&0x10 != 0, seq, be.Uint32(segment[8:12]), opts.HasAO(), t)
 	}
+	ending := flags&0x05 != 0 // FIN, RST
 	if cn != nil {
 		cn.last = t
-		cn.closed = cn.closed || flags&0x05 != 0 // FIN, RST
+		// A TCP-AO connection ends only on a FIN or RST whose MAC
+		// verifies (below): a forged one, which the kernel drops, must
+		// not make the live session the first record to give way.
+		if ending && (!cn.ao || len(p.Keys) == 0) {
+			cn.closed = true
+		}
 	}
 	if len(p.Keys) == 0 { // a TCP-AO keychain the config does not have
 		if opts.HasAO() && !r.Outgoing {
@@ -387,6 +393,7 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 	case ok:
 		r.Verdict, r.KeyID = Valid, p.Keys[idx].ID
 		cn.sne[dir].Observe(seq)
+		cn.closed = cn.closed || ending
 	default:
 		r.Verdict = BadMAC
 		r.Flipped, _ = keys[1].VerifyParsed(sne, seg, opts, hl)

@@ -384,6 +384,35 @@ func TestAOSessionSurvivesSYNFlood(t *testing.T) {
 		t.Run(fmt.Sprintf("session-told-%v", told), func(t *testing.T) { aoSYNFlood(t, told) })
 	}
 	t.Run("ended-connections", aoEndedConnections)
+	t.Run("forged-resets", aoForgedResets)
+}
+
+// aoForgedResets: RSTs forged into the live session (unsigned, or signed
+// with another secret: the kernel drops both) do not end it in the
+// checker's eyes, so other live connections of the peer's address that
+// were heard from less recently give way before it.
+func aoForgedResets(t *testing.T) {
+	r := newAORig(t, aoPeers(t))
+	r.conn.session(true, "valid")
+	r.flush()
+	real := r.conn.a.sig
+	r.conn.a.sig = aoSigner{ts: true}
+	r.conn.send(true, fRST|fACK, nil, "missing")
+	wrong := tcpao.MasterKey{Alg: tcpao.HMACSHA1, Secret: []byte("not the secret"), SendID: 1, RecvID: 1, IncludeOptions: true}
+	r.conn.a.sig = aoSigner{mkts: []tcpao.MasterKey{wrong}, rnext: 1, ts: true}
+	r.conn.send(true, fRST|fACK, nil, "bad_mac")
+	r.conn.a.sig = real
+	r.flush()
+	for i := range 2 * maxAOConns {
+		n := newAORig(t, nil)
+		n.c = r.c
+		n.conn.a.ap = ap(aoRigPeer, uint16(55000+i))
+		n.conn.session(true, "valid")
+		n.flush()
+		r.conn.send(true, fPSH|fACK, bgpKeepalive, "valid")
+		r.conn.send(false, fPSH|fACK, bgpKeepalive, "sent:valid")
+		r.flush()
+	}
 }
 
 // aoEndedConnections: connections that ended (a FIN seen: GoBGP refusing
