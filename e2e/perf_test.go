@@ -581,7 +581,9 @@ func benchPeersWith(b *testing.B, total, rekey, rounds int) {
 	if v := os.Getenv("PERF_PEER_RECEIVERS"); v != "" {
 		receivers = strings.Split(v, ",")
 	}
-	type series struct{ startup, first, half, allUp, cpu, rssIdle, rssUp, hwm, rekey, rekeyCPU []float64 }
+	type series struct {
+		startup, first, half, allUp, cpu, rssIdle, rssUp, hwm, idleCPU, rekey, rekeyCPU, apiMax []float64
+	}
 	res := map[string]*series{}
 	for _, r := range receivers {
 		res[r] = &series{}
@@ -599,14 +601,17 @@ func benchPeersWith(b *testing.B, total, rekey, rounds int) {
 			x.rssIdle = append(x.rssIdle, float64(t.rssIdle)/1024)
 			x.rssUp = append(x.rssUp, float64(t.rssUp)/1024)
 			x.hwm = append(x.hwm, float64(t.hwm)/1024)
+			x.idleCPU = append(x.idleCPU, 100*t.idleCPU.Seconds()/peersIdleWindow().Seconds())
 			if rekey > 0 {
 				x.rekey = append(x.rekey, t.rekey.Seconds())
 				x.rekeyCPU = append(x.rekeyCPU, t.rekeyCPU.Seconds())
-				b.Logf("round %d %-9s %d keys changed: all verified and Established after %.3fs, cpu %.3fs", r+1, name, rekey, t.rekey.Seconds(), t.rekeyCPU.Seconds())
+				x.apiMax = append(x.apiMax, float64(t.apiMax.Microseconds())/1000)
+				b.Logf("round %d %-9s %d keys changed: all verified and Established after %.3fs, cpu %.3fs, longest GoBGP API call (GetBgp) %.1f ms",
+					r+1, name, rekey, t.rekey.Seconds(), t.rekeyCPU.Seconds(), float64(t.apiMax.Microseconds())/1000)
 			}
-			b.Logf("round %d %-9s %d MD5 peers: start->keys/peers ready %.3fs | FRR start -> first %.3fs, half %.3fs, all Established %.3fs | cpu %.3fs | RSS idle %.1f MB, all up %.1f MB, HWM %.1f MB",
+			b.Logf("round %d %-9s %d MD5 peers: start->keys/peers ready %.3fs | FRR start -> first %.3fs, half %.3fs, all Established %.3fs | cpu %.3fs | RSS idle %.1f MB, all up %.1f MB, HWM %.1f MB | idle CPU %.2f%% over %v",
 				r+1, name, total, t.startup.Seconds(), t.first.Seconds(), t.half.Seconds(), t.allUp.Seconds(), t.cpu.Seconds(),
-				float64(t.rssIdle)/1024, float64(t.rssUp)/1024, float64(t.hwm)/1024)
+				float64(t.rssIdle)/1024, float64(t.rssUp)/1024, float64(t.hwm)/1024, 100*t.idleCPU.Seconds()/peersIdleWindow().Seconds(), peersIdleWindow())
 		}
 	}
 	for _, name := range receivers {
@@ -618,18 +623,28 @@ func benchPeersWith(b *testing.B, total, rekey, rounds int) {
 		b.ReportMetric(median(x.cpu), name+"-cpu-s")
 		b.ReportMetric(median(x.rssUp), name+"-rss-MB")
 		b.ReportMetric(median(x.hwm), name+"-hwm-MB")
+		b.ReportMetric(median(x.rssIdle), name+"-rss-idle-MB")
+		b.ReportMetric(median(x.idleCPU), name+"-idle-cpu-pct")
 		if rekey > 0 {
 			b.ReportMetric(median(x.rekey), name+"-rekey-s")
 			b.ReportMetric(median(x.rekeyCPU), name+"-rekey-cpu-s")
+			b.ReportMetric(median(x.apiMax), name+"-rekey-api-max-ms")
 		}
 		if name == "authbgpd" {
 			b.ReportMetric(median(x.startup), name+"-startup-s")
-			b.ReportMetric(median(x.rssIdle), name+"-rss-idle-MB")
 		}
 		info(b, fmt.Sprintf("%d peers %s: FRR start -> all Established", total, name), median(x.allUp), "s")
 		info(b, fmt.Sprintf("%d peers %s: receiver CPU until all Established", total, name), median(x.cpu), "s")
 		info(b, fmt.Sprintf("%d peers %s: RSS all up", total, name), median(x.rssUp), "MB")
 		info(b, fmt.Sprintf("%d peers %s: VmHWM", total, name), median(x.hwm), "MB")
+		info(b, fmt.Sprintf("%d peers %s: RSS idle (before FRR starts)", total, name), median(x.rssIdle), "MB")
+		info(b, fmt.Sprintf("%d peers %s: CPU all Established, idle, over %v", total, name, peersIdleWindow()), median(x.idleCPU), "%")
+		if rekey > 0 && name == "authbgpd" {
+			k := median(x.rekey)
+			goal(b, fmt.Sprintf("%d peers %s: %d keys changed -> all verified + Established", total, name, rekey), k, "s", "<= 5", k >= 0 && k <= 5)
+			l := median(x.apiMax)
+			goal(b, fmt.Sprintf("%d peers %s: longest GoBGP API call during the key change", total, name), l, "ms", "<= 50", l <= 50)
+		}
 		if rekey > 0 {
 			info(b, fmt.Sprintf("%d peers %s: %d keys changed -> all verified + Established (-1: not in 3 min)", total, name, rekey), median(x.rekey), "s")
 			info(b, fmt.Sprintf("%d peers %s: receiver CPU during the key change", total, name), median(x.rekeyCPU), "s")
@@ -640,7 +655,14 @@ func benchPeersWith(b *testing.B, total, rekey, rounds int) {
 		goal(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: time to all Established", total), t, "x", "<= 1.0", t <= 1.0)
 		m := median(a.hwm) / median(g.hwm)
 		goal(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: VmHWM", total), m, "x", "<= 1.1", m <= 1.1)
-		info(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: CPU", total), median(a.cpu)/median(g.cpu), "x")
+		c := median(a.cpu) / median(g.cpu)
+		goal(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: CPU to all Established", total), c, "x", "<= 1.0", c <= 1.0)
+		r := median(a.rssIdle) / median(g.rssIdle)
+		goal(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: RSS idle", total), r, "x", "<= 1.1", r <= 1.1)
+		if gi := median(g.idleCPU); gi > 0 {
+			i := median(a.idleCPU) / gi
+			goal(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: idle CPU over %v", total, peersIdleWindow()), i, "x", "<= 1.2", i <= 1.2)
+		}
 		if rekey > 0 {
 			info(b, fmt.Sprintf("%d peers authbgpd/gobgpd337: key change time", total), median(a.rekey)/median(g.rekey), "x")
 		}
@@ -652,7 +674,39 @@ type peersTrial struct {
 	first, half, allUp  time.Duration // FRR start -> first / half / all sessions Established
 	cpu                 time.Duration // receiver CPU from FRR start to all Established
 	rssIdle, rssUp, hwm int64         // kB: before FRR starts, 1 s after all are up, peak
+	idleCPU             time.Duration // receiver CPU, all Established, over peersIdleWindow
 	rekey, rekeyCPU     time.Duration // key change: first reload -> all new keys verified; receiver CPU meanwhile
+	apiMax              time.Duration // the longest GoBGP API call (GetBgp, polled) during the key change
+}
+
+// peersIdleWindow is how long the peers benchmark measures the receiver's
+// CPU with every session up and nothing changing (SCALE_IDLE seconds,
+// default 60).
+func peersIdleWindow() time.Duration { return time.Duration(envInt("SCALE_IDLE", 60)) * time.Second }
+
+// pollAPI calls GoBGP's GetBgp every 20 ms until stop is closed and
+// returns the longest call (a failed call counts with its duration).
+func pollAPI(cli *perfAPI, stop <-chan struct{}) <-chan time.Duration {
+	out := make(chan time.Duration, 1)
+	go func() {
+		var longest time.Duration
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				out <- longest
+				return
+			case <-tick.C:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			t := time.Now()
+			_, _ = cli.c.GetBgp(ctx, &api.GetBgpRequest{})
+			longest = max(longest, time.Since(t))
+			cancel()
+		}
+	}()
+	return out
 }
 
 func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey int, v6 bool) peersTrial {
@@ -937,6 +991,12 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		b.Fatal(err)
 	}
 	trial.rssUp, trial.hwm = fin.rss, fin.hwm
+	time.Sleep(peersIdleWindow())
+	idle1, err := sampleProc(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	trial.idleCPU = idle1.cpu - fin.cpu
 	if rekey > 0 {
 		// The key change: the receiver first, then FRR (which resets a
 		// session whose password changes, with a NOTIFICATION signed
@@ -948,6 +1008,8 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		const rekeyLimit = 3 * time.Minute
 		ctx, cancel := context.WithTimeout(context.Background(), rekeyLimit)
 		defer cancel()
+		stopPoll := make(chan struct{})
+		apiMax := pollAPI(cli, stopPoll)
 		tr0 := time.Now()
 		reload()
 		cmds := []string{"configure terminal", "router bgp 65002"}
@@ -1011,6 +1073,8 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 			b.Fatal(err)
 		}
 		trial.rekeyCPU = c1.cpu - c0.cpu
+		close(stopPoll)
+		trial.apiMax = <-apiMax
 	}
 	keepLogs(b, fmt.Sprintf("peers-%s-round%d", receiver, round+1), recv, f.daemon)
 	return trial

@@ -23,6 +23,7 @@ package e2e
 //	                     authbgpd-plain, authbgpd-md5, gobgpd337-plain, gobgpd337-md5)
 //	SCALE_PEERS=N        peers in peers-1000, half static, half dynamic (default 1000)
 //	SCALE_REKEY=N        static peers whose keys change in peers-1000 (default 100)
+//	SCALE_IDLE=N         seconds peers-1000 measures idle CPU with every session up (default 60)
 //	SCALE_SYN_KEYS=a,b   key counts of syn-keys (default 10,100,1000)
 //	SCALE_ONLY=a,b       only these sub-benchmarks
 //
