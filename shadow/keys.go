@@ -1,0 +1,205 @@
+package shadow
+
+// The peers' keys: replaced by a reload (SetPeers), kept a while as
+// retired keys, pinned by a rollover decision, looked up by address.
+
+import (
+	"net/netip"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/authbgp/authbgpd/keys"
+	"github.com/authbgp/authbgpd/md5auth"
+)
+
+// retiredKey is a key a peer had until SetPeers replaced it at at.
+type retiredKey struct {
+	secret md5auth.Secret
+	at     time.Time
+}
+
+// maxRetired bounds the retired keys kept per peer (a burst of reloads).
+const maxRetired = 8
+
+// SetPeers replaces the configured peers (reload). State of addresses that
+// still belong to a peer is kept. The checker keeps its own copy of the
+// peers' secrets (the caller's are not retained) and wipes the copies it
+// replaces.
+func (c *Checker) SetPeers(peers []Peer) {
+	exact := map[netip.Addr]*Peer{}
+	var ranges []*Peer
+	for i := range peers {
+		p := peers[i]
+		p.Keys = append([]Key(nil), p.Keys...)
+		p.sched = make(keys.Schedule, len(p.Keys))
+		for j, k := range p.Keys {
+			p.Keys[j].Secret = slices.Clone(k.Secret)
+			p.sched[j] = keys.Entry{ID: k.ID, SendFrom: k.SendFrom}
+		}
+		p.single = len(p.sched) == 1 && p.sched[0].SendFrom.IsZero()
+		if p.Prefix.Bits() == p.Prefix.Addr().BitLen() {
+			exact[p.Prefix.Addr()] = &p
+		} else {
+			ranges = append(ranges, &p)
+		}
+	}
+	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].Prefix.Bits() > ranges[j].Prefix.Bits() })
+	c.mu.Lock()
+	c.retire(exact, ranges)     // copies the replaced keys it keeps
+	wipeKeys(c.exact, c.ranges) // only ever read under c.mu
+	c.exact, c.ranges = exact, ranges
+	c.lastAddr, c.lastLocal, c.lastPeer, c.lastSt = netip.Addr{}, netip.Addr{}, nil, nil
+	c.gen++
+	for a, st := range c.state {
+		p := c.lookup(a)
+		if p == nil {
+			delete(c.state, a)
+			continue
+		}
+		st.rep.PeerID, st.rep.TCPAO = p.ID, p.TCPAO
+		for _, cn := range st.ao {
+			cn.keys = nil // derived from the replaced secrets
+		}
+	}
+	c.mu.Unlock()
+}
+
+// wipeKeys wipes the secrets of the checker's peers being replaced.
+func wipeKeys(exact map[netip.Addr]*Peer, ranges []*Peer) {
+	for _, p := range exact {
+		for _, k := range p.Keys {
+			k.Secret.Wipe()
+		}
+	}
+	for _, p := range ranges {
+		for _, k := range p.Keys {
+			k.Secret.Wipe()
+		}
+	}
+}
+
+// retire records the keys of the current peers that the next ones
+// (exact, ranges) no longer have, and forgets retired keys that expired,
+// came back, or belong to peers that are gone. c.mu is held.
+func (c *Checker) retire(exact map[netip.Addr]*Peer, ranges []*Peer) {
+	if c.opts.RetiredFor < 0 {
+		return
+	}
+	now := c.opts.Now()
+	old := map[string]*Peer{}
+	for _, p := range c.exact {
+		old[p.ID] = p
+	}
+	for _, p := range c.ranges {
+		old[p.ID] = p
+	}
+	next := map[string]*Peer{}
+	for _, p := range exact {
+		next[p.ID] = p
+	}
+	for _, p := range ranges {
+		next[p.ID] = p
+	}
+	retired := map[string][]retiredKey{}
+	for id, np := range next {
+		if np.TCPAO {
+			continue // only the TCP-MD5 stale proof uses retired keys
+		}
+		has := func(secret md5auth.Secret) bool {
+			for _, k := range np.Keys {
+				if k.Secret.Equal(secret) {
+					return true
+				}
+			}
+			return false
+		}
+		var keep []retiredKey
+		for _, rk := range c.retired[id] {
+			if now.Sub(rk.at) <= c.opts.RetiredFor && !has(rk.secret) {
+				keep = append(keep, rk)
+			}
+		}
+		if op := old[id]; op != nil {
+			for _, k := range op.Keys {
+				if len(k.Secret) > 0 && !has(k.Secret) {
+					keep = append(keep, retiredKey{secret: append(md5auth.Secret(nil), k.Secret...), at: now})
+				}
+			}
+		}
+		if len(keep) > maxRetired {
+			keep = keep[len(keep)-maxRetired:]
+		}
+		if len(keep) > 0 {
+			retired[id] = keep
+		}
+	}
+	wipeDropped(c.retired, retired)
+	c.retired = retired
+}
+
+// wipeDropped wipes the retired keys of old that next no longer keeps.
+func wipeDropped(old, next map[string][]retiredKey) {
+	kept := map[*byte]bool{}
+	for _, rks := range next {
+		for _, rk := range rks {
+			kept[&rk.secret[0]] = true
+		}
+	}
+	for _, rks := range old {
+		for _, rk := range rks {
+			if !kept[&rk.secret[0]] {
+				rk.secret.Wipe()
+			}
+		}
+	}
+}
+
+// retiredVerifies reports whether the received segment (pseudo-header ph)
+// of peer p, seen at t, is signed with a key p had until less than
+// opts.RetiredFor before t. c.mu is held.
+func (c *Checker) retiredVerifies(p *Peer, ph *md5auth.PseudoHeader, segment []byte, t time.Time) bool {
+	rks := c.retired[p.ID]
+	if len(rks) == 0 {
+		return false
+	}
+	sig, err := md5auth.SignatureOf(segment)
+	if err != nil || sig == nil {
+		return false
+	}
+	for i := len(rks) - 1; i >= 0; i-- {
+		if t.Sub(rks[i].at) <= c.opts.RetiredFor && c.verify(ph, segment, sig, rks[i].secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// Pin makes the checker treat key id as peerID's active key (after a
+// follow-peer-rollover switch); -1 returns to the schedule.
+func (c *Checker) Pin(peerID string, id int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.exact {
+		if p.ID == peerID {
+			p.Pinned = id
+		}
+	}
+	for _, p := range c.ranges {
+		if p.ID == peerID {
+			p.Pinned = id
+		}
+	}
+}
+
+func (c *Checker) lookup(a netip.Addr) *Peer {
+	if p := c.exact[a]; p != nil {
+		return p
+	}
+	for _, p := range c.ranges {
+		if p.Prefix.Contains(a) {
+			return p
+		}
+	}
+	return nil
+}
