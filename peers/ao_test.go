@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -142,7 +143,7 @@ password = "Md5-Beside"
 func TestTCPAOPeers(t *testing.T) {
 	s := newFakeAO()
 	s.observe = true
-	var logs lockedLog
+	var logs testlog.Buffer
 	at := time.Now().Add(700 * time.Millisecond)
 	m, b := startWith(t, cfg(t, aoConfig(at)), s, &logs)
 
@@ -278,7 +279,7 @@ func startWith(t *testing.T, c *config.Config, s Sockets, logw io.Writer) (*Mana
 func TestTCPAOAcceptICMPs(t *testing.T) {
 	s := newFakeAO()
 	s.observe = true
-	var logs lockedLog
+	var logs testlog.Buffer
 	base := aoConfig(time.Now().Add(time.Hour))
 	on := strings.Replace(base, "type = \"tcp-ao\"\n", "type = \"tcp-ao\"\naccept-icmps = true\n", 1)
 	m, b := startWith(t, cfg(t, base), s, &logs)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -250,7 +251,7 @@ func checkOwners(t *testing.T, n int, c *config.Config, r *rand.Rand) {
 // up with it then: the switch time is the time of the next pass.
 func TestReloadIntoFutureKeychain(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	if p := b.peer("192.0.2.2"); p == nil || p.Conf.AdminDown {
 		t.Fatalf("before: %+v", p)
@@ -331,7 +332,7 @@ keychain = "ao"
 		t.Fatalf("desired with TCP-AO usable %+v", w)
 	}
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, b := start(t, c, s, &logs)
 	if p := b.peer("192.0.2.2"); p == nil || !p.Conf.AdminDown || p.Conf.AuthPassword != "" {
 		t.Fatalf("GoBGP neighbor %+v", p.GetConf())

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/authbgp/authbgpd/internal/testlog"
 )
 
 func dialStatus(t *testing.T, m *Manager, addr string) string {
@@ -26,7 +28,7 @@ func dialStatus(t *testing.T, m *Manager, addr string) string {
 // none) is refused, since GoBGP must not dial it at all.
 func TestDialKeys(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, _ := start(t, cfg(t, twoPeers), s, &logs)
 	if err := dial(t, m, "192.0.2.2"); err != nil {
 		t.Fatal(err)
@@ -57,7 +59,7 @@ func TestDialKeys(t *testing.T) {
 // before any key is tried.
 func TestDialFailClosed(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, _ := start(t, cfg(t, twoPeers), s, &logs)
 	s.mu.Lock()
 	s.fail["dial 192.0.2.2"] = true
@@ -105,7 +107,7 @@ func TestDialFailClosed(t *testing.T) {
 // gets the new key at once.
 func TestDialTCPAO(t *testing.T) {
 	s := newFakeAO()
-	var logs lockedLog
+	var logs testlog.Buffer
 	at := time.Now().Add(500 * time.Millisecond)
 	m, b := startWith(t, cfg(t, aoConfig(at)), s, &logs)
 	if p := b.peer("192.0.2.2"); p == nil || p.Transport.PassiveMode || p.Conf.AuthPassword != "" {
@@ -133,7 +135,7 @@ func TestDialTCPAO(t *testing.T) {
 // as a dial error; once the hold is over, dials are keyed again.
 func TestDialDeferredWhilePeerIdle(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, _ := start(t, cfg(t, twoPeers), s, &logs)
 	m.IdleRefused(netip.MustParseAddr("::ffff:192.0.2.2"))
 	err := dial(t, m, "192.0.2.2")

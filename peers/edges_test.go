@@ -10,6 +10,7 @@ import (
 
 	api "github.com/osrg/gobgp/v3/api"
 
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -45,7 +46,7 @@ func establish(t *testing.T, m *Manager, b *fakeBGP, peer, local, remote string)
 // owns a session, as the kernel's key lookup does).
 func TestRangeRekeySparesStaticPeerInside(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, b := start(t, cfg(t, insideRange), s, &logs)
 	// GoBGP knows the dynamic neighbor too (accepted through the range).
 	b.mu.Lock()
@@ -89,7 +90,7 @@ keychain = "core"
 // (a followed rollover), not the schedule's.
 func TestReleasedRangeKeepsFollowedKey(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, _ := start(t, cfg(t, followChain), s, &logs)
 	if err := m.SetPeerKeyID("198.51.100.0/24", 2); err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestReleasedRangeKeepsFollowedKey(t *testing.T) {
 // are made up for by the reconciliation, which reads GoBGP itself.
 func TestReconcileRecoversLostEvents(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	b.mu.Lock()
 	b.peers["192.0.2.2"].State = &api.PeerState{NeighborAddress: "192.0.2.2", SessionState: api.PeerState_ESTABLISHED}
@@ -163,7 +164,7 @@ func TestReconcileRecoversLostEvents(t *testing.T) {
 // name goes.
 func TestReconcileConvergesGoBGP(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	b.mu.Lock()
 	delete(b.peers, "192.0.2.3")
@@ -199,7 +200,7 @@ func TestReconcileConvergesGoBGP(t *testing.T) {
 func TestStatusReportsObservedKeys(t *testing.T) {
 	s := newFakeSockets()
 	s.visible = true
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, _ := start(t, cfg(t, twoPeers), s, &logs)
 	m.Reconcile(context.Background())
 	auth := func() (bool, string, string) {
@@ -282,7 +283,7 @@ func TestStatusReportsObservedKeys(t *testing.T) {
 func TestGuardAPI(t *testing.T) {
 	s := newFakeSockets()
 	s.fail["192.0.2.2"] = true // held down
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, _ := start(t, cfg(t, twoPeers+`
 [[peers]]
 address = "192.0.2.4"

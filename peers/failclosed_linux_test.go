@@ -16,6 +16,7 @@ import (
 
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -42,7 +43,7 @@ address = "192.0.2.2"
 asn = 65002
 password = "Real-Key-One"
 `
-	var logs lockedLog
+	var logs testlog.Buffer
 	c := cfg(t, conf)
 	m := New(Options{Config: c, Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
 	b := newFakeBGP()
@@ -134,7 +135,7 @@ asn = 65010
 password = "Range-Key-One"
 `
 	optmem("64")
-	var logs lockedLog
+	var logs testlog.Buffer
 	m := New(Options{Config: cfg(t, conf), Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
 	b := newFakeBGP()
 	if err := m.start(context.Background(), b); err != nil {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/redact"
@@ -314,7 +315,7 @@ func start(t *testing.T, c *config.Config, s *fakeSockets, logw io.Writer) (*Man
 
 func TestKeysBeforePeers(t *testing.T) {
 	s := newFakeSockets()
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	if v, _ := s.key("192.0.2.2"); v != "Secret-Alpha" {
 		t.Fatalf("static key on listener: %q", v)
@@ -347,7 +348,7 @@ func TestFailClosed(t *testing.T) {
 	s := newFakeSockets()
 	s.fail["192.0.2.2"] = true
 	s.fail["198.51.100.0/24"] = true
-	var logs lockedLog
+	var logs testlog.Buffer
 	m, b := start(t, cfg(t, twoPeers), s, &logs)
 	p := b.peer("192.0.2.2")
 	if p == nil || !p.Conf.AdminDown {
@@ -535,25 +536,6 @@ keychain = "core"
 	if conn != "Chain-Two" {
 		t.Fatalf("established socket %q", conn)
 	}
-}
-
-// lockedLog is a log the tests read while the reconciler may still write
-// to it (its loop logs on its own goroutine).
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // dial runs the manager's dial hook as GoBGP's dialer would for addr.

@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/metrics"
 )
 
@@ -20,7 +21,7 @@ func TestDiagnosisLogFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	log := logrus.New()
 	log.SetOutput(&logs)
 	log.SetFormatter(&logrus.JSONFormatter{})

@@ -1,12 +1,10 @@
 package shadow
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,26 +13,10 @@ import (
 	"github.com/authbgp/authbgpd/capture"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/frame"
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/status"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // metricValue is the value of name{peer,verdict} in an exposition.
 func metricValue(t *testing.T, expo, name, peer, verdict string) string {
@@ -60,7 +42,7 @@ func TestRunnerTCPAO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	log := logrus.New()
 	log.SetOutput(&logs)
 	log.SetFormatter(&logrus.JSONFormatter{})

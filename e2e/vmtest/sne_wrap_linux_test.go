@@ -1,7 +1,6 @@
 package vmtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -15,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +26,7 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
+	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/status"
@@ -112,7 +111,7 @@ func TestTCPAOSNEWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logBuf lockedBuffer
+	var logBuf testlog.Buffer
 	log := logrus.New()
 	log.SetOutput(&logBuf)
 	runner := shadow.NewRunner(cfg, log, metrics.New("test"), shadow.RunnerOptions{})
@@ -504,24 +503,6 @@ func TestTCPAOSNEWrap(t *testing.T) {
 		t.Errorf("verify-pcap reports nothing of %s:\n%s", cli, out)
 	}
 	t.Logf("TestTCPAOSNEWrap took %v", time.Since(start).Round(time.Millisecond))
-}
-
-// lockedBuffer is an io.Writer for a logger written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // wrapISNs reads the ISNs of the session to srv:port from its SYN

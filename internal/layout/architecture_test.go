@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"os"
@@ -56,17 +55,7 @@ func TestArchitectureImports(t *testing.T) {
 func productionImports(t *testing.T, goTool, goos string) map[string][]string {
 	t.Helper()
 	args := []string{"list", "-e", "-f", "{{.ImportPath}}\t{{len .GoFiles}}\t{{len .CgoFiles}}\t{{join .Imports \" \"}}", "./..."}
-	cmd := exec.Command(goTool, args...)
-	cmd.Dir = "../.." // the module root
-	if goos != "" {
-		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
+	out := goCmd(t, goTool, goos, args...)
 	pkgs := map[string][]string{}
 	for line := range strings.SplitSeq(strings.TrimRight(string(out), "\n"), "\n") {
 		f := strings.SplitN(line, "\t", 4)

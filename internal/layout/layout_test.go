@@ -19,7 +19,7 @@ var codecs = []string{"keys", "frame", "capture/...", "tcpopt", "md5auth/...", "
 // production code or their tests: small tools with one job that any
 // package may use (filewatch: tell when files may have changed; aocount: the
 // one TCP-AO counter type).
-var leaves = []string{"filewatch", "aocount"}
+var leaves = []string{"filewatch", "aocount", "internal/testlog"}
 
 // runtime are the daemon's runtime packages (and their subpackages), which
 // no codec may import, directly or through another package, in its
@@ -52,6 +52,24 @@ func TestCodecsImportNoRuntime(t *testing.T) {
 	}
 }
 
+// goCmd runs the go tool with args in the module root, for GOOS goos ("":
+// the host's), and returns its output; a failure fails t.
+func goCmd(t *testing.T, goTool, goos string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(goTool, args...)
+	cmd.Dir = "../.." // the module root
+	if goos != "" {
+		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
 func orHost(goos string) string {
 	if goos == "" {
 		return "host"
@@ -68,17 +86,7 @@ func importGraph(t *testing.T, goTool, goos string, pkgs []string) map[string][]
 	for _, c := range pkgs {
 		args = append(args, "./"+c)
 	}
-	cmd := exec.Command(goTool, args...)
-	cmd.Dir = "../.." // the module root
-	if goos != "" {
-		cmd.Env = append(cmd.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
+	out := goCmd(t, goTool, goos, args...)
 	graph := map[string][]string{}
 	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
 		pkg, imports, _ := strings.Cut(line, "\t")
