@@ -31,6 +31,10 @@ type SocketKeys struct {
 	Family    int            // 2 (AF_INET) or 10 (AF_INET6)
 	Inode     uint64         // socket inode ("socket:[inode]" in /proc/PID/fd)
 	Keys      []ObservedKey  // in the kernel's order (most recently added first)
+	// IfIndex is the device the socket is bound to (idiag_if; 0 none):
+	// the interface of a link-local connection (addresses carry no zone
+	// here), or a VRF.
+	IfIndex int
 }
 
 // KeyFor returns the key the kernel would use for peer address a on this
@@ -220,6 +224,7 @@ func parseDiagMsg(p []byte) (diagSock, error) {
 		s.Remote = netip.AddrPortFrom(remote, dport)
 	}
 	s.Inode = uint64(ne.Uint32(p[4+diagSockIDLen+16:]))
+	s.IfIndex = int(ne.Uint32(id[36:]))
 
 	for a := p[diagMsgLen:]; len(a) > 0; {
 		if len(a) < 4 {

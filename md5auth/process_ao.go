@@ -33,6 +33,7 @@ type AOSocket struct {
 	Local, Remote netip.AddrPort
 	Listening     bool
 	Family        int
+	IfIndex       int // the bound device (SocketKeys.IfIndex)
 	Keys          []ObservedAOKey
 	// Info is the socket's current key, RNext and counters (HasInfo false
 	// when the kernel gave none).

@@ -83,7 +83,7 @@ func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) {
 		if err != nil || len(keys) == 0 {
 			continue
 		}
-		a := AOSocket{Local: s.Local, Remote: s.Remote, Listening: s.Listening, Family: s.Family, Keys: keys}
+		a := AOSocket{Local: s.Local, Remote: s.Remote, Listening: s.Listening, Family: s.Family, IfIndex: s.IfIndex, Keys: keys}
 		if info, err := s.AOInfo(); err == nil {
 			a.Info, a.HasInfo = info, true
 		}

@@ -34,6 +34,9 @@ type Socket struct {
 	Family    int            // unix.AF_INET or unix.AF_INET6
 	Protocol  int            // unix.IPPROTO_TCP or ProtoMPTCP (262)
 	Inode     uint64         // socket inode ("socket:[inode]" in /proc/self/fd)
+	// IfIndex is the interface of a link-local connection (the scope of
+	// its peer's address, which Remote carries without zone); 0 otherwise.
+	IfIndex int
 
 	mu      sync.Mutex
 	fd      int // our duplicate; -1 once closed
@@ -284,8 +287,12 @@ func identify(fd int) *Socket {
 		fd:        dfd,
 	}
 	if !s.Listening {
-		if remote, err := sockAddrPort(unix.Getpeername(dfd)); err == nil {
+		sa, err := unix.Getpeername(dfd)
+		if remote, err := sockAddrPort(sa, err); err == nil {
 			s.Remote = remote
+		}
+		if sa6, ok := sa.(*unix.SockaddrInet6); ok && err == nil && s.Remote.Addr().IsLinkLocalUnicast() {
+			s.IfIndex = int(sa6.ZoneId)
 		}
 	}
 	// A forgotten Socket must not keep the socket (and its port) open forever.
