@@ -563,6 +563,30 @@ func (c *Capture) SetHosts(hosts []netip.Addr) error {
 	return nil
 }
 
+// InterfaceName returns the name of interface ifindex (Packet.IfIndex) in
+// the network namespace c captures in (the one its sockets were made in,
+// whichever thread asks). It may be called from Next's callback. After
+// Close it returns ErrClosed.
+func (c *Capture) InterfaceName(ifindex int) (string, error) {
+	if ifindex <= 0 || ifindex > math.MaxInt32 {
+		return "", fmt.Errorf("capture: interface index %d", ifindex)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released || len(c.rings) == 0 {
+		return "", ErrClosed
+	}
+	ifr, err := unix.NewIfreq("")
+	if err != nil {
+		return "", err
+	}
+	ifr.SetUint32(uint32(ifindex))
+	if err := unix.IoctlIfreq(c.rings[0].fd, unix.SIOCGIFNAME, ifr); err != nil {
+		return "", fmt.Errorf("capture: interface index %d: %w", ifindex, err)
+	}
+	return ifr.Name(), nil
+}
+
 // Hosts returns the host set c captures (empty: every host).
 func (c *Capture) Hosts() []netip.Addr {
 	c.mu.Lock()

@@ -1675,3 +1675,27 @@ func testFanout(t *testing.T, ifaces []string) {
 		}
 	}
 }
+
+// TestInterfaceName: a frame's interface index resolves to its name in
+// the capture's namespace (the test's own thread is in another one), and
+// not after Close.
+func TestInterfaceName(t *testing.T) {
+	_, a, _ := pair(t)
+	c := openIn(t, a, Options{})
+	for _, name := range []string{"lo", "eth0"} {
+		got, err := c.InterfaceName(ifindex(t, a, name))
+		if err != nil || got != name {
+			t.Errorf("InterfaceName(%s's index) = %q, %v", name, got, err)
+		}
+	}
+	if _, err := c.InterfaceName(1 << 30); err == nil {
+		t.Error("an index no interface has resolved")
+	}
+	if _, err := c.InterfaceName(0); err == nil {
+		t.Error("index 0 resolved")
+	}
+	c.Close()
+	if _, err := c.InterfaceName(1); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}

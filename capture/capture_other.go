@@ -40,3 +40,6 @@ func (c *Capture) SetHosts(hosts []netip.Addr) error { return ErrNotSupported }
 
 // Hosts returns nil.
 func (c *Capture) Hosts() []netip.Addr { return nil }
+
+// InterfaceName returns ErrNotSupported.
+func (c *Capture) InterfaceName(ifindex int) (string, error) { return "", ErrNotSupported }

@@ -288,3 +288,30 @@ func decodeTCP(seg []byte, out *TCP) error {
 	out.Segment = seg[:len(seg):len(seg)]
 	return nil
 }
+
+// Linux packet types (the sll_pkttype of a cooked capture header).
+const (
+	PacketHost     = 0 // to us
+	PacketOutgoing = 4 // from us
+)
+
+// CookedHeader returns what a Linux cooked capture header (LinkLinuxSLL,
+// LinkLinuxSLL2) of data says besides the protocol: the packet type (see
+// PacketOutgoing) and, for SLL2 only, the index of the interface the
+// packet was captured on (0 for SLL, which does not carry it). ok is false
+// for other link types and for a frame shorter than its header.
+func CookedHeader(link uint32, data []byte) (ifindex int, pktType uint16, ok bool) {
+	switch link {
+	case LinkLinuxSLL:
+		if len(data) < 16 {
+			return 0, 0, false
+		}
+		return 0, binary.BigEndian.Uint16(data[0:2]), true
+	case LinkLinuxSLL2:
+		if len(data) < 20 {
+			return 0, 0, false
+		}
+		return int(int32(binary.BigEndian.Uint32(data[4:8]))), uint16(data[10]), true
+	}
+	return 0, 0, false
+}

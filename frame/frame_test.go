@@ -598,3 +598,31 @@ func BenchmarkDecodeTCP(b *testing.B) {
 		})
 	}
 }
+
+func TestCookedHeader(t *testing.T) {
+	seg := tcpSeg(40000, 179, 24, "x")
+	v2 := sll2(0x86dd, ipv6(nil, 6, seg))
+	v2[4], v2[5], v2[6], v2[7], v2[10] = 0, 0, 1, 2, PacketOutgoing
+	v1 := sll(0x86dd, ipv6(nil, 6, seg))
+	v1[1] = PacketOutgoing
+	for _, c := range []struct {
+		name    string
+		link    uint32
+		data    []byte
+		ifindex int
+		pkt     uint16
+		ok      bool
+	}{
+		{"sll2", LinkLinuxSLL2, v2, 258, PacketOutgoing, true},
+		{"sll2 host", LinkLinuxSLL2, sll2(0x86dd, nil), 2, PacketHost, true},
+		{"sll", LinkLinuxSLL, v1, 0, PacketOutgoing, true},
+		{"sll2 short", LinkLinuxSLL2, v2[:19], 0, 0, false},
+		{"sll short", LinkLinuxSLL, v1[:15], 0, 0, false},
+		{"ethernet", LinkEthernet, eth(0x86dd, nil), 0, 0, false},
+	} {
+		i, p, ok := CookedHeader(c.link, c.data)
+		if i != c.ifindex || p != c.pkt || ok != c.ok {
+			t.Errorf("%s: %d %d %v, want %d %d %v", c.name, i, p, ok, c.ifindex, c.pkt, c.ok)
+		}
+	}
+}

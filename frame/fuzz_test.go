@@ -44,12 +44,23 @@ func FuzzDecodeTCP(f *testing.F) {
 	f.Add(linkSelector(LinkNull), append([]byte{30, 0, 0, 0}, ipv6(nil, 6, seg)...))
 	f.Add(linkSelector(LinkLoop), append([]byte{0, 0, 0, 2}, ipv4(6, []byte{1, 1, 1, 1}, seg)...))
 	f.Add(uint8(200), []byte{0x45})
+	// An outgoing SLL2 frame on interface 7 (CookedHeader).
+	out7 := sll2(0x86dd, ipv6(nil, 6, seg))
+	out7[7], out7[10] = 7, PacketOutgoing
+	f.Add(linkSelector(LinkLinuxSLL2), out7)
 
 	f.Fuzz(func(t *testing.T, sel uint8, data []byte) {
 		link := fuzzLink(sel)
 		orig := bytes.Clone(data)
 		var out TCP
 		err := DecodeTCP(link, data, &out)
+		// The cooked header's fields: there exactly when the header is,
+		// and never more than DecodeTCP needs (it decodes past it).
+		if _, _, ok := CookedHeader(link, data); ok != (link == LinkLinuxSLL && len(data) >= 16 || link == LinkLinuxSLL2 && len(data) >= 20) {
+			t.Fatalf("CookedHeader ok=%v for link %d, %d bytes", ok, link, len(data))
+		} else if !ok && err == nil && (link == LinkLinuxSLL || link == LinkLinuxSLL2) {
+			t.Fatal("DecodeTCP decoded a cooked frame CookedHeader found too short")
+		}
 		if !bytes.Equal(data, orig) {
 			t.Fatal("DecodeTCP modified its input")
 		}

@@ -76,8 +76,23 @@ const (
 // pcapng option codes.
 const (
 	optEndOfOpt = 0
+	optIfName   = 2 // IDB: if_name
+	optEPBFlags = 2 // EPB: epb_flags
 	optTSResol  = 9
 	optTSOffset = 14
+)
+
+// maxIfName bounds the if_name kept per interface (Linux names are at
+// most 15 bytes; Windows device names some 50): a longer one is dropped.
+const maxIfName = 128
+
+// Direction is a packet's direction as the capture file records it.
+type Direction uint8
+
+const (
+	DirUnknown  Direction = iota // not recorded
+	DirInbound                   // received by the capturing host
+	DirOutbound                  // sent by it
 )
 
 // Packet is one captured packet.
@@ -99,6 +114,14 @@ type Packet struct {
 	Interface int
 	// Section counts pcapng sections from 0; always 0 for pcap.
 	Section int
+	// InterfaceName is the if_name option of the packet's pcapng
+	// interface ("" when it has none; always "" for pcap).
+	InterfaceName string
+	// Direction is the inbound/outbound bits of a pcapng enhanced packet
+	// block's epb_flags (DirUnknown without them, and for pcap: the
+	// Linux cooked link types carry it in their header, see
+	// frame.CookedHeader).
+	Direction Direction
 }
 
 // ngInterface is what the reader keeps of a pcapng Interface Description Block.
@@ -109,7 +132,8 @@ type ngInterface struct {
 	// pow2.
 	resol    uint8
 	pow2     bool
-	tsOffset int64 // seconds, added to every timestamp
+	tsOffset int64  // seconds, added to every timestamp
+	name     string // if_name
 }
 
 // Reader reads packets from a pcap or pcapng stream. It is not safe for
@@ -413,6 +437,15 @@ func (r *Reader) parseIDB(body []byte) error {
 				return fmt.Errorf("if_tsoffset of length %d", l)
 			}
 			ifc.tsOffset = int64(r.order.Uint64(v))
+		case optIfName:
+			// UTF-8, not zero-terminated (some writers add a NUL
+			// anyway); an oversized one is not kept.
+			for len(v) > 0 && v[len(v)-1] == 0 {
+				v = v[:len(v)-1]
+			}
+			if len(v) <= maxIfName {
+				ifc.name = string(v)
+			}
 		}
 		opts = opts[4+padded:]
 	}
@@ -460,14 +493,45 @@ func (r *Reader) parsePacketBlock(typ uint32, body []byte) (Packet, error) {
 	if uint64(capLen) > uint64(len(body)-20) {
 		return Packet{}, fmt.Errorf("captured length %d overruns the block (%d bytes of data)", capLen, len(body)-20)
 	}
-	return Packet{
-		LinkType:  ifc.linkType,
-		Time:      ifc.time(ts),
-		Data:      body[20 : 20+capLen],
-		OrigLen:   intLen(orig),
-		Interface: int(id),
-		Section:   r.section,
-	}, nil
+	p := Packet{
+		LinkType:      ifc.linkType,
+		Time:          ifc.time(ts),
+		Data:          body[20 : 20+capLen],
+		OrigLen:       intLen(orig),
+		Interface:     int(id),
+		Section:       r.section,
+		InterfaceName: ifc.name,
+	}
+	if off := 20 + (uint64(capLen)+3)&^3; typ == ngBlockEPB && off <= uint64(len(body)) {
+		p.Direction = r.epbDirection(body[off:])
+	}
+	return p, nil
+}
+
+// epbDirection reads the direction bits of an enhanced packet block's
+// epb_flags among its options (DirUnknown without one). Options that do
+// not parse are ignored, as readers do: they carry nothing the packet
+// needs.
+func (r *Reader) epbDirection(opts []byte) Direction {
+	for len(opts) >= 4 {
+		code := r.order.Uint16(opts[0:2])
+		l := int(r.order.Uint16(opts[2:4]))
+		padded := (l + 3) &^ 3
+		if code == optEndOfOpt || 4+padded > len(opts) {
+			break
+		}
+		if code == optEPBFlags && l == 4 {
+			switch r.order.Uint32(opts[4:8]) & 3 {
+			case 1:
+				return DirInbound
+			case 2:
+				return DirOutbound
+			}
+			return DirUnknown
+		}
+		opts = opts[4+padded:]
+	}
+	return DirUnknown
 }
 
 // parseSPB decodes a Simple Packet Block: it belongs to interface 0, has
@@ -493,10 +557,11 @@ func (r *Reader) parseSPB(body []byte) (Packet, error) {
 		return Packet{}, fmt.Errorf("captured length %d overruns the block (%d bytes of data)", capLen, len(body)-4)
 	}
 	return Packet{
-		LinkType: ifc.linkType,
-		Data:     body[4 : 4+capLen],
-		OrigLen:  intLen(orig),
-		Section:  r.section,
+		LinkType:      ifc.linkType,
+		Data:          body[4 : 4+capLen],
+		OrigLen:       intLen(orig),
+		Section:       r.section,
+		InterfaceName: ifc.name,
 	}, nil
 }
 

@@ -193,7 +193,7 @@ func TestPcapVsPcapng(t *testing.T) {
 
 func samePacket(a, b Packet) bool {
 	return a.LinkType == b.LinkType && a.Time.Equal(b.Time) && bytes.Equal(a.Data, b.Data) &&
-		a.OrigLen == b.OrigLen && a.Interface == b.Interface
+		a.OrigLen == b.OrigLen && a.Interface == b.Interface && a.InterfaceName == b.InterfaceName && a.Direction == b.Direction
 }
 
 // --- writers used by the tests ---
@@ -233,8 +233,9 @@ func encodePcap(order byteOrder, nano bool, link uint32, pkts []ownPacket) []byt
 type testIface struct {
 	link    uint16
 	snapLen uint32
-	resol   uint8 // raw if_tsresol byte; 0 = no option (microseconds)
-	offset  int64 // if_tsoffset; 0 = no option
+	resol   uint8  // raw if_tsresol byte; 0 = no option (microseconds)
+	offset  int64  // if_tsoffset; 0 = no option
+	name    string // if_name; "" = no option
 }
 
 func appendBlock(b []byte, order byteOrder, typ uint32, body []byte) []byte {
@@ -278,7 +279,10 @@ func appendIDB(b []byte, order byteOrder, ifc testIface) []byte {
 	if ifc.offset != 0 {
 		body = appendOption(body, order, optTSOffset, order.AppendUint64(nil, uint64(ifc.offset)))
 	}
-	if ifc.resol != 0 || ifc.offset != 0 {
+	if ifc.name != "" {
+		body = appendOption(body, order, optIfName, []byte(ifc.name))
+	}
+	if ifc.resol != 0 || ifc.offset != 0 || ifc.name != "" {
 		body = appendOption(body, order, optEndOfOpt, nil)
 	}
 	return appendBlock(b, order, ngBlockIDB, body)
@@ -316,6 +320,13 @@ func appendEPB(b []byte, order byteOrder, ifcs []testIface, p Packet) []byte {
 	body = order.AppendUint32(body, uint32(len(p.Data)))
 	body = order.AppendUint32(body, uint32(p.OrigLen))
 	body = append(body, p.Data...)
+	if p.Direction != DirUnknown {
+		for len(body)%4 != 0 {
+			body = append(body, 0)
+		}
+		body = appendOption(body, order, optEPBFlags, order.AppendUint32(nil, uint32(p.Direction)))
+		body = appendOption(body, order, optEndOfOpt, nil)
+	}
 	return appendBlock(b, order, ngBlockEPB, body)
 }
 
@@ -349,6 +360,7 @@ func TestReencode(t *testing.T) {
 					}
 					for i := range pkts {
 						want := pkts[i].Packet
+						want.InterfaceName, want.Direction = "", DirUnknown // pcap has neither
 						if !nano {
 							want.Time = want.Time.Truncate(time.Microsecond)
 						}
@@ -366,7 +378,7 @@ func TestReencode(t *testing.T) {
 					}
 					ifcs := make([]testIface, nIf)
 					for i := range ifcs {
-						ifcs[i] = testIface{link: uint16(linkOf(pkts, i)), resol: resol, offset: offset}
+						ifcs[i] = testIface{link: uint16(linkOf(pkts, i)), resol: resol, offset: offset, name: nameOf(pkts, i)}
 					}
 					b := encodePcapng(order, ifcs, pkts)
 					format, got, err := readAll(t, b)
@@ -402,6 +414,16 @@ func linkOf(pkts []ownPacket, iface int) uint32 {
 		}
 	}
 	return 1
+}
+
+// nameOf is the interface name of the first packet on interface iface.
+func nameOf(pkts []ownPacket, iface int) string {
+	for _, p := range pkts {
+		if p.Interface == iface {
+			return p.InterfaceName
+		}
+	}
+	return ""
 }
 
 func resolution(resol uint8) time.Duration {
@@ -914,5 +936,37 @@ func TestEach(t *testing.T) {
 	}
 	if err := EachFile("testdata/nonexistent.pcap", func(Packet) error { return nil }); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
+	}
+}
+
+// TestInterfaceNameAndDirection reads if_name from the interface blocks
+// and the direction bits of epb_flags.
+func TestInterfaceNameAndDirection(t *testing.T) {
+	for _, order := range []byteOrder{binary.LittleEndian, binary.BigEndian} {
+		ifcs := []testIface{{link: 1, name: "eth1"}, {link: 1, name: "eth2\x00"}, {link: 1, resol: 9}}
+		in := []ownPacket{
+			{Packet{Time: time.Unix(1, 0).UTC(), Data: []byte("abcde"), OrigLen: 5, Interface: 1, Direction: DirOutbound}},
+			{Packet{Time: time.Unix(2, 0).UTC(), Data: []byte("abcd"), OrigLen: 4, Interface: 0, Direction: DirInbound}},
+			{Packet{Time: time.Unix(3, 0).UTC(), Data: []byte("abc"), OrigLen: 3, Interface: 2}},
+		}
+		_, got, err := readAll(t, encodePcapng(order, ifcs, in))
+		if err != io.EOF || len(got) != 3 {
+			t.Fatalf("%v, %d packets", err, len(got))
+		}
+		for i, want := range []struct {
+			name string
+			dir  Direction
+		}{{"eth2", DirOutbound}, {"eth1", DirInbound}, {"", DirUnknown}} {
+			if got[i].InterfaceName != want.name || got[i].Direction != want.dir || !bytes.Equal(got[i].Data, in[i].Data) {
+				t.Errorf("packet %d: name %q direction %d data %q, want %q %d %q", i, got[i].InterfaceName, got[i].Direction, got[i].Data, want.name, want.dir, in[i].Data)
+			}
+		}
+	}
+	// An oversized if_name is not kept; the packets still read.
+	long := strings.Repeat("x", maxIfName+1)
+	_, got, err := readAll(t, encodePcapng(binary.LittleEndian, []testIface{{link: 1, name: long}},
+		[]ownPacket{{Packet{Time: time.Unix(1, 0).UTC(), Data: []byte("a"), OrigLen: 1}}}))
+	if err != io.EOF || len(got) != 1 || got[0].InterfaceName != "" {
+		t.Fatalf("long if_name: %v, %+v", err, got)
 	}
 }

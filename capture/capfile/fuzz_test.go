@@ -33,6 +33,11 @@ func FuzzReader(f *testing.F) {
 	f.Add(cat(appendSHB(nil, o), appendIDB(nil, o, testIface{link: 101, snapLen: 3}),
 		appendBlock(nil, o, ngBlockSPB, append(o.AppendUint32(nil, 5), "abcde"...)), appendBlock(nil, o, 5, make([]byte, 12)),
 		appendSHB(nil, binary.BigEndian)))
+	// Interface names and directions (if_name, epb_flags).
+	f.Add(encodePcapng(o, []testIface{{link: 1, name: "eth1"}, {link: 1, name: "eth2\x00"}, {link: 276, name: "any"}},
+		[]ownPacket{{Packet{Time: time.Unix(1, 0).UTC(), Data: []byte("abcde"), OrigLen: 5, Interface: 0, Direction: DirInbound}},
+			{Packet{Time: time.Unix(2, 0).UTC(), Data: []byte("ab"), OrigLen: 2, Interface: 1, Direction: DirOutbound}},
+			{Packet{Time: time.Unix(3, 0).UTC(), Data: []byte("abc"), OrigLen: 3, Interface: 2}}}))
 	f.Add(cat(pcapHeader(113), pcapRecord(3, 100, []byte("xyz")), pcapRecord(0, 0, nil)))
 
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -153,7 +158,7 @@ func reencode(t *testing.T, b []byte, pkts []ownPacket) {
 		if !ok {
 			id = len(ifcs)
 			ids[k] = id
-			ifcs = append(ifcs, testIface{link: uint16(p.LinkType), resol: 9})
+			ifcs = append(ifcs, testIface{link: uint16(p.LinkType), resol: 9, name: p.InterfaceName})
 		}
 		re[i] = p
 		re[i].Interface = id
