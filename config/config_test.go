@@ -105,10 +105,10 @@ address = "192.0.2.2"
 prefix = "192.0.2.0/24"
 asn = 65002
 `, []string{`r1.toml:7: prefix: set address or prefix, not both (address is at line 6)`}},
-		{"neither address nor prefix", G + `
+		{"none of address, prefix, interface", G + `
 [[peers]]
 asn = 65002
-`, []string{`r1.toml:5: [[peers]]: address or prefix is missing`}},
+`, []string{`r1.toml:5: [[peers]]: address, prefix or interface is missing (exactly one is required)`}},
 		{"bad address", G + "[[peers]]\naddress = \"192.0.2.300\"\nasn = 2\n",
 			[]string{`r1.toml:5: address: "192.0.2.300" is not an IP address`}},
 		{"prefix host bits", G + "[[peers]]\nprefix = \"192.0.2.1/24\"\nasn = 2\n",

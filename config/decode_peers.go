@@ -27,6 +27,12 @@ func (d *decoder) peer(t *table, p *Peer) {
 			p.Prefix = pfx
 		}
 	}
+	if s, ok := t.str("interface"); ok {
+		p.Interface = s
+	}
+	if s, ok := t.str("vrf"); ok {
+		p.VRF = s
+	}
 	if n, ok := t.integer("asn", 0, math.MaxUint32); ok {
 		p.ASN = uint32(n)
 	}
@@ -67,6 +73,10 @@ func (d *decoder) peer(t *table, p *Peer) {
 		}
 	} else {
 		switch {
+		case p.IsInterface():
+			// GoBGP's neighbor-interface default (RFC 8950: IPv4 routes
+			// over the IPv6 link-local session, extended next hop).
+			p.Families = []Family{IPv4Unicast, IPv6Unicast}
 		case p.Address.Is6() || (p.Prefix.IsValid() && p.Prefix.Addr().Is6()):
 			p.Families = []Family{IPv6Unicast}
 		case p.Address.Is4() || (p.Prefix.IsValid() && p.Prefix.Addr().Is4()):

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"sort"
@@ -51,10 +52,13 @@ type PeerChange struct {
 	Old, New *Peer
 	// Fields names what changed, as config keys, sorted: "asn",
 	// "families", "hold-time", "keepalive-interval", "local-address",
-	// "multihop-ttl", "passive", "auth" (the
+	// "multihop-ttl", "passive", "vrf" (the peer moves to another VRF: a
+	// session reset, see VRFMove), "auth" (the
 	// source of the key: password / password-file / password-env /
 	// keychain, or its keychain's name) and "secret" (the key material:
-	// the password, or the keys of the keychain).
+	// the password, or the keys of the keychain). An interface peer's ID
+	// is its interface, so a peer on another interface is another peer:
+	// one removed, one added, never a change.
 	Fields []string
 	// KeyChanged reports that the TCP-MD5 key the peer uses now, or will
 	// use later (keychains), is different: a secret changed, or
@@ -64,6 +68,22 @@ type PeerChange struct {
 
 // Has reports whether field changed.
 func (pc *PeerChange) Has(field string) bool { return slices.Contains(pc.Fields, field) }
+
+// VRFMove describes a change of the peer's vrf, as the reload preview
+// and log say it: "peer 192.0.2.2 moves from VRF blue to VRF red: session
+// reset" ("range ..." for a prefix, "sessions reset"). "" when the vrf did
+// not change.
+func (pc *PeerChange) VRFMove() string {
+	if pc.Old == nil || pc.New == nil || pc.Old.VRF == pc.New.VRF {
+		return ""
+	}
+	what, reset := "peer", "session reset"
+	if pc.New.IsDynamic() {
+		what, reset = "range", "its sessions reset"
+	}
+	return fmt.Sprintf("%s %s moves from %s to %s: %s (sessions are bound to the VRF device, keys scoped to its l3index)",
+		what, pc.ID, vrfLabel(pc.Old.VRF), vrfLabel(pc.New.VRF), reset)
+}
 
 // KeyOnly reports whether only the peer's key changed (its source and
 // material), which can be applied without resetting the session.
@@ -268,6 +288,9 @@ func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]boo
 	}
 	if op.Passive != np.Passive {
 		add("passive")
+	}
+	if op.VRF != np.VRF {
+		add("vrf")
 	}
 	ohold, okeep := op.Timers()
 	nhold, nkeep := np.Timers()

@@ -22,6 +22,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(""))
 	f.Add([]byte(G + "[[peers]]\naddress = \"192.0.2.2\"\nasn = 2\npassword = \"x\"\n"))
+	f.Add([]byte(G + "[[peers]]\ninterface = \"swp1\"\nvrf = \"blue\"\nasn = 2\nlocal-address = \"fe80::1\"\n"))
+	f.Add([]byte(G + "[[peers]]\nprefix = \"10.0.0.0/8\"\nvrf = \"blue\"\nasn = 2\n[[peers]]\naddress = \"10.0.0.1\"\nvrf = \"red\"\nasn = 3\n"))
 	f.Add([]byte(G + "[shadow]\nmode = \"on-demand\"\non-demand-window = \"20s\"\non-demand-segments = 1000\n"))
 	f.Add([]byte(G + "[shadow]\nenabled = true\nmode = \"on-demand\"\non-demand-window = \"1h\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

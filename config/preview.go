@@ -14,11 +14,12 @@ type Preview struct {
 	File    string `json:"file"`
 	DryRun  bool   `json:"dry_run"`
 	Applied bool   `json:"applied"` // the running config is now File's
-	// Added and Removed are peers (address or prefix).
+	// Added and Removed are peers (address, prefix or interface).
 	Added   []string        `json:"added"`
 	Removed []string        `json:"removed"`
 	Changed []PreviewChange `json:"changed"`
-	// Other lists the other changes ("[api]", "keychain NAME added", ...).
+	// Other lists the other changes ("[api]", "keychain NAME added",
+	// "peer 192.0.2.2 moves from VRF blue to VRF red: session reset ...").
 	Other []string `json:"other"`
 	// Refused are the reasons the reload is (or would be) rejected whole:
 	// errors in the file, or global keys that need a restart.
@@ -99,8 +100,9 @@ func restartKey(e *Error) string {
 	return key
 }
 
-// others lists the changes that are not peers, in a fixed order, after
-// restart (RestartOnly's lines).
+// others lists, in a fixed order, after restart (RestartOnly's lines),
+// the peers that move between VRFs (a session reset: PeerChange.VRFMove)
+// and the changes that are not peers.
 func (ch *Changes) others(restart []string) []string {
 	out := []string{}
 	flag := func(b bool, s string) {
@@ -109,6 +111,11 @@ func (ch *Changes) others(restart []string) []string {
 		}
 	}
 	out = append(out, restart...)
+	for i := range ch.Changed {
+		if m := ch.Changed[i].VRFMove(); m != "" {
+			out = append(out, m)
+		}
+	}
 	flag(ch.Log, "[log] changed")
 	flag(ch.Shadow, "[shadow] changed")
 	flag(ch.Headend, "[srv6.headend] changed")

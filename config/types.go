@@ -257,12 +257,22 @@ type Key struct {
 // LineOf returns the line of key in this [[keychains.keys]] entry, or its line.
 func (k *Key) LineOf(key string) int { return k.m.lineOf(key, k.Line) }
 
-// Peer is one [[peers]] entry: either a single neighbor (Address) or a range
-// of dynamic neighbors (Prefix).
+// Peer is one [[peers]] entry: a single neighbor (Address), a range of
+// dynamic neighbors (Prefix), or an unnumbered neighbor on an interface
+// (Interface), exactly one of the three.
 type Peer struct {
 	Address netip.Addr   // valid for a single neighbor
 	Prefix  netip.Prefix // valid for dynamic neighbors
-	ASN     uint32
+	// Interface (interface) names the link of an unnumbered peer: its IPv6
+	// link-local address is learnt at run time from the kernel's neighbor
+	// table, as GoBGP's neighbor-interface does. "" for the other peers.
+	Interface string
+	// VRF (vrf) names the VRF device the peer's sessions are bound to, and
+	// whose l3index scopes its keys; "" is the default VRF. An interface
+	// peer's interface must be enslaved to it (or to none when it is ""):
+	// the kernel knows that, so it is checked at run time, not here.
+	VRF string
+	ASN uint32
 
 	// Password is the resolved secret when PasswordSource is "password",
 	// "password-file" or "password-env"; PasswordRef names the file (as
@@ -312,8 +322,17 @@ func (p *Peer) Timers() (hold, keepalive uint16) {
 	return hold, keepalive
 }
 
-// ID is the peer's identity: its address or its prefix, as text.
+// ID is the peer's identity: its address, its prefix or, for an
+// interface peer, the interface's name, as text. The VRF is not part of
+// it: validation refuses one address (or prefix) in two VRFs, so IDs are
+// unique in a valid config, and an interface name never parses as an
+// address or a prefix (validation refuses one that does).
 func (p *Peer) ID() string {
+	if p.Interface != "" {
+		// Also once the reconciler filled in the learnt address (its
+		// copy of the peer): the identity stays the interface.
+		return p.Interface
+	}
 	if p.Prefix.IsValid() {
 		return p.Prefix.String()
 	}
@@ -325,6 +344,11 @@ func (p *Peer) ID() string {
 
 // IsDynamic reports whether the peer is a prefix of dynamic neighbors.
 func (p *Peer) IsDynamic() bool { return p.Prefix.IsValid() }
+
+// IsInterface reports whether the peer is an unnumbered peer on an
+// interface (its address is learnt at run time; the reconciler's copy of
+// the peer carries it in Address).
+func (p *Peer) IsInterface() bool { return p.Interface != "" }
 
 // Auth describes how a peer is authenticated and where its key comes from.
 type Auth struct {

@@ -362,20 +362,16 @@ func validateKeys(p *problems, table string, keys []Key, tcpao bool) {
 }
 
 func (c *Config) validatePeers(p *problems) {
-	seen := map[string]int{}
+	seen := map[string]*Peer{}
 	for i := range c.Peers {
 		pr := &c.Peers[i]
 		table := validatePeerScope(p, pr)
-		if id := pr.ID(); id != "" {
-			key := "address"
-			if pr.Prefix.IsValid() {
-				key = "prefix"
-			}
-			firstOf(p, seen, id, pr.LineOf(key), "%s: duplicate peer %s", key, id)
-		}
+		validatePeerIdentity(p, pr, seen)
 		validateASN(p, &pr.m, pr.Line, table, pr.ASN)
 		c.validatePeerAuth(p, pr, table)
-		if a := pr.LocalAddress; a.IsValid() {
+		if pr.IsInterface() {
+			validateInterfacePeer(p, pr)
+		} else if a := pr.LocalAddress; a.IsValid() {
 			peer := pr.Address
 			if pr.Prefix.IsValid() {
 				peer = pr.Prefix.Addr()
@@ -414,39 +410,6 @@ func validateTimers(p *problems, pr *Peer) {
 	case k >= h:
 		p.errorf(pr.LineOf("keepalive-interval"), "keepalive-interval: %d must be less than hold-time %d (a third of it is usual)", k, h)
 	}
-}
-
-// validatePeerScope checks a peer's address or prefix and returns the label
-// its errors use: "[[peers]]", or "[[peers]] ADDRESS-OR-PREFIX".
-func validatePeerScope(p *problems, pr *Peer) string {
-	switch {
-	case pr.Address.IsValid() && pr.Prefix.IsValid():
-		key, other := "prefix", "address"
-		if pr.LineOf("address") > pr.LineOf("prefix") {
-			key, other = other, key
-		}
-		p.errorf(pr.LineOf(key), "%s: set address or prefix, not both (%s is at line %d)", key, other, pr.LineOf(other))
-	case !pr.Address.IsValid() && !pr.Prefix.IsValid():
-		if !pr.m.isBad("address") && !pr.m.isBad("prefix") {
-			p.errorf(pr.Line, "[[peers]]: address or prefix is missing")
-		}
-	case pr.Address.IsValid():
-		switch {
-		case pr.Address.Zone() != "":
-			p.errorf(pr.LineOf("address"), "address: %s: zones are not supported", pr.Address)
-		case pr.Address.IsUnspecified() || pr.Address.IsMulticast():
-			p.errorf(pr.LineOf("address"), "address: %s is not a unicast address", pr.Address)
-		}
-		return "[[peers]] " + pr.Address.String()
-	default:
-		if pr.Prefix.Addr().Zone() != "" {
-			p.errorf(pr.LineOf("prefix"), "prefix: %s: zones are not supported", pr.Prefix)
-		} else if m := pr.Prefix.Masked(); m != pr.Prefix {
-			p.errorf(pr.LineOf("prefix"), "prefix: %s has host bits set (did you mean %s?)", pr.Prefix, m)
-		}
-		return "[[peers]] " + pr.Prefix.String()
-	}
-	return "[[peers]]"
 }
 
 // validatePeerAuth checks a peer's key source: at most one, and it exists.
@@ -503,7 +466,7 @@ func (c *Config) validateShadow(p *problems) {
 	seen := map[string]bool{}
 	for _, n := range s.Interfaces {
 		switch {
-		case n == "" || len(n) > 15 || strings.ContainsAny(n, "/ \t\n:") || n == "." || n == "..":
+		case !validIfName(n):
 			p.errorf(s.LineOf("interfaces"), "interfaces: %q is not an interface name", n)
 		case seen[n]:
 			p.errorf(s.LineOf("interfaces"), "interfaces: %s is listed twice", n)
@@ -635,6 +598,7 @@ func validateSegments(p *problems, pol *Policy, table string) {
 
 // lint adds warnings about legal but suspicious configurations.
 func (c *Config) lint(p *problems, now time.Time) {
+	c.lintVRFOverlaps(p)
 	used := map[string]bool{}
 	for i := range c.Peers {
 		used[c.Peers[i].Keychain] = true

@@ -1,0 +1,257 @@
+package config
+
+import (
+	"net/netip"
+	"sort"
+	"strings"
+)
+
+// MaxIfNameLen is the longest interface or VRF device name Linux takes
+// (IFNAMSIZ - 1 bytes).
+const MaxIfNameLen = 15
+
+// ifNameRule says what validIfName accepts, for messages.
+const ifNameRule = `1..15 bytes, no '/', ':' or whitespace, not "." or ".."`
+
+// Why one embedded GoBGP cannot hold one address (or range) in two VRFs:
+// its neighbors are keyed by address alone (neighborMap), and an accepted
+// connection goes to the static neighbor of its address, else to the
+// longest range containing it, whatever the VRF it came in on.
+const (
+	reasonAddressTwoVRFs = "one embedded GoBGP keys its neighbors by address alone, so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
+	reasonRangeTwoVRFs   = "one embedded GoBGP keys its neighbors by address alone, so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
+)
+
+// validIfName reports whether Linux would take name as a network device
+// name (dev_valid_name): 1..15 bytes, not "." or "..", no '/', ':', NUL
+// or whitespace.
+func validIfName(name string) bool {
+	if name == "" || len(name) > MaxIfNameLen || name == "." || name == ".." {
+		return false
+	}
+	return !strings.ContainsAny(name, "/:\x00 \t\n\v\f\r")
+}
+
+// vrfLabel names a VRF in messages: "VRF blue", or "the default VRF".
+func vrfLabel(vrf string) string {
+	if vrf == "" {
+		return "the default VRF"
+	}
+	return "VRF " + vrf
+}
+
+// scopeKey is the key that names the peer: "address", "prefix" or
+// "interface".
+func (p *Peer) scopeKey() string {
+	switch {
+	case p.Prefix.IsValid():
+		return "prefix"
+	case p.Address.IsValid():
+		return "address"
+	case p.Interface != "":
+		return "interface"
+	}
+	return ""
+}
+
+// validatePeerScope checks what names a peer (exactly one of address,
+// prefix and interface) and its vrf, and returns the label its errors
+// use: "[[peers]]", "[[peers]] ADDRESS-OR-PREFIX" or
+// "[[peers]] interface NAME".
+func validatePeerScope(p *problems, pr *Peer) string {
+	validateVRF(p, pr)
+	var set []string
+	bad := false
+	for _, k := range []string{"address", "prefix", "interface"} {
+		if pr.m.isBad(k) {
+			bad = true // reported
+			continue
+		}
+		switch {
+		case k == "address" && pr.Address.IsValid(),
+			k == "prefix" && pr.Prefix.IsValid(),
+			k == "interface" && (pr.Interface != "" || pr.m.has("interface")):
+			set = append(set, k)
+		}
+	}
+	sort.SliceStable(set, func(i, j int) bool { return pr.LineOf(set[i]) < pr.LineOf(set[j]) })
+	switch {
+	case len(set) == 0 && bad: // already reported
+	case len(set) == 0:
+		p.errorf(pr.Line, "[[peers]]: address, prefix or interface is missing (exactly one is required)")
+	case len(set) == 2 && !pr.m.has("interface") && pr.Interface == "":
+		key, other := set[1], set[0]
+		p.errorf(pr.LineOf(key), "%s: set address or prefix, not both (%s is at line %d)", key, other, pr.LineOf(other))
+	case len(set) > 1:
+		for _, k := range set[1:] {
+			p.errorf(pr.LineOf(k), "%s: set one of address, prefix and interface, not more (%s is at line %d)", k, set[0], pr.LineOf(set[0]))
+		}
+	case set[0] == "address":
+		switch {
+		case pr.Address.Zone() != "":
+			p.errorf(pr.LineOf("address"), "address: %s: zones are not supported (for a peer on a link, set interface = %q instead)", pr.Address, pr.Address.Zone())
+		case pr.Address.IsUnspecified() || pr.Address.IsMulticast():
+			p.errorf(pr.LineOf("address"), "address: %s is not a unicast address", pr.Address)
+		}
+		return "[[peers]] " + pr.Address.String()
+	case set[0] == "prefix":
+		if pr.Prefix.Addr().Zone() != "" {
+			p.errorf(pr.LineOf("prefix"), "prefix: %s: zones are not supported", pr.Prefix)
+		} else if m := pr.Prefix.Masked(); m != pr.Prefix {
+			p.errorf(pr.LineOf("prefix"), "prefix: %s has host bits set (did you mean %s?)", pr.Prefix, m)
+		}
+		return "[[peers]] " + pr.Prefix.String()
+	default:
+		return validateInterfaceName(p, pr)
+	}
+	return "[[peers]]"
+}
+
+// validateInterfaceName checks an interface peer's interface: a name
+// Linux takes, and not one that reads as an address or a prefix (it is
+// the peer's ID, which must not collide with another peer's).
+func validateInterfaceName(p *problems, pr *Peer) string {
+	n, line := pr.Interface, pr.LineOf("interface")
+	if !validIfName(n) {
+		p.errorf(line, "interface: %q is not an interface name (%s)", n, ifNameRule)
+		return "[[peers]]"
+	}
+	if _, err := netip.ParseAddr(n); err == nil {
+		p.errorf(line, "interface: %q is an IP address, not an interface name (for a numbered peer, set address = %q)", n, n)
+		return "[[peers]]"
+	}
+	return "[[peers]] interface " + n
+}
+
+// validateVRF checks a peer's vrf: a device name Linux takes, and not
+// "default" (the default VRF is vrf unset; iproute2's "ip vrf exec
+// default" means it too, so a device of that name would be a trap).
+func validateVRF(p *problems, pr *Peer) {
+	if pr.m.isBad("vrf") || (pr.VRF == "" && !pr.m.has("vrf")) {
+		return
+	}
+	line := pr.LineOf("vrf")
+	switch {
+	case !validIfName(pr.VRF):
+		p.errorf(line, "vrf: %q is not a VRF device name (%s); leave vrf unset for the default VRF", pr.VRF, ifNameRule)
+	case pr.VRF == "default":
+		p.errorf(line, `vrf: "default": leave vrf unset for the default VRF (a VRF device cannot be called default)`)
+	}
+}
+
+// validatePeerIdentity checks pr against the peers before it (seen, by
+// ID): one address, range or interface is one peer. The same address or
+// range in two VRFs is refused too: one embedded GoBGP cannot tell them
+// apart (reasonAddressTwoVRFs).
+func validatePeerIdentity(p *problems, pr *Peer, seen map[string]*Peer) {
+	id, key := pr.ID(), pr.scopeKey()
+	if id == "" || key == "" {
+		return
+	}
+	if key == "interface" {
+		if _, err := netip.ParseAddr(id); err == nil || !validIfName(id) {
+			return // refused by validateInterfaceName
+		}
+	}
+	line := pr.LineOf(key)
+	o, dup := seen[id]
+	if !dup {
+		seen[id] = pr
+		return
+	}
+	oline := o.LineOf(o.scopeKey())
+	switch {
+	case key == "interface" && o.VRF != pr.VRF:
+		p.errorf(line, "interface: duplicate peer %s (also at line %d, in %s; an interface is in one VRF at most)", id, oline, vrfLabel(o.VRF))
+	case o.VRF == pr.VRF && pr.VRF == "":
+		p.errorf(line, "%s: duplicate peer %s (also at line %d)", key, id, oline)
+	case o.VRF == pr.VRF:
+		p.errorf(line, "%s: duplicate peer %s in %s (also at line %d)", key, id, vrfLabel(pr.VRF), oline)
+	case key == "prefix":
+		p.errorf(line, "prefix: range %s in %s is also a range in %s (line %d): %s", id, vrfLabel(pr.VRF), vrfLabel(o.VRF), oline, reasonRangeTwoVRFs)
+	default:
+		p.errorf(line, "address: peer %s in %s is also a peer in %s (line %d): %s", id, vrfLabel(pr.VRF), vrfLabel(o.VRF), oline, reasonAddressTwoVRFs)
+	}
+}
+
+// validateInterfacePeer checks what an interface peer allows: a
+// local-address that is an IPv6 link-local address (without a zone: the
+// interface is the zone), and no multihop (a link-local address is one
+// hop away).
+func validateInterfacePeer(p *problems, pr *Peer) {
+	if a := pr.LocalAddress; a.IsValid() && !pr.m.isBad("local-address") {
+		line := pr.LineOf("local-address")
+		switch {
+		case a.Zone() != "":
+			p.errorf(line, "local-address: %s: no zone (the peer's interface, %s, is the zone)", a, pr.Interface)
+		case !a.Is6() || !a.IsLinkLocalUnicast():
+			p.errorf(line, "local-address: %s is not an IPv6 link-local address (fe80::/10): an interface peer's session runs between link-local addresses on %s", a, pr.Interface)
+		}
+	}
+	if pr.MultihopTTL != 0 && !pr.m.isBad("multihop-ttl") {
+		p.errorf(pr.LineOf("multihop-ttl"), "multihop-ttl: %d: an interface peer is directly connected (its IPv6 link-local address is one hop away); remove multihop-ttl", pr.MultihopTTL)
+	}
+}
+
+// lintVRFOverlaps warns about addresses that one embedded GoBGP cannot
+// keep apart across VRFs, though validation accepts them: the
+// most-specific-match rule (Owner) holds per VRF, but GoBGP hands an
+// accepted connection to the static neighbor of its address, else to the
+// longest range containing it, whatever the VRF it came in on. So a static
+// peer inside another VRF's range, or a range inside (or around) another
+// VRF's range, would take that VRF's connections from those addresses.
+func (c *Config) lintVRFOverlaps(p *problems) {
+	for i := range c.Peers {
+		r := &c.Peers[i]
+		if !r.IsDynamic() {
+			continue
+		}
+		for j := range c.Peers {
+			q := &c.Peers[j]
+			if q.VRF == r.VRF || q.IsInterface() {
+				continue
+			}
+			switch {
+			case !q.IsDynamic() && q.Address.IsValid() && r.Prefix.Contains(q.Address):
+				p.warnf(q.LineOf("address"), "address: peer %s in %s is inside range %s of %s (line %d): one embedded GoBGP matches connections by address alone, so a connection from %s in %s would be taken by this peer; keep %s out of that range",
+					q.Address, vrfLabel(q.VRF), r.Prefix, vrfLabel(r.VRF), r.LineOf("prefix"), q.Address, vrfLabel(r.VRF), q.Address)
+			case q.IsDynamic() && q.Prefix != r.Prefix && q.Prefix.Bits() > r.Prefix.Bits() && r.Prefix.Overlaps(q.Prefix):
+				p.warnf(q.LineOf("prefix"), "prefix: range %s in %s is inside range %s of %s (line %d): one embedded GoBGP picks the longest range whatever the VRF, so connections from %s in %s would be taken by this range; give each VRF's range its own addresses",
+					q.Prefix, vrfLabel(q.VRF), r.Prefix, vrfLabel(r.VRF), r.LineOf("prefix"), q.Prefix, vrfLabel(r.VRF))
+			}
+		}
+	}
+}
+
+// Owner returns the configured peer a connection from a, in vrf ("" the
+// default VRF), belongs to, as the kernel picks keys: the interface peer
+// of a's zone when a is a link-local address with a zone (an unnumbered
+// link is point to point, and an interface is in one VRF, so its name
+// decides; no interface peer there: nil); else the static peer of a in vrf;
+// else the most specific range of vrf that contains a. A range of another
+// VRF never covers a peer of this one. nil when no peer matches.
+func (c *Config) Owner(a netip.Addr, vrf string) *Peer {
+	if z := a.Zone(); z != "" && a.Is6() && a.IsLinkLocalUnicast() {
+		for i := range c.Peers {
+			if p := &c.Peers[i]; p.IsInterface() && p.Interface == z {
+				return p
+			}
+		}
+		return nil // a link-local address on a link without a peer
+	}
+	a = a.WithZone("").Unmap()
+	var best *Peer
+	for i := range c.Peers {
+		p := &c.Peers[i]
+		switch {
+		case p.VRF != vrf || p.IsInterface():
+		case !p.IsDynamic():
+			if p.Address == a {
+				return p
+			}
+		case p.Prefix.Contains(a) && (best == nil || p.Prefix.Bits() > best.Prefix.Bits()):
+			best = p
+		}
+	}
+	return best
+}

@@ -1,0 +1,355 @@
+package config
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestInterfaceVRFErrors: every refusal of an interface peer, a vrf and
+// a conflict between peers, exactly, at its FILE:LINE, naming both
+// entries' lines where two entries conflict. G is lines 1-3 and a blank
+// line 4, so the first [[peers]] is at line 5.
+func TestInterfaceVRFErrors(t *testing.T) {
+	const two = "one embedded GoBGP keys its neighbors by address alone, so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
+	const twoRanges = "one embedded GoBGP keys its neighbors by address alone, so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
+	const rule = `1..15 bytes, no '/', ':' or whitespace, not "." or ".."`
+	cases := []struct {
+		name string
+		toml string
+		want []string // every error, in order
+	}{
+		{"address and interface", `
+[[peers]]
+address = "192.0.2.2"
+interface = "eth1"
+asn = 65002
+`, []string{`r1.toml:7: interface: set one of address, prefix and interface, not more (address is at line 6)`}},
+		{"interface and prefix", `
+[[peers]]
+interface = "eth1"
+prefix = "192.0.2.0/24"
+asn = 65002
+`, []string{`r1.toml:7: prefix: set one of address, prefix and interface, not more (interface is at line 6)`}},
+		{"all three", `
+[[peers]]
+prefix = "192.0.2.0/24"
+address = "192.0.2.2"
+interface = "eth1"
+asn = 65002
+`, []string{
+			`r1.toml:7: address: set one of address, prefix and interface, not more (prefix is at line 6)`,
+			`r1.toml:8: interface: set one of address, prefix and interface, not more (prefix is at line 6)`,
+		}},
+		{"none", `
+[[peers]]
+asn = 65002
+vrf = "blue"
+`, []string{`r1.toml:5: [[peers]]: address, prefix or interface is missing (exactly one is required)`}},
+		{"interface empty", "\n[[peers]]\ninterface = \"\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "" is not an interface name (` + rule + `)`}},
+		{"interface too long", "\n[[peers]]\ninterface = \"abcdefghijklmnop\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "abcdefghijklmnop" is not an interface name (` + rule + `)`}},
+		{"interface slash", "\n[[peers]]\ninterface = \"eth/1\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "eth/1" is not an interface name (` + rule + `)`}},
+		{"interface space", "\n[[peers]]\ninterface = \"eth 1\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "eth 1" is not an interface name (` + rule + `)`}},
+		{"interface tab", "\n[[peers]]\ninterface = \"eth\\t1\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "eth\t1" is not an interface name (` + rule + `)`}},
+		{"interface colon", "\n[[peers]]\ninterface = \"eth1:0\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "eth1:0" is not an interface name (` + rule + `)`}},
+		{"interface dot", "\n[[peers]]\ninterface = \".\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "." is not an interface name (` + rule + `)`}},
+		{"interface dotdot", "\n[[peers]]\ninterface = \"..\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: ".." is not an interface name (` + rule + `)`}},
+		{"interface like an address", "\n[[peers]]\ninterface = \"10.0.0.1\"\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: "10.0.0.1" is an IP address, not an interface name (for a numbered peer, set address = "10.0.0.1")`}},
+		{"interface wrong type", "\n[[peers]]\ninterface = 1\nasn = 65002\n",
+			[]string{`r1.toml:6: interface: expected string, got integer`}},
+		{"vrf bad name", "\n[[peers]]\naddress = \"192.0.2.2\"\nvrf = \"blue/red\"\nasn = 65002\n",
+			[]string{`r1.toml:7: vrf: "blue/red" is not a VRF device name (` + rule + `); leave vrf unset for the default VRF`}},
+		{"vrf empty", "\n[[peers]]\naddress = \"192.0.2.2\"\nvrf = \"\"\nasn = 65002\n",
+			[]string{`r1.toml:7: vrf: "" is not a VRF device name (` + rule + `); leave vrf unset for the default VRF`}},
+		{"vrf too long", "\n[[peers]]\nprefix = \"192.0.2.0/24\"\nvrf = \"tenant-0123456789\"\nasn = 65002\n",
+			[]string{`r1.toml:7: vrf: "tenant-0123456789" is not a VRF device name (` + rule + `); leave vrf unset for the default VRF`}},
+		{"vrf default", "\n[[peers]]\ninterface = \"eth1\"\nvrf = \"default\"\nasn = 65002\n",
+			[]string{`r1.toml:7: vrf: "default": leave vrf unset for the default VRF (a VRF device cannot be called default)`}},
+		{"vrf wrong type", "\n[[peers]]\naddress = \"192.0.2.2\"\nvrf = true\nasn = 65002\n",
+			[]string{`r1.toml:7: vrf: expected string, got boolean`}},
+		{"interface local-address ipv4", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nlocal-address = \"192.0.2.1\"\n",
+			[]string{`r1.toml:8: local-address: 192.0.2.1 is not an IPv6 link-local address (fe80::/10): an interface peer's session runs between link-local addresses on eth1`}},
+		{"interface local-address global ipv6", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nlocal-address = \"2001:db8::1\"\n",
+			[]string{`r1.toml:8: local-address: 2001:db8::1 is not an IPv6 link-local address (fe80::/10): an interface peer's session runs between link-local addresses on eth1`}},
+		{"interface local-address zone", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nlocal-address = \"fe80::1%eth1\"\n",
+			[]string{`r1.toml:8: local-address: fe80::1%eth1: no zone (the peer's interface, eth1, is the zone)`}},
+		{"interface multihop", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nmultihop-ttl = 2\n",
+			[]string{`r1.toml:8: multihop-ttl: 2: an interface peer is directly connected (its IPv6 link-local address is one hop away); remove multihop-ttl`}},
+		{"address with zone", "\n[[peers]]\naddress = \"fe80::2%eth1\"\nasn = 65002\n",
+			[]string{`r1.toml:6: address: fe80::2%eth1: zones are not supported (for a peer on a link, set interface = "eth1" instead)`}},
+		{"same interface twice", `
+[[peers]]
+interface = "eth1"
+asn = 65002
+
+[[peers]]
+interface = "eth1"
+asn = 65003
+`, []string{`r1.toml:10: interface: duplicate peer eth1 (also at line 6)`}},
+		{"same interface in two VRFs", `
+[[peers]]
+interface = "eth1"
+vrf = "blue"
+asn = 65002
+
+[[peers]]
+interface = "eth1"
+vrf = "red"
+asn = 65003
+`, []string{`r1.toml:11: interface: duplicate peer eth1 (also at line 6, in VRF blue; an interface is in one VRF at most)`}},
+		{"same address twice in one VRF", `
+[[peers]]
+address = "192.0.2.2"
+vrf = "blue"
+asn = 65002
+
+[[peers]]
+vrf = "blue"
+address = "192.0.2.2"
+asn = 65003
+`, []string{`r1.toml:12: address: duplicate peer 192.0.2.2 in VRF blue (also at line 6)`}},
+		{"same address in two VRFs", `
+[[peers]]
+address = "192.0.2.2"
+vrf = "blue"
+asn = 65002
+
+[[peers]]
+address = "192.0.2.2"
+vrf = "red"
+asn = 65003
+`, []string{`r1.toml:11: address: peer 192.0.2.2 in VRF red is also a peer in VRF blue (line 6): ` + two}},
+		{"same address in a VRF and the default VRF", `
+[[peers]]
+address = "2001:db8::2"
+asn = 65002
+
+[[peers]]
+address = "2001:db8::2"
+vrf = "red"
+asn = 65003
+`, []string{`r1.toml:10: address: peer 2001:db8::2 in VRF red is also a peer in the default VRF (line 6): ` + two}},
+		{"same range twice in one VRF", `
+[[peers]]
+prefix = "198.51.100.0/24"
+vrf = "blue"
+asn = 65002
+
+[[peers]]
+prefix = "198.51.100.0/24"
+vrf = "blue"
+asn = 65003
+`, []string{`r1.toml:11: prefix: duplicate peer 198.51.100.0/24 in VRF blue (also at line 6)`}},
+		{"same range in two VRFs", `
+[[peers]]
+prefix = "198.51.100.0/24"
+vrf = "blue"
+asn = 65002
+
+[[peers]]
+prefix = "198.51.100.0/24"
+asn = 65003
+`, []string{`r1.toml:11: prefix: range 198.51.100.0/24 in the default VRF is also a range in VRF blue (line 6): ` + twoRanges}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := parseTest(t, "r1.toml", G+tc.toml)
+			if err == nil {
+				t.Fatalf("no error; peers %+v", c.Peers)
+			}
+			if got := errStrings(err); !slices.Equal(got, tc.want) {
+				t.Errorf("got:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestInterfacePeer: an interface peer decodes with its interface as ID,
+// the families GoBGP's neighbor-interface negotiates by default, and a
+// link-local local-address; keys, keychains and VRFs work with it.
+func TestInterfacePeer(t *testing.T) {
+	c := mustParse(t, G+`
+[[keychains]]
+name = "fabric"
+type = "tcp-ao"
+  [[keychains.keys]]
+  id = 1
+  secret = "ao-1"
+
+[[peers]]
+interface = "swp1"
+asn = 65101
+password = "md5-1"
+local-address = "fe80::1"
+
+[[peers]]
+interface = "swp2.100"
+vrf = "blue"
+asn = 65102
+keychain = "fabric"
+families = ["ipv6-unicast"]
+passive = true
+
+[[peers]]
+address = "192.0.2.2"
+vrf = "blue"
+asn = 65002
+
+[[peers]]
+prefix = "198.51.100.0/24"
+vrf = "red"
+asn = 65003
+`)
+	type want struct {
+		id, iface, vrf string
+		isIface        bool
+		families       []Family
+		mode           string
+	}
+	wants := []want{
+		{"swp1", "swp1", "", true, []Family{IPv4Unicast, IPv6Unicast}, AuthMD5},
+		{"swp2.100", "swp2.100", "blue", true, []Family{IPv6Unicast}, AuthTCPAO},
+		{"192.0.2.2", "", "blue", false, []Family{IPv4Unicast}, AuthNone},
+		{"198.51.100.0/24", "", "red", false, []Family{IPv4Unicast}, AuthNone},
+	}
+	if len(c.Peers) != len(wants) {
+		t.Fatalf("%d peers", len(c.Peers))
+	}
+	for i, w := range wants {
+		p := &c.Peers[i]
+		if p.ID() != w.id || p.Interface != w.iface || p.VRF != w.vrf || p.IsInterface() != w.isIface ||
+			!slices.Equal(p.Families, w.families) || p.Auth().Mode != w.mode {
+			t.Errorf("peer %d: id %q interface %q vrf %q interface peer %v families %v auth %s; want %+v",
+				i, p.ID(), p.Interface, p.VRF, p.IsInterface(), p.Families, p.Auth().Mode, w)
+		}
+		if c.Peer(w.id) != p {
+			t.Errorf("Peer(%q) is not peer %d", w.id, i)
+		}
+	}
+	if c.Peers[0].LocalAddress != netip.MustParseAddr("fe80::1") || c.Peers[0].Line != 12 || c.Peers[0].LineOf("interface") != 13 {
+		t.Errorf("peer 0: local-address %v line %d interface line %d", c.Peers[0].LocalAddress, c.Peers[0].Line, c.Peers[0].LineOf("interface"))
+	}
+	if c.Peers[1].IsDynamic() || !c.Peers[1].Passive {
+		t.Errorf("peer 1: dynamic %v passive %v", c.Peers[1].IsDynamic(), c.Peers[1].Passive)
+	}
+	if len(c.Warnings) != 2 || !strings.Contains(c.Warnings[1].String(), "r1.toml:15: password: inline") {
+		t.Errorf("warnings: %v", c.Warnings)
+	}
+}
+
+// TestInterfacePeerInCode: a Peer built in code with Interface validates
+// as a parsed one does (lines 0).
+func TestInterfacePeerInCode(t *testing.T) {
+	c := &Config{Global: Global{ASN: 1, RouterID: netip.MustParseAddr("192.0.2.1"), ListenPort: -1}, API: API{}, Log: Log{Level: "info", Format: "text"}}
+	c.Peers = []Peer{{Interface: "eth1", VRF: "blue", ASN: 2, Families: []Family{IPv6Unicast}}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.Peers = append(c.Peers, Peer{Interface: "eth1", ASN: 3, Families: []Family{IPv6Unicast}, MultihopTTL: 3})
+	want := []string{
+		"interface: duplicate peer eth1 (also at line 0, in VRF blue; an interface is in one VRF at most)",
+		"multihop-ttl: 3: an interface peer is directly connected (its IPv6 link-local address is one hop away); remove multihop-ttl",
+	}
+	if got := errStrings(c.Validate()); !slices.Equal(got, want) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestVRFs: unique addresses across VRFs load; the most-specific-match
+// rule holds per VRF (Owner); what one GoBGP cannot keep apart across
+// VRFs, though accepted, is warned about at its line.
+func TestVRFs(t *testing.T) {
+	c := mustParse(t, G+`
+[[peers]]
+prefix = "10.0.0.0/16"
+vrf = "blue"
+asn = 65010
+
+[[peers]]
+prefix = "10.0.1.0/24"
+vrf = "blue"
+asn = 65011
+
+[[peers]]
+address = "10.0.1.5"
+vrf = "blue"
+asn = 65012
+
+[[peers]]
+address = "10.0.2.5"
+vrf = "red"
+asn = 65013
+
+[[peers]]
+prefix = "10.0.3.0/24"
+asn = 65014
+
+[[peers]]
+interface = "eth1"
+vrf = "red"
+asn = 65015
+
+[[peers]]
+address = "2001:db8::5"
+vrf = "red"
+asn = 65016
+`)
+	owner := func(a, vrf string) string {
+		if p := c.Owner(netip.MustParseAddr(a), vrf); p != nil {
+			return p.ID()
+		}
+		return ""
+	}
+	for _, tc := range []struct{ addr, vrf, want string }{
+		{"10.0.1.5", "blue", "10.0.1.5"},        // static beats both ranges
+		{"10.0.1.6", "blue", "10.0.1.0/24"},     // most specific range
+		{"10.0.9.9", "blue", "10.0.0.0/16"},     // the wider one
+		{"10.0.2.5", "blue", "10.0.0.0/16"},     // red's static peer is not blue's
+		{"10.0.2.5", "red", "10.0.2.5"},         // ... it is red's
+		{"10.0.2.6", "red", ""},                 // blue's ranges do not cover red
+		{"10.0.3.1", "", "10.0.3.0/24"},         // default VRF
+		{"10.0.3.1", "blue", "10.0.0.0/16"},     // blue's, not the default VRF's
+		{"::ffff:10.0.1.5", "blue", "10.0.1.5"}, // mapped addresses unmapped
+		{"fe80::2%eth1", "red", "eth1"},         // the interface decides
+		{"fe80::2%eth2", "red", ""},
+		{"2001:db8::5%eth1", "red", "2001:db8::5"}, // not link-local: the zone is dropped
+	} {
+		if got := owner(tc.addr, tc.vrf); got != tc.want {
+			t.Errorf("Owner(%s, %q) = %q, want %q", tc.addr, tc.vrf, got, tc.want)
+		}
+	}
+	var warns []string
+	for _, w := range c.Warnings {
+		warns = append(warns, w.String())
+	}
+	want := []string{
+		`r1.toml:21: address: peer 10.0.2.5 in VRF red is inside range 10.0.0.0/16 of VRF blue (line 6): one embedded GoBGP matches connections by address alone, so a connection from 10.0.2.5 in VRF blue would be taken by this peer; keep 10.0.2.5 out of that range`,
+		`r1.toml:26: prefix: range 10.0.3.0/24 in the default VRF is inside range 10.0.0.0/16 of VRF blue (line 6): one embedded GoBGP picks the longest range whatever the VRF, so connections from 10.0.3.0/24 in VRF blue would be taken by this range; give each VRF's range its own addresses`,
+	}
+	if !slices.Equal(warns, want) {
+		t.Errorf("warnings:\n  %s\nwant:\n  %s", strings.Join(warns, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// TestValidIfName: Linux's dev_valid_name.
+func TestValidIfName(t *testing.T) {
+	for n, ok := range map[string]bool{
+		"eth0": true, "swp1.100": true, "vrf-blue": true, "a": true, "123456789012345": true, "..a": true,
+		"": false, ".": false, "..": false, "1234567890123456": false, "a/b": false, "a:b": false,
+		"a b": false, "a\tb": false, "a\nb": false, "a\rb": false, "a\vb": false, "a\fb": false, "a\x00b": false,
+	} {
+		if validIfName(n) != ok {
+			t.Errorf("validIfName(%q) = %v", n, !ok)
+		}
+	}
+}
