@@ -43,6 +43,10 @@ func (w *Watcher) Merge(st *status.Status) {
 		var t *tally
 		mode := p.Auth.Mode
 		switch {
+		case p.Prefix == "" && p.Interface != "": // its ID is the interface
+			if ps := w.peers[p.Interface]; ps != nil && !ps.dynamic {
+				t = &ps.tally
+			}
 		case p.Prefix == "":
 			if ps := w.peers[p.Address]; ps != nil && !ps.dynamic {
 				t = &ps.tally

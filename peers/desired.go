@@ -99,10 +99,21 @@ type Want struct {
 	// to use) that still rules, ahead of the schedule; -1 when none.
 	Pin int
 	// HeldDown: the peer must not run (fail closed): its key is not usable
-	// or could not be installed. Err says why.
+	// or could not be installed, or its scope cannot be used. Err says why.
 	HeldDown bool
 	Err      error
+	// IfIndex is the l3index (VRF device) the peer's keys are scoped to,
+	// 0 for none.
+	IfIndex int
+	// SharesListener names the interface peer whose key the listeners
+	// carry for this peer's address ("" when it is this peer's own; see
+	// shareListeners).
+	SharesListener string
 }
+
+// Unresolved reports an interface peer whose address is not learnt yet:
+// GoBGP has no neighbor for it and no socket is keyed for it.
+func (w Want) Unresolved() bool { return !w.Cfg.IsDynamic() && !w.Cfg.Address.IsValid() }
 
 // Inputs is everything the desired state depends on. The triggers record
 // these; nothing else goes into a pass's decisions.
@@ -121,6 +132,10 @@ type Inputs struct {
 	// AOPreflight is what makes TCP-AO unusable here (no CONFIG_TCP_AO,
 	// sockets that cannot take TCP-AO keys); nil when it works.
 	AOPreflight error
+	// Links and VRFs are what the pass observed of the interfaces and VRF
+	// devices the peers name (scope.go).
+	Links map[string]Link
+	VRFs  map[string]VRF
 }
 
 // Desired is the desired state of every configured peer.
@@ -185,7 +200,7 @@ func scopeOf(p *config.Peer) netip.Prefix {
 	if p.IsDynamic() {
 		return p.Prefix.Masked()
 	}
-	return netip.PrefixFrom(p.Address, p.Address.BitLen())
+	return netip.PrefixFrom(p.Address.WithZone(""), p.Address.BitLen())
 }
 
 // ComputeDesired is the pure heart of a pass: which peers run, with which
@@ -198,10 +213,19 @@ func ComputeDesired(in Inputs) Desired {
 		if !ok {
 			pin = -1
 		}
-		w := Want{Cfg: p, Pin: -1}
+		q, l3, serr := scoped(in, p)
+		w := Want{Cfg: q, Pin: -1, IfIndex: l3}
 		var err error
-		w.Key, w.Pin, err = wantKey(in.Config, p, in.Now, pin)
+		w.Key, w.Pin, err = wantKey(in.Config, q, in.Now, pin)
+		if w.Key.Mech == MechTCPAO {
+			scopeAO(&w.Key.AO, l3)
+		}
 		switch {
+		case serr != nil:
+			w.HeldDown, w.Err = true, serr
+			if errors.Is(serr, ErrNoLinkLocal) && (d.NextSwitch.IsZero() || in.Now.Add(unresolvedRetry).Before(d.NextSwitch)) {
+				d.NextSwitch = in.Now.Add(unresolvedRetry)
+			}
 		case !w.Key.Keyed():
 		case w.Key.Mech == MechMD5 && in.Preflight != nil:
 			w.HeldDown, w.Err = true, in.Preflight
@@ -219,7 +243,36 @@ func ComputeDesired(in Inputs) Desired {
 			}
 		}
 	}
+	shareListeners(d)
 	return d
+}
+
+// shareListeners handles interface peers whose far ends use the same
+// link-local address (fe80::2 on eth1 and on eth2), in the same VRF: a
+// listener's keys are per address and l3index, so it can carry the key of
+// only one of them. The first by ID owns the listener's key; the others
+// are keyed on their own sockets only (GoBGP dials them, and the dial hook
+// keys those), and their connections to our listeners fail the owner's
+// key: they fail closed, never unsigned.
+func shareListeners(d Desired) {
+	type scope struct {
+		a  netip.Addr
+		l3 int
+	}
+	owner := map[scope]string{}
+	for _, id := range d.IDs() {
+		w := d.Peers[id]
+		if !w.Cfg.IsInterface() || w.Unresolved() || !w.Key.Keyed() {
+			continue
+		}
+		s := scope{w.Cfg.Address.WithZone(""), w.IfIndex}
+		if o, ok := owner[s]; ok {
+			w.SharesListener = o
+			d.Peers[id] = w
+			continue
+		}
+		owner[s] = id
+	}
 }
 
 // wantKey resolves p's key at now: the schedule of cfg, unless an accepted
@@ -258,10 +311,27 @@ func noKeyError(cfg *config.Config, p *config.Peer, now time.Time) error {
 	return fmt.Errorf("peers: peer %s (%s:%d): keychain %q has no key valid now: %w", p.ID(), cfg.File, p.Line, p.Keychain, ErrNoValidKey)
 }
 
-// mdKey is the md5auth key (address or prefix scope) of p for secret.
-func mdKey(p *config.Peer, secret md5auth.Secret) md5auth.Key {
+// mdKey is the md5auth key (address or prefix scope) of p for secret,
+// scoped to the VRF with ifindex l3 (0: none). A link-local address loses
+// its zone: the kernel's keys carry none (the interface's listener and the
+// dial's bound device tell interfaces apart).
+func mdKey(p *config.Peer, l3 int, secret md5auth.Secret) md5auth.Key {
+	var k md5auth.Key
 	if p.IsDynamic() {
-		return md5auth.PrefixKey(p.Prefix, secret)
+		k = md5auth.PrefixKey(p.Prefix, secret)
+	} else {
+		k = md5auth.AddrKey(p.Address.WithZone(""), secret)
 	}
-	return md5auth.AddrKey(p.Address, secret)
+	k.IfIndex = l3
+	return k
+}
+
+// scopeAO scopes a TCP-AO set's keys to the VRF with ifindex l3, and takes
+// the zone off a link-local scope.
+func scopeAO(s *md5auth.AOSet, l3 int) {
+	s.Prefix = netip.PrefixFrom(s.Prefix.Addr().WithZone(""), s.Prefix.Bits())
+	for i := range s.Keys {
+		s.Keys[i].Prefix = s.Prefix
+		s.Keys[i].IfIndex = l3
+	}
 }

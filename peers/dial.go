@@ -64,8 +64,8 @@ type dialFailure struct {
 func dialWants(d Desired) map[netip.Addr]dialWant {
 	out := make(map[netip.Addr]dialWant, len(d.Peers))
 	for id, w := range d.Peers {
-		if w.Cfg.IsDynamic() {
-			continue // GoBGP never dials a range's addresses
+		if w.Cfg.IsDynamic() || w.Unresolved() {
+			continue // GoBGP never dials a range's addresses, nor an interface peer's not learnt yet
 		}
 		dw := dialWant{id: id, mech: w.Key.Mech}
 		switch {
@@ -75,7 +75,7 @@ func dialWants(d Desired) map[netip.Addr]dialWant {
 				dw.refuse = ErrHeldDown
 			}
 		case w.Key.Mech == MechMD5:
-			dw.md5 = mdKey(w.Cfg, append(md5auth.Secret(nil), w.Key.MD5...))
+			dw.md5 = mdKey(w.Cfg, w.IfIndex, append(md5auth.Secret(nil), w.Key.MD5...))
 		case w.Key.Mech == MechTCPAO:
 			dw.ao = cloneAOSet(w.Key.AO)
 		}

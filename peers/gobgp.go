@@ -75,8 +75,16 @@ func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 		Transport: &api.Transport{PassiveMode: p.Passive},
 		AfiSafis:  fams,
 	}
-	if p.LocalAddress.IsValid() {
+	switch {
+	case p.LocalAddress.IsValid() && p.IsInterface():
+		ap.Transport.LocalAddress = p.LocalAddress.WithZone(p.Interface).String()
+	case p.LocalAddress.IsValid():
 		ap.Transport.LocalAddress = p.LocalAddress.String()
+	}
+	if p.VRF != "" && !p.IsInterface() {
+		// Dials leave through the VRF device (SO_BINDTODEVICE); an
+		// interface peer's dial is bound by its address's zone.
+		ap.Transport.BindInterface = p.VRF
 	}
 	if p.MultihopTTL > 0 {
 		ap.EbgpMultihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}

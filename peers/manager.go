@@ -88,6 +88,15 @@ type Manager struct {
 	obs   Observer
 	now   func() time.Time
 	every time.Duration // the timer's full pass
+	// scopes observes interfaces and VRFs; links and vrfs are the last
+	// pass's view (learnt keeps interface peers' addresses, scope.go).
+	scopes ScopeObserver
+	adv    Advertiser
+	links  map[string]Link
+	vrfs   map[string]VRF
+	learnt map[string]netip.Addr
+	// l3mdevSet: tcp_l3mdev_accept was found off and turned on.
+	l3mdevSet bool
 
 	mu sync.Mutex
 	// Inputs, recorded by the triggers.
@@ -143,6 +152,12 @@ type Options struct {
 	// GoBGP and the sockets really hold (default 2 s); every trigger also
 	// asks for a pass.
 	ReconcileEvery time.Duration
+	// Scopes observes interfaces and VRF devices (default: the kernel's,
+	// through ndp and netdev).
+	Scopes ScopeObserver
+	// Advertiser sends router advertisements on interface peers'
+	// interfaces (default none).
+	Advertiser Advertiser
 }
 
 // New returns a manager for cfg's peers; they are applied when the plugin
@@ -166,6 +181,12 @@ func New(o Options) *Manager {
 		refused:  make(chan netip.Addr, 64),
 		dialErr:  map[netip.Addr]dialFailure{},
 		peerIdle: map[netip.Addr]time.Time{},
+		scopes:   o.Scopes,
+		adv:      o.Advertiser,
+		learnt:   map[string]netip.Addr{},
+	}
+	if m.scopes == nil {
+		m.scopes = defaultScopes()
 	}
 	if m.every <= 0 {
 		m.every = 2 * time.Second
@@ -370,9 +391,15 @@ func (m *Manager) peerFor(a netip.Addr) string {
 
 // ownerOf is the ID of cfg's peer that owns address a ("" none).
 func ownerOf(cfg *config.Config, a netip.Addr) string {
+	if id, ok := interfaceOwner(cfg, a); ok {
+		return id
+	}
 	best, bits := "", -1
 	for i := range cfg.Peers {
 		p := &cfg.Peers[i]
+		if p.IsInterface() {
+			continue
+		}
 		if !p.IsDynamic() {
 			if p.Address == a {
 				return p.ID()
@@ -384,4 +411,21 @@ func ownerOf(cfg *config.Config, a netip.Addr) string {
 		}
 	}
 	return best
+}
+
+// interfaceOwner is the interface peer that owns link-local address a: the
+// one of a's zone (an unnumbered link is point-to-point: whatever
+// link-local address the far end uses, it is that interface's peer).
+// ok is false for other addresses; a link-local address on an interface
+// without a peer belongs to no peer ("", true).
+func interfaceOwner(cfg *config.Config, a netip.Addr) (string, bool) {
+	if !a.Is6() || !a.IsLinkLocalUnicast() || a.Zone() == "" {
+		return "", false
+	}
+	for i := range cfg.Peers {
+		if p := &cfg.Peers[i]; p.IsInterface() && p.Interface == a.Zone() {
+			return p.ID(), true
+		}
+	}
+	return "", false
 }

@@ -255,6 +255,7 @@ func (s *fakeSockets) Observe(port uint16) (Observed, error) {
 		if s.hide[scope] {
 			continue
 		}
+		scope, _, _ := strings.Cut(scope, " ifindex ") // sock_diag shows no l3index
 		pfx, err := netip.ParsePrefix(scope)
 		if err != nil {
 			a := netip.MustParseAddr(scope)

@@ -18,12 +18,12 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 	owner := make(map[string]string, len(st))
 	for _, p := range st {
 		if p.Prefix == "" || p.Prefix == p.Address { // a static peer or a range
-			idx[p.Address] = len(out)
-			out = append(out, metrics.PeerState{Peer: p.Address, Up: p.State == "established"})
+			idx[metricID(p)] = len(out)
+			out = append(out, metrics.PeerState{Peer: metricID(p), Up: p.State == "established"})
 		}
 	}
 	for _, p := range st {
-		id := p.Address
+		id := metricID(p)
 		if p.Prefix != "" && p.Prefix != p.Address { // a session of a range
 			id = p.Prefix
 		}
@@ -53,6 +53,15 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 		}
 	}
 	return out
+}
+
+// metricID is a configured peer's label: its ID (an interface peer's is
+// its interface, whatever address its far end has).
+func metricID(p status.Peer) string {
+	if p.Interface != "" {
+		return p.Interface
+	}
+	return p.Address
 }
 
 // addPrefixes adds fp to the counts of its family in ps.

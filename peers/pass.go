@@ -41,6 +41,11 @@ type peer struct {
 	// its keychain key id (-1 when not from a keychain).
 	secret md5auth.Secret
 	keyID  int
+	// l3 is the l3index (VRF) secret is scoped to (0 none).
+	l3 int
+	// shared: secret (or ao) is not on the listeners, which carry another
+	// interface peer's key for the same address (shareListener).
+	shared bool
 	// installed: the last install of secret succeeded on every listener.
 	installed bool
 	err       error
@@ -81,7 +86,8 @@ func (st *peer) observedInstalled() bool {
 
 // inputs snapshots what the triggers recorded (m.mu held).
 func (m *Manager) inputs() Inputs {
-	return Inputs{Config: m.cfg, Now: m.now(), Proposals: maps.Clone(m.pins), Held: maps.Clone(m.held), Preflight: m.preErr, AOPreflight: m.aoPreErr}
+	return Inputs{Config: m.cfg, Now: m.now(), Proposals: maps.Clone(m.pins), Held: maps.Clone(m.held), Preflight: m.preErr, AOPreflight: m.aoPreErr,
+		Links: m.links, VRFs: m.vrfs}
 }
 
 // pass is one reconciliation pass in progress (m.mu held while it acts).
@@ -118,8 +124,9 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	m.mu.Lock()
-	port := m.port
+	port, cfg := m.port, m.cfg
 	m.mu.Unlock()
+	links, vrfs := observeScopes(m.scopes, m.adv, cfg)
 	if port == 0 {
 		port = 179 // not listening: only dialed sessions, to the peers' BGP port
 	}
@@ -131,6 +138,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 	defer wipeObserved(obs)
 	aoObs, aoErr := m.observeAO(port)
 	defer md5auth.WipeAO(aoObs)
+	zoneObserved(&obs, aoObs)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -138,6 +146,10 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	m.passes++
+	if m.cfg == cfg { // a reload since: the next pass observes its names
+		m.links, m.vrfs = m.learn(links), vrfs
+		m.scopeL3mdev(vrfs)
+	}
 	if oerr != nil {
 		m.log.WithError(oerr).Debug("reconcile: cannot observe socket keys")
 	}
@@ -239,6 +251,10 @@ func (p *pass) removals() {
 			}
 			p.removeFromGoBGP(st)
 		}
+		if ok && st.cfg.Address != w.Cfg.Address {
+			p.deleteKey(st) // an interface peer's far end changed address
+			p.deleteAO(st)
+		}
 		if ok {
 			st.cfg, st.shape = w.Cfg, nil
 			continue
@@ -265,6 +281,29 @@ func (p *pass) removeFromGoBGP(st *peer) {
 	st.inGoBGP, st.shape = false, nil
 }
 
+// shareListener records w's key for a peer whose listener scope another
+// interface peer owns (shareListeners): its connections are keyed with it
+// (the dial hook, conns), the listeners carry the owner's.
+func (p *pass) shareListener(st *peer, w Want) {
+	if !st.shared {
+		// Not deleted: the listeners' key for this scope is the owner's now
+		// (installed over it, same address and l3index).
+		p.m.log.WithFields(logrus.Fields{"peer": w.Cfg.ID(), "owner": w.SharesListener, "address": w.Cfg.Address.WithZone("").String()}).
+			Warn("interface peer: another interface's peer has the same link-local address, and a listener holds one key per address: the listeners carry the other's key, so this peer's connections to us fail it (fail closed) and its session comes up by our dial")
+	}
+	st.shared = true
+	st.secret.Wipe()
+	wipeAOSet(st.ao)
+	st.secret, st.ao, st.l3 = nil, md5auth.AOSet{}, w.IfIndex
+	switch w.Key.Mech {
+	case MechMD5:
+		st.secret = append(md5auth.Secret(nil), w.Key.MD5...)
+	case MechTCPAO:
+		st.ao = cloneAOSet(w.Key.AO)
+	}
+	st.keyID, st.installed, st.err, st.obs.ok = w.Key.KeyID, w.Key.Usable(), nil, w.Key.Usable()
+}
+
 // deleteKey takes st's TCP-MD5 key off the listeners (a peer without one
 // is left as it is).
 func (p *pass) deleteKey(st *peer) {
@@ -272,15 +311,21 @@ func (p *pass) deleteKey(st *peer) {
 	if st.secret == nil {
 		return
 	}
+	if st.shared { // the listeners' key is another peer's
+		st.shared = false
+		st.secret.Wipe()
+		st.secret, st.keyID, st.installed, st.l3 = nil, -1, false, 0
+		return
+	}
 	if m.port != 0 && m.preErr == nil {
-		k := mdKey(st.cfg, st.secret)
+		k := mdKey(st.cfg, st.l3, st.secret)
 		if err := p.act(action{kind: actDeleteListenerKey, peer: st.cfg, key: k}); err != nil {
 			m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's listener key")
 		}
 		p.deleted[k.Prefix] = true
 	}
 	st.secret.Wipe()
-	st.secret, st.keyID, st.installed = nil, -1, false
+	st.secret, st.keyID, st.installed, st.l3 = nil, -1, false, 0
 }
 
 // sameShape reports whether GoBGP's object for a can serve b: the same BGP
@@ -325,6 +370,19 @@ func (p *pass) keys() {
 			st.obs.by = "kernel"
 		}
 		switch {
+		case w.Unresolved():
+			st.err, st.installed, st.obs.ok = w.Err, false, false // removals took its keys off
+			continue
+		case w.HeldDown && errors.Is(w.Err, ErrScope):
+			// A key that cannot be scoped is not installed unscoped, and
+			// one installed before (a VRF since deleted) goes.
+			p.deleteKey(st)
+			p.deleteAO(st)
+			st.err, st.installed, st.obs.ok = w.Err, false, false
+			continue
+		case w.SharesListener != "":
+			p.shareListener(st, w)
+			continue
 		case !w.Key.Keyed():
 			p.deleteKey(st)
 			p.deleteAO(st)
@@ -351,13 +409,13 @@ func (p *pass) keys() {
 
 // needsInstall reports whether w's key must be put on the listeners.
 func (p *pass) needsInstall(st *peer, w Want) bool {
-	if st.secret == nil || !st.secret.Equal(w.Key.MD5) || !st.installed || p.m.held[w.Cfg.ID()] != nil {
+	if st.secret == nil || !st.secret.Equal(w.Key.MD5) || !st.installed || p.m.held[w.Cfg.ID()] != nil || st.l3 != w.IfIndex {
 		return true
 	}
 	if !p.seen || p.m.port == 0 || p.m.preErr != nil {
 		return false
 	}
-	if bad := listenerProblems(mdKey(st.cfg, st.secret), p.listeners()); bad != "" {
+	if bad := listenerProblems(mdKey(st.cfg, st.l3, st.secret), p.listeners()); bad != "" {
 		p.m.drift(st, bad+": installing it again")
 		st.obs.ok = false
 		return true
@@ -370,7 +428,10 @@ func (p *pass) install(st *peer, w Want) {
 	m := p.m
 	id := w.Cfg.ID()
 	log := m.log.WithField("peer", id)
-	if err := p.act(action{kind: actSetListenerKey, peer: w.Cfg, key: mdKey(w.Cfg, w.Key.MD5)}); err != nil {
+	if st.secret != nil && st.l3 != w.IfIndex {
+		p.deleteKey(st) // another scope: the old key must not stay behind
+	}
+	if err := p.act(action{kind: actSetListenerKey, peer: w.Cfg, key: mdKey(w.Cfg, w.IfIndex, w.Key.MD5)}); err != nil {
 		if m.held[id] == nil || m.held[id].Error() != err.Error() {
 			log.WithError(err).Error("TCP-MD5 key not installed: peer held down (fail closed)")
 		} else {
@@ -392,7 +453,7 @@ func (p *pass) install(st *peer, w Want) {
 		st.secret.Wipe()
 	}
 	st.secret = append(md5auth.Secret(nil), w.Key.MD5...)
-	st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
+	st.keyID, st.installed, st.err, st.l3 = w.Key.KeyID, true, nil, w.IfIndex
 	// What the kernel was seen to hold stands until the next pass looks
 	// again; an install not prompted by drift is trusted until then.
 	st.obs.ok = st.obs.drift == ""

@@ -143,6 +143,13 @@ func (p *pass) deleteAO(st *peer) {
 	if len(st.ao.Keys) == 0 {
 		return
 	}
+	if st.shared {
+		st.shared = false
+		wipeAOSet(st.ao)
+		st.ao = md5auth.AOSet{}
+		st.keyID, st.installed = -1, false
+		return
+	}
 	if p.m.port != 0 {
 		if err := p.act(action{kind: actDeleteListenerAO, peer: st.cfg, ao: md5auth.AOSet{Prefix: st.ao.Prefix}}); err != nil {
 			p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's TCP-AO keys")

@@ -140,7 +140,7 @@ func (p *pass) observedConn(c md5auth.SocketKeys) {
 	case !ok:
 		st.obs.ok = false
 		m.drift(st, fmt.Sprintf("connection %s-%s carries no TCP-MD5 key: ending it (fail closed)", c.Local, c.Remote))
-		if err := p.act(action{kind: actSetConnKey, local: c.Local, remote: c.Remote, key: md5auth.AddrKey(a, st.secret)}); err != nil {
+		if err := p.act(action{kind: actSetConnKey, local: c.Local, remote: c.Remote, key: connKey(a, st)}); err != nil {
 			m.log.WithError(err).WithField("peer", a).Warn("reconcile: cannot key the unsigned connection")
 		}
 		if err := p.act(action{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-MD5"}); err != nil {
@@ -180,7 +180,7 @@ func (p *pass) recordedConn(a netip.Addr, s *session) {
 // marked re-keyed (see staleByRefusal).
 func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
 	m := p.m
-	err := p.act(action{kind: actSetConnKey, local: local, remote: remote, key: md5auth.AddrKey(a, st.secret)})
+	err := p.act(action{kind: actSetConnKey, local: local, remote: remote, key: connKey(a, st)})
 	if err != nil {
 		m.log.WithError(err).WithField("peer", a).Warn("could not re-key the session's connection in place; it will recover on reconnect")
 		return
@@ -205,7 +205,7 @@ func (p *pass) strays() {
 	wanted := map[netip.Prefix]bool{}
 	for _, st := range m.peers {
 		if st.secret != nil {
-			wanted[mdKey(st.cfg, st.secret).Prefix] = true
+			wanted[mdKey(st.cfg, st.l3, st.secret).Prefix] = true
 		}
 	}
 	for _, l := range p.listeners() {
@@ -248,4 +248,12 @@ func (p *pass) tell() {
 			delete(m.told, a)
 		}
 	}
+}
+
+// connKey is st's TCP-MD5 key for its connection with a (a link-local a
+// loses its zone: the socket is the interface's).
+func connKey(a netip.Addr, st *peer) md5auth.Key {
+	k := md5auth.AddrKey(a.WithZone(""), st.secret)
+	k.IfIndex = st.l3
+	return k
 }

@@ -33,6 +33,10 @@ func (p *pass) gobgp() {
 func (p *pass) gobgpStatic(w Want, st *peer) {
 	m := p.m
 	log := m.log.WithField("peer", w.Cfg.ID())
+	if w.Unresolved() {
+		st.heldDown = false // not in GoBGP until its address is learnt (removals took it out)
+		return
+	}
 	force, known := p.observeStatic(w, st)
 	switch {
 	case !st.inGoBGP:

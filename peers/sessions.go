@@ -110,6 +110,9 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 
 // isStatic reports whether a is a configured static peer (m.mu held).
 func (m *Manager) isStatic(a netip.Addr) bool {
+	if id, ok := interfaceOwner(m.cfg, a); ok {
+		return id != ""
+	}
 	p := m.cfg.Peer(a.String())
 	return p != nil && !p.IsDynamic()
 }

@@ -54,6 +54,7 @@ type Speaker struct {
 	srv6    *srv6.Manager
 	kernel  *dropwatch.Namespace
 	drops   *dropwatch.Running
+	ra      *peers.KernelAdvertiser // router advertisements for interface peers
 
 	mu      sync.Mutex
 	cfg     *config.Config
@@ -100,7 +101,8 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	for _, sec := range cfg.Secrets() {
 		s.host.RegisterSecret(sec)
 	}
-	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}})
+	s.ra = peers.NewKernelAdvertiser(log)
+	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}, Advertiser: s.ra})
 	s.host.Register(s.peers)
 	s.host.SetAPIGuard(s.peers.GuardAPI)
 	// SRv6 keys go into the kernel before policies use them, and the
@@ -272,7 +274,7 @@ func (s *Speaker) Stop(ctx context.Context) error {
 	if s.http != nil {
 		errs = append(errs, s.http.Shutdown(ctx))
 	}
-	errs = append(errs, s.host.Stop(ctx), s.drops.Stop())
+	errs = append(errs, s.host.Stop(ctx), s.drops.Stop(), s.ra.Close())
 	s.log.Info("authbgpd stopped")
 	return errors.Join(errs...)
 }

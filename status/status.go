@@ -103,7 +103,14 @@ type Peer struct {
 	Address string `json:"address"`
 	// Prefix is set for dynamic-neighbor ranges and for sessions accepted
 	// from one (then Address is the session's peer).
-	Prefix        string  `json:"prefix,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+	// Interface is an interface ("unnumbered") peer's interface; its
+	// Address is the far end's learnt link-local address with the
+	// interface as zone (fe80::2%eth1), "" until one is learnt.
+	Interface string `json:"interface,omitempty"`
+	// VRF is the VRF device the peer's session is bound to and its keys
+	// are scoped to ("" for the default VRF).
+	VRF           string  `json:"vrf,omitempty"`
 	ASN           uint32  `json:"asn"`
 	State         string  `json:"state"` // idle, connect, active, opensent, openconfirm, established, admin-down
 	UptimeSeconds int64   `json:"uptime_seconds"`

@@ -157,7 +157,7 @@ func findPeer(st *status.Status, arg string) (*status.Peer, []string) {
 		norm = pf.Masked().String()
 	}
 	for i := range st.Peers {
-		if p := &st.Peers[i]; p.Address == norm && (p.Prefix == "" || p.Prefix != p.Address) {
+		if p := &st.Peers[i]; (p.Address == norm || p.Interface != "" && p.Interface == arg) && (p.Prefix == "" || p.Prefix != p.Address) {
 			return p, nil
 		}
 	}

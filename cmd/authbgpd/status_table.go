@@ -102,15 +102,23 @@ func names(text string) (code, sub string) {
 }
 
 func peerName(p status.Peer) string {
+	n := p.Address
 	switch {
+	case p.Interface != "" && p.Address == "":
+		n = p.Interface + " (no neighbor yet)"
+	case p.Interface != "":
+		n = p.Interface + " (" + p.Address + ")"
 	case p.Address == "" && p.Prefix == "":
-		return "-"
+		n = "-"
 	case p.Address == "":
-		return p.Prefix
+		n = p.Prefix
 	case p.Prefix != "" && p.Prefix != p.Address:
-		return p.Address + " (" + p.Prefix + ")"
+		n = p.Address + " (" + p.Prefix + ")"
 	}
-	return p.Address
+	if p.VRF != "" {
+		n += " vrf " + p.VRF
+	}
+	return n
 }
 
 // upDown is how long the session has been Established, or (any other

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/authbgp/authbgpd/status"
+)
+
+// TestPeerNameScopes: interface and VRF peers are named by what the
+// operator configured, with the learnt address, and found by interface.
+func TestPeerNameScopes(t *testing.T) {
+	for _, tc := range []struct {
+		p    status.Peer
+		want string
+	}{
+		{status.Peer{Address: "192.0.2.2"}, "192.0.2.2"},
+		{status.Peer{Address: "192.0.2.2", VRF: "blue"}, "192.0.2.2 vrf blue"},
+		{status.Peer{Interface: "eth1"}, "eth1 (no neighbor yet)"},
+		{status.Peer{Interface: "eth1", Address: "fe80::2%eth1"}, "eth1 (fe80::2%eth1)"},
+		{status.Peer{Interface: "eth3", Address: "fe80::2%eth3", VRF: "red"}, "eth3 (fe80::2%eth3) vrf red"},
+		{status.Peer{Address: "198.51.100.0/24", Prefix: "198.51.100.0/24", VRF: "blue"}, "198.51.100.0/24 vrf blue"},
+	} {
+		if got := peerName(tc.p); got != tc.want {
+			t.Errorf("peerName(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+	st := &status.Status{Peers: []status.Peer{{Interface: "eth1", Address: "fe80::2%eth1"}, {Interface: "eth2", Address: "fe80::2%eth2"}}}
+	for _, arg := range []string{"eth2", "fe80::2%eth2"} {
+		if p, _ := findPeer(st, arg); p == nil || p.Interface != "eth2" {
+			t.Errorf("findPeer(%q) = %+v", arg, p)
+		}
+	}
+}

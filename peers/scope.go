@@ -1,0 +1,202 @@
+package peers
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/authbgp/authbgpd/config"
+)
+
+// Scopes: interface ("unnumbered") peers and peers in VRFs. An interface
+// peer has no configured address: its IPv6 link-local address is learnt
+// from the kernel's neighbor table (the rule of GoBGP's neighbor-interface,
+// ndp.Resolve), and the advertiser (ndp, wired by the speaker) sends
+// router advertisements on its interface so that the far end learns ours.
+// A VRF peer's keys are scoped to the VRF device's ifindex (its l3index),
+// and its dials are bound to the device. Both are inputs a pass observes
+// (ObserveScopes, outside the lock) and records; ComputeDesired turns them
+// into the peer's effective config (the learnt address filled in) and the
+// l3index its keys carry. A key that cannot be scoped is never installed
+// unscoped: the peer is held down.
+
+// Link is what a pass observed of an interface peer's interface.
+type Link struct {
+	// Peer is the learnt link-local address of the far end, its zone the
+	// interface; invalid while none is known.
+	Peer netip.Addr
+	// Err is why no address is known (ndp.ErrNoNeighbor, ...) or why the
+	// interface cannot be used (missing).
+	Err error
+	// VRF is the VRF device the interface is enslaved to ("" none), and
+	// VRFIndex its ifindex.
+	VRF      string
+	VRFIndex int
+	// MasterErr is why the interface's master could not be read.
+	MasterErr error
+}
+
+// VRF is what a pass observed of a VRF device.
+type VRF struct {
+	Index int   // the device's ifindex: the l3index keys are scoped to
+	Err   error // missing, not a VRF
+}
+
+// ScopeObserver reads the kernel's view of interfaces and VRFs (ndp and
+// netdev; a fake in tests). Its calls do I/O: a pass makes them before it
+// takes the lock.
+type ScopeObserver interface {
+	Link(ifname string) Link
+	VRF(name string) VRF
+}
+
+// Advertiser sends router advertisements on the interfaces it is given
+// (ndp.Advertiser): so that the far end of an unnumbered link, FRR or
+// another authbgpd, learns our link-local address. Set is told the whole
+// wanted set each pass and must not block.
+type Advertiser interface {
+	Set(ifnames []string)
+}
+
+// Errors of scoped peers, for errors.Is.
+var (
+	// ErrNoLinkLocal marks an interface peer whose address is not learnt
+	// yet: it is not in GoBGP, and nothing is keyed for it.
+	ErrNoLinkLocal = errors.New("the peer's link-local address is not known yet")
+	// ErrScope marks a peer whose VRF or interface cannot be used: its
+	// keys cannot be scoped, so it is held down (never keyed unscoped).
+	ErrScope = errors.New("cannot scope the peer's keys")
+)
+
+// unresolvedRetry is how soon a pass looks again for an interface peer's
+// address that is not known yet.
+const unresolvedRetry = time.Second
+
+// scopeNames lists the interfaces and VRFs cfg's peers name.
+func scopeNames(cfg *config.Config) (ifs, vrfs []string) {
+	seenIf, seenVRF := map[string]bool{}, map[string]bool{}
+	for i := range cfg.Peers {
+		p := &cfg.Peers[i]
+		if p.Interface != "" && !seenIf[p.Interface] {
+			seenIf[p.Interface] = true
+			ifs = append(ifs, p.Interface)
+		}
+		if p.VRF != "" && !seenVRF[p.VRF] {
+			seenVRF[p.VRF] = true
+			vrfs = append(vrfs, p.VRF)
+		}
+	}
+	return ifs, vrfs
+}
+
+// observeScopes asks so (no lock held) about every interface and VRF cfg
+// names.
+func observeScopes(so ScopeObserver, adv Advertiser, cfg *config.Config) (map[string]Link, map[string]VRF) {
+	if cfg == nil {
+		return nil, nil
+	}
+	ifs, vrfs := scopeNames(cfg)
+	if adv != nil {
+		adv.Set(ifs)
+	}
+	if so == nil {
+		return nil, nil
+	}
+	links := make(map[string]Link, len(ifs))
+	for _, n := range ifs {
+		links[n] = so.Link(n)
+	}
+	vs := make(map[string]VRF, len(vrfs))
+	for _, n := range vrfs {
+		vs[n] = so.VRF(n)
+	}
+	return links, vs
+}
+
+// learn records a pass's observation of the links (m.mu held): a learnt
+// address stays the peer's until another is learnt, as GoBGP's stays from
+// its add (a neighbor entry that expires while the session is down does
+// not take the peer out of GoBGP).
+func (m *Manager) learn(links map[string]Link) map[string]Link {
+	out := make(map[string]Link, len(links))
+	for n, l := range links {
+		switch {
+		case l.Peer.IsValid():
+			if old, ok := m.learnt[n]; ok && old != l.Peer {
+				m.log.WithField("peer", n).WithField("address", l.Peer.String()).WithField("was", old.String()).Warn("interface peer: the far end's link-local address changed")
+			} else if !ok {
+				m.log.WithField("peer", n).WithField("address", l.Peer.String()).Info("interface peer: learnt the far end's link-local address")
+			}
+			m.learnt[n] = l.Peer
+		case errors.Is(l.Err, ErrNoDevice) || l.Err == nil:
+			delete(m.learnt, n)
+		default:
+			if old, ok := m.learnt[n]; ok {
+				l.Peer = old // kept; Err says what the table shows now
+			}
+		}
+		out[n] = l
+	}
+	for n := range m.learnt {
+		if _, ok := links[n]; !ok {
+			delete(m.learnt, n)
+		}
+	}
+	return out
+}
+
+// ErrNoDevice marks an interface or VRF device that does not exist (the
+// ScopeObserver wraps it).
+var ErrNoDevice = errors.New("no such device")
+
+// scoped is p's effective config for a pass (pure): an interface peer
+// with its learnt address, and the l3index its keys are scoped to. A peer
+// whose scope cannot be used gets an error (it is held down); an interface
+// peer whose address is not known yet gets ErrNoLinkLocal and an invalid
+// Address.
+func scoped(in Inputs, p *config.Peer) (*config.Peer, int, error) {
+	where := fmt.Sprintf("%s:%d", in.Config.File, p.Line)
+	l3 := 0
+	if p.VRF != "" {
+		v, ok := in.VRFs[p.VRF]
+		switch {
+		case !ok:
+			return p, 0, fmt.Errorf("peers: peer %s (%s): VRF %q not observed yet: %w", p.ID(), where, p.VRF, ErrScope)
+		case v.Err != nil:
+			return p, 0, fmt.Errorf("peers: peer %s (%s): VRF %q: %w: %w", p.ID(), where, p.VRF, ErrScope, v.Err)
+		}
+		l3 = v.Index
+	}
+	if !p.IsInterface() {
+		return p, l3, nil
+	}
+	q := *p
+	q.Address = netip.Addr{}
+	l, ok := in.Links[p.Interface]
+	switch {
+	case !ok:
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): interface not observed yet: %w", p.ID(), where, ErrNoLinkLocal)
+	case l.MasterErr != nil:
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): cannot read the VRF of interface %s: %w: %w", p.ID(), where, p.Interface, ErrScope, l.MasterErr)
+	case l.VRF != p.VRF:
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): interface %s is in %s, but the peer's vrf is %s: %w", p.ID(), where, p.Interface, vrfName(l.VRF), vrfName(p.VRF), ErrScope)
+	case !l.Peer.IsValid() && errors.Is(l.Err, ErrNoDevice):
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): %w: %w", p.ID(), where, ErrScope, l.Err)
+	case !l.Peer.IsValid():
+		err := l.Err
+		if err == nil {
+			err = errors.New("no neighbor seen")
+		}
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): %w (router advertisements are sent on %s; waiting for the far end's): %w", p.ID(), where, ErrNoLinkLocal, p.Interface, err)
+	}
+	q.Address = l.Peer.WithZone(p.Interface)
+	return &q, l3, nil
+}
+
+func vrfName(v string) string {
+	if v == "" {
+		return "the default VRF"
+	}
+	return "VRF " + v
+}

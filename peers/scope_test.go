@@ -1,0 +1,260 @@
+package peers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/internal/testlog"
+)
+
+// fakeScopes is a kernel of interfaces and VRFs for the reconciler.
+type fakeScopes struct {
+	mu    sync.Mutex
+	links map[string]Link
+	vrfs  map[string]VRF
+}
+
+func (f *fakeScopes) Link(n string) Link {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l, ok := f.links[n]
+	if !ok {
+		return Link{Err: fmt.Errorf("interface %s: %w", n, ErrNoDevice)}
+	}
+	return l
+}
+
+func (f *fakeScopes) VRF(n string) VRF {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.vrfs[n]
+	if !ok {
+		return VRF{Err: fmt.Errorf("VRF %s: %w", n, ErrNoDevice)}
+	}
+	return v
+}
+
+func (f *fakeScopes) set(n string, l Link) {
+	f.mu.Lock()
+	f.links[n] = l
+	f.mu.Unlock()
+}
+
+func startScoped(t *testing.T, body string, s *fakeSockets, sc *fakeScopes) (*Manager, *fakeBGP, *testlog.Buffer) {
+	t.Helper()
+	var logs testlog.Buffer
+	l := logrus.New()
+	l.SetOutput(&logs)
+	l.SetLevel(logrus.DebugLevel)
+	m := New(Options{Config: cfg(t, body), Logger: l, Sockets: s, Scopes: sc})
+	b := newFakeBGP()
+	if err := m.start(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop(context.Background()) })
+	return m, b, &logs
+}
+
+const unnumbered = `
+[[peers]]
+interface = "eth1"
+asn = 65002
+password = "Eth-One-Key"
+[[peers]]
+interface = "eth2"
+asn = 65003
+password = "Eth-Two-Key"
+`
+
+// TestInterfacePeerLearnt: an interface peer is not in GoBGP, and nothing
+// is keyed or dialed for it, until its far end's link-local address is
+// learnt; then GoBGP gets the zoned address, the listeners the key for the
+// bare address and dials the key. The address stays when the neighbor
+// entry goes, and a new address replaces the old neighbor and key.
+func TestInterfacePeerLearnt(t *testing.T) {
+	s := newFakeSockets()
+	s.visible = true
+	sc := &fakeScopes{links: map[string]Link{"eth1": {Err: errors.New("no IPv6 link-local neighbor on eth1 yet")}}, vrfs: map[string]VRF{}}
+	m, b, _ := startScoped(t, unnumbered[:strings.Index(unnumbered, "[[peers]]\ninterface = \"eth2\"")], s, sc)
+	if n := len(b.peers); n != 0 {
+		t.Fatalf("GoBGP has %d neighbors before the address is learnt", n)
+	}
+	if len(s.listener) != 0 {
+		t.Fatalf("listener keys before the address is learnt: %v", s.listener)
+	}
+	st := m.Status()
+	if len(st) != 1 || st[0].Interface != "eth1" || st[0].Address != "" || st[0].State != "idle" || !strings.Contains(st[0].Auth.Error, "not known yet") {
+		t.Fatalf("status before learning: %+v", st)
+	}
+
+	sc.set("eth1", Link{Peer: netip.MustParseAddr("fe80::2%eth1")})
+	if err := m.pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := b.peer("fe80::2%eth1"); p == nil || p.Conf.AdminDown {
+		t.Fatalf("GoBGP neighbor fe80::2%%eth1: %v (all: %v)", p, b.calls)
+	}
+	if v, _ := s.key("fe80::2"); v != "Eth-One-Key" {
+		t.Fatalf("listener key for fe80::2: %q (%v)", v, s.listener)
+	}
+	if err := m.dialKey(netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.dialedWith("[fe80::2%eth1]:179"); got != "Eth-One-Key" {
+		t.Fatalf("dial got %q", got)
+	}
+	if st := m.Status(); st[0].Address != "fe80::2%eth1" || st[0].Interface != "eth1" || st[0].Auth.Error != "" {
+		t.Fatalf("status once learnt: %+v", st[0])
+	}
+
+	// The neighbor entry expires: the peer keeps its address.
+	sc.set("eth1", Link{Err: errors.New("no IPv6 link-local neighbor on eth1 yet")})
+	if err := m.pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b.peer("fe80::2%eth1") == nil {
+		t.Fatal("the neighbor went with its table entry")
+	}
+
+	// The far end is replaced (another address): the old neighbor and key go.
+	sc.set("eth1", Link{Peer: netip.MustParseAddr("fe80::3%eth1")})
+	if err := m.pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b.peer("fe80::2%eth1") != nil || b.peer("fe80::3%eth1") == nil {
+		t.Fatalf("after the address changed: %v", b.calls)
+	}
+	if _, ok := s.key("fe80::2"); ok {
+		t.Fatal("the old address's key stayed on the listeners")
+	}
+	if v, _ := s.key("fe80::3"); v != "Eth-One-Key" {
+		t.Fatalf("listener key for fe80::3: %q", v)
+	}
+	if err := m.dialKey(netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); !errors.Is(err, ErrDialRefused) {
+		t.Fatalf("dial to the old address: %v", err)
+	}
+}
+
+// TestInterfacePeersSameAddress: two interface peers whose far ends both
+// use fe80::2, with different keys. The listeners carry one key per
+// address: the first peer's, installed once (no flapping between the two),
+// and each peer's dials get its own key.
+func TestInterfacePeersSameAddress(t *testing.T) {
+	s := newFakeSockets()
+	s.visible = true
+	sc := &fakeScopes{links: map[string]Link{
+		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1")},
+		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2")},
+	}, vrfs: map[string]VRF{}}
+	m, b, logs := startScoped(t, unnumbered, s, sc)
+	for i := 0; i < 3; i++ {
+		if err := m.pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _ := s.key("fe80::2"); v != "Eth-One-Key" {
+		t.Fatalf("listener key for fe80::2: %q", v)
+	}
+	if n := strings.Count(logs.String(), "TCP-MD5 key changed in place"); n != 0 {
+		t.Fatalf("the listener key flapped %d times:\n%s", n, logs.String())
+	}
+	if b.peer("fe80::2%eth1") == nil || b.peer("fe80::2%eth2") == nil {
+		t.Fatalf("GoBGP neighbors: %v", b.calls)
+	}
+	for remote, want := range map[string]string{"[fe80::2%eth1]:179": "Eth-One-Key", "[fe80::2%eth2]:179": "Eth-Two-Key"} {
+		ap := netip.MustParseAddrPort(remote)
+		if err := m.dialKey(ap.Addr(), ap, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.dialedWith(remote); got != want {
+			t.Fatalf("dial %s got %q, want %q", remote, got, want)
+		}
+	}
+	if !strings.Contains(logs.String(), "comes up by our dial") {
+		t.Fatalf("the shared listener is not explained:\n%s", logs.String())
+	}
+	for _, p := range m.Status() {
+		if !p.Auth.Installed || p.Auth.Error != "" {
+			t.Fatalf("status of %s: %+v", p.Interface, p.Auth)
+		}
+	}
+	if strings.Contains(logs.String(), "Eth-Two-Key") || strings.Contains(logs.String(), "Eth-One-Key") {
+		t.Fatal("a secret is in the log")
+	}
+}
+
+const vrfPeer = `
+[[peers]]
+address = "192.0.2.2"
+vrf = "blue"
+asn = 65002
+password = "Blue-Key"
+`
+
+// TestVRFPeerScoped: a VRF peer's keys carry the VRF's ifindex, its dials
+// are bound to the device, and a missing VRF holds it down with nothing
+// installed (a key that cannot be scoped is not installed unscoped).
+func TestVRFPeerScoped(t *testing.T) {
+	s := newFakeSockets()
+	s.visible = true
+	sc := &fakeScopes{links: map[string]Link{}, vrfs: map[string]VRF{}}
+	m, b, _ := startScoped(t, vrfPeer, s, sc)
+	if len(s.listener) != 0 {
+		t.Fatalf("keys installed for a VRF that does not exist: %v", s.listener)
+	}
+	if p := b.peer("192.0.2.2"); p == nil || !p.Conf.AdminDown {
+		t.Fatalf("GoBGP neighbor of the missing VRF: %v", p)
+	}
+	st := m.Status()
+	if st[0].VRF != "blue" || !strings.Contains(st[0].Auth.Error, `VRF "blue"`) || st[0].State != "admin-down" {
+		t.Fatalf("status: %+v", st[0])
+	}
+	if err := m.dialKey(netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); !errors.Is(err, ErrDialRefused) {
+		t.Fatalf("dial in a missing VRF: %v", err)
+	}
+
+	sc.mu.Lock()
+	sc.vrfs["blue"] = VRF{Index: 7}
+	sc.mu.Unlock()
+	if err := m.pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.key("192.0.2.2 ifindex 7"); v != "Blue-Key" {
+		t.Fatalf("scoped listener key: %q (%v)", v, s.listener)
+	}
+	if _, ok := s.key("192.0.2.2"); ok {
+		t.Fatal("an unscoped key was installed")
+	}
+	p := b.peer("192.0.2.2")
+	if p == nil || p.Conf.AdminDown || p.Transport.GetBindInterface() != "blue" {
+		t.Fatalf("GoBGP neighbor: %v", p)
+	}
+	if err := m.dialKey(netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInterfaceInOtherVRF: an interface peer whose interface is in a VRF
+// the config does not name is held down, naming both.
+func TestInterfaceInOtherVRF(t *testing.T) {
+	s := newFakeSockets()
+	sc := &fakeScopes{links: map[string]Link{"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), VRF: "red", VRFIndex: 9}}, vrfs: map[string]VRF{}}
+	m, b, _ := startScoped(t, unnumbered[:strings.Index(unnumbered, "[[peers]]\ninterface = \"eth2\"")], s, sc)
+	st := m.Status()
+	if !strings.Contains(st[0].Auth.Error, "interface eth1 is in VRF red, but the peer's vrf is the default VRF") || !strings.Contains(st[0].Auth.Error, "r1.toml:") {
+		t.Fatalf("status: %+v", st[0])
+	}
+	if len(s.listener) != 0 {
+		t.Fatalf("keys installed: %v", s.listener)
+	}
+	if p := b.peer("fe80::2%eth1"); p != nil && !p.Conf.AdminDown {
+		t.Fatalf("GoBGP runs the peer: %v", p)
+	}
+}
