@@ -36,12 +36,14 @@ import (
 //     secret file a config names is inside the container through a bind,
 //     and that both ends of a session (authbgpd and FRR) and every holder of
 //     an SRv6 HMAC key ID agree on the secret.
-//   - TestClabMD5FRR and TestClabSRv6HMAC build each topology from network
-//     namespaces (a namespace per node, a veth per link with the same
-//     interface names, the nodes' sysctls and exec commands run as written)
-//     and run the daemons with the very same config files: what users run
-//     is what we test. The one difference from containerlab: the daemons
-//     start after the links and exec commands, not before.
+//   - TestClabMD5FRR, TestClabSRv6HMAC and TestClabFabric build each
+//     topology from network namespaces (a namespace per node, a veth per
+//     link with the same interface names, the nodes' sysctls and exec
+//     commands run as written) and run the daemons with the very same
+//     config files: what users run is what we test. The one difference
+//     from containerlab: the daemons start after the links and exec
+//     commands, not before. TestContainerFabric (unnumbered_test.go) runs
+//     fabric.clab.yml as containers, as TestContainerLabs runs the others.
 
 const clabDir = "clab"
 
@@ -637,6 +639,17 @@ func TestClabMD5FRR(t *testing.T) {
 	if st := a.Status(); st.Capture == nil || !st.Capture.Running {
 		t.Errorf("/status capture: %+v, want running", st.Capture)
 	}
+}
+
+// TestClabFabric runs e2e/clab/fabric.clab.yml on namespaces: the spine's
+// authbgpd with configs/fabric-spine/authbgpd.toml, each leaf's zebra and
+// bgpd with its configs/fabric-leaf*/frr.conf. Both unnumbered sessions
+// come up over TCP-MD5 (shadow ok), and each leaf's routes reach the other
+// through the spine (runClabFabric, unnumbered_test.go).
+func TestClabFabric(t *testing.T) {
+	testenv.RequireRoot(t)
+	testenv.RequireBinary(t, "gobgp")
+	runClabFabric(t, buildClab(t, filepath.Join(clabDir, "fabric.clab.yml")))
 }
 
 // TestClabSRv6HMAC runs e2e/clab/srv6-hmac.clab.yml on namespaces. Always:
