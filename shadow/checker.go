@@ -16,9 +16,11 @@ type Checker struct {
 	mu   sync.Mutex
 	d    *md5auth.Digester
 	// exact maps single peer addresses; ranges holds dynamic ranges
-	// (longest prefix first).
+	// (longest prefix first); ifaces maps the interface peers'
+	// interfaces.
 	exact  map[netip.Addr]*Peer
 	ranges []*Peer
+	ifaces map[string]*Peer
 	state  map[netip.Addr]*addrState
 	// retired holds, per peer ID, the keys SetPeers replaced less than
 	// opts.RetiredFor ago, newest last (see offSession).
@@ -119,6 +121,18 @@ func New(peers []Peer, o Options) *Checker {
 // Check classifies one TCP segment (header, options, payload) from src to
 // dst seen at time t. The peer is recognised by address (see attribute):
 // a segment from a peer's address is received, one to it is ours.
+//
+// Interfaces: a link-local address that carries a zone (an IPv6 zone,
+// netip.Addr.WithZone) was seen on the interface the zone names, and is
+// the peer's end. An interface peer owns every link-local address zoned
+// with its interface; a link-local address zoned with an interface that
+// has no interface peer is looked up by address as any other (and never
+// given to the peer of another interface). The zone is part of the
+// address's identity: fe80::2%eth1 and fe80::2%eth2 have their own state,
+// connections and reports. A caller that knows a segment's direction
+// zones the remote end only (LinkLocalZone); one that does not may zone
+// both ends, and then a segment between two link-local addresses of one
+// interface peer is not attributed (which end is ours is unknown).
 func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
 	if srcPort != c.opts.Port && dstPort != c.opts.Port {
 		return Result{}
@@ -269,6 +283,12 @@ func (c *Checker) End() {
 // Otherwise src is the peer when it is one.
 func (c *Checker) attribute(src, dst netip.Addr, srcPort, dstPort uint16) (p *Peer, remote netip.Addr, outgoing bool) {
 	ps := c.lookup(src)
+	if ps != nil && ps.Interface != "" {
+		if dst.Zone() != "" && c.lookup(dst) == ps {
+			return nil, netip.Addr{}, false // both ends zoned: which is ours?
+		}
+		return ps, src, false
+	}
 	if ps != nil && ps.Prefix.IsSingleIP() {
 		return ps, src, false
 	}
@@ -276,7 +296,7 @@ func (c *Checker) attribute(src, dst netip.Addr, srcPort, dstPort uint16) (p *Pe
 	switch {
 	case pd == nil:
 		return ps, src, false // ps may be nil: not a peer's segment
-	case ps == nil, pd.Prefix.IsSingleIP():
+	case ps == nil, pd.Interface != "", pd.Prefix.IsSingleIP():
 		return pd, dst, true
 	case srcPort == c.opts.Port && dstPort != c.opts.Port:
 		return pd, dst, true
@@ -312,12 +332,18 @@ func (c *Checker) stateOf(remote netip.Addr, p *Peer) *addrState {
 	if remote != c.lastAddr || st == nil {
 		st = c.state[remote]
 		if st == nil {
-			st = &addrState{rep: PeerReport{Address: remote, PeerID: p.ID, TCPAO: p.TCPAO, Diagnosis: DiagNoTraffic}, rollKey: -1}
+			st = newAddrState(remote, p)
 			c.state[remote] = st
 		}
 		c.lastAddr, c.lastPeer, c.lastSt = remote, p, st
 	}
 	return st
+}
+
+// newAddrState is the state of remote, an address of peer p, before its
+// first segment.
+func newAddrState(remote netip.Addr, p *Peer) *addrState {
+	return &addrState{rep: PeerReport{Address: remote, PeerID: p.ID, Interface: p.Interface, VRF: p.VRF, TCPAO: p.TCPAO, Diagnosis: DiagNoTraffic}, rollKey: -1}
 }
 
 // isSYN reports a SYN without ACK (a new connection attempt).

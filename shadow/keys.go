@@ -27,7 +27,7 @@ const maxRetired = 8
 // peers' secrets (the caller's are not retained) and wipes the copies it
 // replaces.
 func (c *Checker) SetPeers(peers []Peer) {
-	exact := map[netip.Addr]*Peer{}
+	exact, ifaces := map[netip.Addr]*Peer{}, map[string]*Peer{}
 	var ranges []*Peer
 	for i := range peers {
 		p := peers[i]
@@ -38,17 +38,23 @@ func (c *Checker) SetPeers(peers []Peer) {
 			p.sched[j] = keys.Entry{ID: k.ID, SendFrom: k.SendFrom}
 		}
 		p.single = len(p.sched) == 1 && p.sched[0].SendFrom.IsZero()
-		if p.Prefix.Bits() == p.Prefix.Addr().BitLen() {
+		switch {
+		case p.Interface != "":
+			p.Prefix = netip.Prefix{}
+			ifaces[p.Interface] = &p
+		case !p.Prefix.IsValid():
+			// Nothing to look it up by.
+		case p.Prefix.Bits() == p.Prefix.Addr().BitLen():
 			exact[p.Prefix.Addr()] = &p
-		} else {
+		default:
 			ranges = append(ranges, &p)
 		}
 	}
 	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].Prefix.Bits() > ranges[j].Prefix.Bits() })
 	c.mu.Lock()
-	c.retire(exact, ranges)     // copies the replaced keys it keeps
-	wipeKeys(c.exact, c.ranges) // only ever read under c.mu
-	c.exact, c.ranges = exact, ranges
+	c.retire(exact, ranges, ifaces)       // copies the replaced keys it keeps
+	wipeKeys(c.exact, c.ranges, c.ifaces) // only ever read under c.mu
+	c.exact, c.ranges, c.ifaces = exact, ranges, ifaces
 	c.lastAddr, c.lastLocal, c.lastPeer, c.lastSt = netip.Addr{}, netip.Addr{}, nil, nil
 	c.gen++
 	for a, st := range c.state {
@@ -57,7 +63,7 @@ func (c *Checker) SetPeers(peers []Peer) {
 			delete(c.state, a)
 			continue
 		}
-		st.rep.PeerID, st.rep.TCPAO = p.ID, p.TCPAO
+		st.rep.PeerID, st.rep.TCPAO, st.rep.Interface, st.rep.VRF = p.ID, p.TCPAO, p.Interface, p.VRF
 		for _, cn := range st.ao {
 			cn.keys = nil // derived from the replaced secrets
 		}
@@ -66,41 +72,39 @@ func (c *Checker) SetPeers(peers []Peer) {
 }
 
 // wipeKeys wipes the secrets of the checker's peers being replaced.
-func wipeKeys(exact map[netip.Addr]*Peer, ranges []*Peer) {
-	for _, p := range exact {
+func wipeKeys(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[string]*Peer) {
+	eachPeer(exact, ranges, ifaces, func(p *Peer) {
 		for _, k := range p.Keys {
 			k.Secret.Wipe()
 		}
+	})
+}
+
+// eachPeer calls fn for every peer of exact, ranges and ifaces.
+func eachPeer(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[string]*Peer, fn func(*Peer)) {
+	for _, p := range exact {
+		fn(p)
 	}
 	for _, p := range ranges {
-		for _, k := range p.Keys {
-			k.Secret.Wipe()
-		}
+		fn(p)
+	}
+	for _, p := range ifaces {
+		fn(p)
 	}
 }
 
 // retire records the keys of the current peers that the next ones
 // (exact, ranges) no longer have, and forgets retired keys that expired,
 // came back, or belong to peers that are gone. c.mu is held.
-func (c *Checker) retire(exact map[netip.Addr]*Peer, ranges []*Peer) {
+func (c *Checker) retire(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[string]*Peer) {
 	if c.opts.RetiredFor < 0 {
 		return
 	}
 	now := c.opts.Now()
 	old := map[string]*Peer{}
-	for _, p := range c.exact {
-		old[p.ID] = p
-	}
-	for _, p := range c.ranges {
-		old[p.ID] = p
-	}
+	eachPeer(c.exact, c.ranges, c.ifaces, func(p *Peer) { old[p.ID] = p })
 	next := map[string]*Peer{}
-	for _, p := range exact {
-		next[p.ID] = p
-	}
-	for _, p := range ranges {
-		next[p.ID] = p
-	}
+	eachPeer(exact, ranges, ifaces, func(p *Peer) { next[p.ID] = p })
 	retired := map[string][]retiredKey{}
 	for id, np := range next {
 		if np.TCPAO {
@@ -180,19 +184,23 @@ func (c *Checker) retiredVerifies(p *Peer, ph *md5auth.PseudoHeader, segment []b
 func (c *Checker) Pin(peerID string, id int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, p := range c.exact {
+	eachPeer(c.exact, c.ranges, c.ifaces, func(p *Peer) {
 		if p.ID == peerID {
 			p.Pinned = id
 		}
-	}
-	for _, p := range c.ranges {
-		if p.ID == peerID {
-			p.Pinned = id
-		}
-	}
+	})
 }
 
+// lookup returns the peer of remote address a, or nil: the interface
+// peer of a's zone for a link-local address zoned with its interface,
+// else the peer of the address (exact first, then the longest range).
 func (c *Checker) lookup(a netip.Addr) *Peer {
+	if z := a.Zone(); z != "" {
+		if p := c.ifaces[z]; p != nil && a.IsLinkLocalUnicast() {
+			return p
+		}
+		a = a.WithZone("")
+	}
 	if p := c.exact[a]; p != nil {
 		return p
 	}

@@ -90,11 +90,21 @@ func (k *Key) macLen() int {
 
 // Peer describes what the checker expects of one configured peer.
 type Peer struct {
-	// ID names the peer in metrics and callbacks: its address, or the
-	// prefix of a dynamic range.
+	// ID names the peer in metrics and callbacks: its address, the
+	// prefix of a dynamic range, or an interface peer's interface.
 	ID string
-	// Prefix is the peer's address as a full-length prefix, or the range.
+	// Prefix is the peer's address as a full-length prefix, or the range;
+	// not valid for an interface peer.
 	Prefix netip.Prefix
+	// Interface is an unnumbered peer's interface: an unnumbered link is
+	// point to point, so every link-local BGP segment seen on it is this
+	// peer's, whatever its link-local address (see Checker.CheckHeld for
+	// how a segment says which interface it was seen on).
+	Interface string
+	// VRF is the VRF the peer's sessions are bound to ("": the default
+	// one). Shown in reports only: the config refuses one address in two
+	// VRFs, so the address still tells numbered peers apart.
+	VRF string
 	// Keys are the peer's keys; empty means the peer is not keyed.
 	Keys []Key
 	// TCPAO: Keys are TCP-AO master key tuples (RFC 5925), all valid at
@@ -137,9 +147,15 @@ type Sent struct {
 
 // PeerReport is the checker's view of one remote address.
 type PeerReport struct {
-	Address   netip.Addr
-	PeerID    string // the configured peer (address or range)
-	Diagnosis string
+	// Address is the remote address; a link-local one carries the
+	// interface it was seen on as its zone (fe80::2%eth1), so the same
+	// address on two links is two reports.
+	Address netip.Addr
+	PeerID  string // the configured peer (address, range or interface)
+	// Interface and VRF are the configured peer's (an interface peer's
+	// interface; "" for others), for display.
+	Interface, VRF string
+	Diagnosis      string
 	// PeerKeyID is the keychain key the peer is proven to sign with
 	// (other-key), or the TCP-AO KeyID it sends that none of our keys
 	// receives (unknown-key).

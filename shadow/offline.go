@@ -15,6 +15,20 @@ type FileStats struct {
 	TCP       uint64 `json:"tcp"`       // decoded to a TCP segment
 	Checked   uint64 `json:"checked"`   // BGP segments of configured peers
 	Undecoded uint64 `json:"undecoded"` // not IP/TCP, fragments, unknown link types
+	// Link-local BGP segments whose interface the capture does not say
+	// (a plain pcap; an SLL2 index Offline.IfNames does not name), with
+	// interface peers configured; of those, given to the only interface
+	// peer (assumed), to the one whose TCP-MD5 key verified their
+	// connection (by key), or to none (unattributed).
+	LinkLocalNoInterface  uint64 `json:"link_local_no_interface,omitempty"`
+	LinkLocalAssumed      uint64 `json:"link_local_assumed,omitempty"`
+	LinkLocalByKey        uint64 `json:"link_local_by_key,omitempty"`
+	LinkLocalUnattributed uint64 `json:"link_local_unattributed,omitempty"`
+	// LinkLocalUnknownEnd counts segments between two link-local
+	// addresses of an interface peer's link whose direction the capture
+	// does not say and neither of whose ends is known to be ours
+	// (Offline.Local): not checked.
+	LinkLocalUnknownEnd uint64 `json:"link_local_unknown_end,omitempty"`
 }
 
 // SRHFunc, when set, is shown every IPv6 packet that carries a Segment
@@ -25,9 +39,14 @@ type SRHFunc func(pkt *frame.TCP, data []byte)
 // packet's own timestamp (so keychain keys are judged at capture time).
 // A file that cannot be read to its end is an error; segments that fail
 // their checks are not (they are what the report is about).
+//
+// Link-local addresses are zoned with their interface as far as the file
+// says it (see llZoner); an Ethernet capture says neither interface nor
+// direction.
 func ReadCapture(r io.Reader, c *Checker, srh SRHFunc) (FileStats, error) {
 	var st FileStats
 	var tcp frame.TCP
+	ll := newLLZoner(c, nil, nil)
 	err := capfile.Each(r, func(pkt capfile.Packet) error {
 		st.Packets++
 		derr := frame.DecodeTCP(pkt.LinkType, pkt.Data, &tcp)
@@ -39,6 +58,7 @@ func ReadCapture(r io.Reader, c *Checker, srh SRHFunc) (FileStats, error) {
 			return nil
 		}
 		st.TCP++
+		ll.zone(&pkt, &tcp, &st)
 		if res := c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time); res.PeerID != "" {
 			st.Checked++
 		}

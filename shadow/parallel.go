@@ -29,6 +29,13 @@ type Offline struct {
 	// SRH, when set, is shown every packet with a Segment Routing Header,
 	// on the reading goroutine.
 	SRH SRHFunc
+	// IfNames names the interface indexes of Linux cooked v2 (SLL2)
+	// headers, which carry no names: without it, their link-local
+	// segments are attributed as those of a capture without interfaces.
+	IfNames map[int]string
+	// Local are addresses of ours: the end of a link-local segment that
+	// is one is not the peer's (captures without a direction).
+	Local []netip.Addr
 }
 
 // FileError is a capture file that could not be opened or read to its end.
@@ -58,6 +65,10 @@ type segRef struct {
 	off, n int
 	link   uint32
 	t      time.Time
+	// zoned: src and dst replace the decoded addresses (link-local
+	// ones zoned with their interface, see llZoner).
+	zoned    bool
+	src, dst netip.Addr
 }
 
 type batch struct {
@@ -86,7 +97,8 @@ func (o Offline) Run(names []string) ([]FileStats, []PeerReport, error) {
 	for range cap(free) {
 		free <- &batch{buf: make([]byte, 0, batchBytes), segs: make([]segRef, 0, batchLen)}
 	}
-	r := reader{o: &o, router: router, work: work, free: free, cur: make([]*batch, n), seed: maphash.MakeSeed()}
+	r := reader{o: &o, router: router, work: work, free: free, cur: make([]*batch, n), seed: maphash.MakeSeed(),
+		ll: newLLZoner(router, o.IfNames, o.Local)}
 	stats, err := r.files(names)
 	for i, b := range r.cur {
 		if b != nil && len(b.segs) > 0 {
@@ -114,6 +126,9 @@ func verifyBatches(c *Checker, in <-chan *batch, free chan<- *batch) {
 	for b := range in {
 		for _, s := range b.segs {
 			if frame.DecodeTCP(s.link, b.buf[s.off:s.off+s.n], &tcp) == nil {
+				if s.zoned {
+					tcp.Src, tcp.Dst = s.src, s.dst
+				}
 				c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, s.t)
 			}
 		}
@@ -131,6 +146,7 @@ type reader struct {
 	cur    []*batch // the batch being filled, per worker
 	seed   maphash.Seed
 	tcp    frame.TCP
+	ll     *llZoner
 }
 
 func (r *reader) files(names []string) ([]FileStats, error) {
@@ -168,6 +184,7 @@ func (r *reader) packet(p capfile.Packet, st *FileStats) {
 		return
 	}
 	st.TCP++
+	zoned := r.ll.zone(&p, tcp, st)
 	remote, ok := r.router.Remote(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort)
 	if !ok {
 		return
@@ -181,7 +198,11 @@ func (r *reader) packet(p capfile.Packet, st *FileStats) {
 	}
 	off := len(b.buf)
 	b.buf = append(b.buf, p.Data...)
-	b.segs = append(b.segs, segRef{off: off, n: len(p.Data), link: p.LinkType, t: p.Time})
+	ref := segRef{off: off, n: len(p.Data), link: p.LinkType, t: p.Time}
+	if zoned {
+		ref.zoned, ref.src, ref.dst = true, tcp.Src, tcp.Dst
+	}
+	b.segs = append(b.segs, ref)
 	if len(b.segs) == batchLen || len(b.buf) > batchBytes-capfile.MaxPacketLen {
 		r.work[w] <- b
 		r.cur[w] = nil

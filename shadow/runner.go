@@ -13,7 +13,6 @@ import (
 
 	"github.com/authbgp/authbgpd/capture"
 	"github.com/authbgp/authbgpd/config"
-	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
@@ -240,56 +239,6 @@ func (s *Runner) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// loop reads one worker's ring into its checker until Close.
-func (s *Runner) loop(c *capture.Capture, chk *Checker) {
-	var tcp frame.TCP
-	handle := func(pkt capture.Packet) { s.handle(chk, &tcp, pkt) }
-	lastStats := time.Now()
-	for {
-		// The checker's lock is taken once per ring block.
-		err := c.NextBatch(handle, chk)
-		if errors.Is(err, capture.ErrClosed) {
-			return
-		}
-		if err != nil {
-			s.err.Store(err.Error())
-			s.log.WithError(err).Error("shadow capture failed")
-			return
-		}
-		if time.Since(lastStats) > time.Second {
-			s.pollStats()
-			lastStats = time.Now()
-		}
-	}
-}
-
-// handle decodes one captured frame (tcp is the worker's scratch) and
-// hands its segment to chk, between chk.Begin and chk.End; SRv6 packets
-// go to the SRH checker.
-func (s *Runner) handle(chk *Checker, tcp *frame.TCP, pkt capture.Packet) {
-	if pkt.Truncated {
-		s.truncated.Add(1)
-		return
-	}
-	err := frame.DecodeTCP(pkt.LinkType, pkt.Data, tcp)
-	if s.od != nil {
-		// On demand: only the segments of the addresses being
-		// captured, up to their bound (the kernel filter narrows the
-		// capture to them, admit also counts and bounds them).
-		if err != nil || !s.od.admit(tcp.Src, tcp.Dst) {
-			return
-		}
-	} else if tcp.SRH != nil && (err == nil || errors.Is(err, frame.ErrNotTCP)) {
-		s.srhMu.Lock()
-		s.srh.Check(tcp.Src, tcp.SRH, pkt.Outgoing)
-		s.srhMu.Unlock()
-	}
-	if err != nil {
-		return
-	}
-	chk.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, pkt.Time)
-}
-
 // pollStats moves the kernel's drop counts, summed over the rings (and the
 // on-demand captures closed already), into metrics.
 func (s *Runner) pollStats() {
@@ -396,6 +345,12 @@ func (s *Runner) onChange(r PeerReport) {
 		"peer": key, "configured": r.PeerID, "diagnosis": r.Diagnosis,
 		"valid": r.Received.Valid, "bad_digest": r.Received.BadDigest,
 		"missing": r.Received.Missing, "unexpected": r.Received.Unexpected,
+	}
+	if r.Interface != "" {
+		f["interface"] = r.Interface
+	}
+	if r.VRF != "" {
+		f["vrf"] = r.VRF
 	}
 	if r.TCPAO {
 		f["bad_mac"], f["unknown_key"], f["no_handshake"] = r.Received.BadMAC, r.Received.UnknownKey, r.Received.NoHandshake

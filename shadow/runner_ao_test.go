@@ -68,11 +68,11 @@ func TestRunnerTCPAO(t *testing.T) {
 
 	mixed, _ := generateAO(t)
 	chk := r.chks[0]
-	var tcp frame.TCP
+	var w worker
 	for i := 0; i < len(mixed); i += 16 { // ring blocks
 		chk.Begin()
 		for _, p := range mixed[i:min(i+16, len(mixed))] {
-			r.handle(chk, &tcp, capture.Packet{Data: p.frame, LinkType: frame.LinkEthernet, Time: time.Now()}) // live: seen now
+			r.handle(chk, &w, capture.Packet{Data: p.frame, LinkType: frame.LinkEthernet, Time: time.Now()}) // live: seen now
 		}
 		chk.End()
 	}

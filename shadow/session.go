@@ -8,7 +8,9 @@ import (
 )
 
 // SetSession tells the checker which connection carries the established
-// BGP session with addr: the peer's end is port (0: no session). While a
+// BGP session with addr: the peer's end is port (0: no session). An
+// interface peer's addr is its link-local address zoned with the
+// interface (fe80::2%eth1), as GoBGP names such a neighbor. While a
 // session stands, the diagnosis describes that connection's segments, and
 // other connections from the peer (new SYNs) do not change it.
 func (c *Checker) SetSession(addr netip.Addr, port uint16) {
@@ -24,7 +26,7 @@ func (c *Checker) SetSession(addr netip.Addr, port uint16) {
 		if p == nil {
 			return
 		}
-		st = &addrState{rep: PeerReport{Address: addr, PeerID: p.ID, TCPAO: p.TCPAO, Diagnosis: DiagNoTraffic}, rollKey: -1}
+		st = newAddrState(addr, p)
 		c.state[addr] = st
 	}
 	if st.conn != port {

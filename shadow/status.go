@@ -17,10 +17,13 @@ func PeersOf(cfg *config.Config) []Peer {
 	out := make([]Peer, 0, len(cfg.Peers))
 	for i := range cfg.Peers {
 		p := &cfg.Peers[i]
-		sp := Peer{ID: p.ID(), Pinned: -1}
-		if p.IsDynamic() {
+		sp := Peer{ID: p.ID(), Pinned: -1, VRF: p.VRF}
+		switch {
+		case p.IsInterface():
+			sp.Interface = p.Interface
+		case p.IsDynamic():
 			sp.Prefix = p.Prefix
-		} else {
+		default:
 			sp.Prefix = netip.PrefixFrom(p.Address, p.Address.BitLen())
 		}
 		switch a := p.Auth(); {
@@ -87,16 +90,37 @@ func aoSegments(s *status.Shadow) {
 	s.Sent.NoHandshake = new(uint64)
 }
 
-// MergeStatus attaches the checker's reports to the peers of st; addresses
-// the checker saw that GoBGP never accepted (a dynamic neighbor with the
-// wrong key, say) are added as peers of their range.
+// MergeStatus attaches the checker's reports (by address, as
+// Runner.Reports keys them) to the peers of st; addresses the checker saw
+// that GoBGP never accepted (a dynamic neighbor with the wrong key, say)
+// are added as peers of their range. An interface peer gets the report of
+// its address (fe80::2%eth1) or, when that has none (the address is not
+// learnt yet, or the peer's segments came from another link-local address
+// of the link), the latest report of its interface; its interface's other
+// addresses are added beside it, with the interface and VRF.
 func MergeStatus(st *status.Status, reps map[string]PeerReport) {
 	seen := map[string]bool{}
+	byIface := map[string]string{} // interface -> the address of its latest report
+	for a, r := range reps {
+		if r.Interface == "" {
+			continue
+		}
+		if b, ok := byIface[r.Interface]; !ok || r.Last.After(reps[b].Last) || r.Last.Equal(reps[b].Last) && a < b {
+			byIface[r.Interface] = a
+		}
+	}
 	for i := range st.Peers {
 		p := &st.Peers[i]
-		if r, ok := reps[p.Address]; ok {
+		r, ok := reps[p.Address]
+		key := p.Address
+		if !ok && p.Interface != "" && p.Prefix == "" {
+			if a, found := byIface[p.Interface]; found && !seen[a] {
+				r, ok, key = reps[a], true, a
+			}
+		}
+		if ok {
 			p.Shadow = StatusOf(r)
-			seen[p.Address] = true
+			seen[key] = true
 		} else if p.Auth.Mode == config.AuthMD5 && p.Prefix == "" {
 			p.Shadow = &status.Shadow{Diagnosis: DiagNoTraffic}
 		} else if p.Auth.Mode == config.AuthTCPAO && p.Prefix == "" {
@@ -109,6 +133,9 @@ func MergeStatus(st *status.Status, reps map[string]PeerReport) {
 		if p.Prefix != "" && p.Address == p.Prefix {
 			asns[p.Prefix] = p.ASN
 		}
+		if p.Interface != "" && p.Prefix == "" {
+			asns[p.Interface] = p.ASN
+		}
 	}
 	var extra []status.Peer
 	for addr, r := range reps {
@@ -117,11 +144,15 @@ func MergeStatus(st *status.Status, reps map[string]PeerReport) {
 		}
 		var auth status.Auth
 		for _, p := range st.Peers {
-			if p.Address == r.PeerID {
+			if p.Address == r.PeerID || r.Interface != "" && p.Interface == r.Interface && p.Prefix == "" {
 				auth = p.Auth
 			}
 		}
-		extra = append(extra, status.Peer{Address: addr, Prefix: r.PeerID, ASN: asns[r.PeerID], State: "idle", Auth: auth, Shadow: StatusOf(r)})
+		ep := status.Peer{Address: addr, Prefix: r.PeerID, VRF: r.VRF, ASN: asns[r.PeerID], State: "idle", Auth: auth, Shadow: StatusOf(r)}
+		if r.Interface != "" {
+			ep.Prefix, ep.Interface = "", r.Interface
+		}
+		extra = append(extra, ep)
 	}
 	sort.Slice(extra, func(i, j int) bool { return extra[i].Address < extra[j].Address })
 	st.Peers = append(st.Peers, extra...)

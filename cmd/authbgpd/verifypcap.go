@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -18,9 +20,12 @@ import (
 
 // pcapPeer is one entry of verify-pcap's report: the /status peer shape.
 type pcapPeer struct {
-	Address string         `json:"address"`
-	Peer    string         `json:"peer"` // the configured peer (address or range)
-	Shadow  *status.Shadow `json:"shadow"`
+	Address string `json:"address"` // a link-local one with its interface as zone: fe80::2%eth1
+	Peer    string `json:"peer"`    // the configured peer (address, range or interface)
+	// Interface and VRF are the configured peer's, where set.
+	Interface string         `json:"interface,omitempty"`
+	VRF       string         `json:"vrf,omitempty"`
+	Shadow    *status.Shadow `json:"shadow"`
 }
 
 // pcapReport is verify-pcap's report. SRH counts the verdicts of the SRH
@@ -37,7 +42,7 @@ type pcapFile struct {
 }
 
 var verifyPcapCommand = &command{
-	name: "verify-pcap", synopsis: "-f FILE [--json] [--port N] [--fail-on DIAG[,DIAG]]", args: "CAPTURE...",
+	name: "verify-pcap", synopsis: "-f FILE [--json] [--port N] [--fail-on DIAG[,DIAG]] [--local-address ADDR[,ADDR]] [--if-name INDEX=NAME[,...]]", args: "CAPTURE...",
 	summary: "check TCP-MD5 and TCP-AO signatures in pcap/pcapng files",
 	detail: `Verifies every TCP-MD5 signature and TCP-AO MAC of the configured peers' BGP
 segments in the captures with the keys of FILE, and prints a line per file and
@@ -46,22 +51,34 @@ other-key; TCP-AO: bad-mac, unknown-key, options-mismatch, mac-length-mismatch,
 wrong-mechanism, no-handshake). TCP-AO connections are checked from their handshake: one that
 began before the capture is no-handshake. Exit 0 (the report is the answer),
 1 when a capture is unreadable or, with --fail-on, when a peer has one of the
-listed diagnoses ("any": anything but ok): a CI gate. 2: bad usage.`,
+listed diagnoses ("any": anything but ok): a CI gate. 2: bad usage.
+
+Interface (unnumbered) peers are told apart by the interface their link-local
+segments were captured on: pcapng captures name it (if_name), Linux cooked v2
+(SLL2, tcpdump -i any) headers give its index (--if-name 3=eth1 names it). A
+capture that does not say it (a plain pcap of one interface) has its link-local
+segments given to the only interface peer (said so), or, with several, to the
+one whose TCP-MD5 key verifies them; the others are counted, not guessed. Which
+end is ours comes from the capture (pcapng epb_flags, SLL/SLL2 packet type) or
+from --local-address (and the peers' local-address).`,
 	flags: func(fs *flag.FlagSet) { verifyPcapFlags(fs) },
 }
 
 type verifyPcapFlagValues struct {
-	file, failOn *string
-	asJSON       *bool
-	port         *uint
+	file, failOn   *string
+	asJSON         *bool
+	port           *uint
+	local, ifNames *string
 }
 
 func verifyPcapFlags(fs *flag.FlagSet) verifyPcapFlagValues {
 	return verifyPcapFlagValues{
-		file:   fs.String("f", "", "config file (TOML) whose peers and keys to check with"),
-		asJSON: fs.Bool("json", false, "print the report as JSON"),
-		port:   fs.Uint("port", 179, "the BGP port of the captured sessions (segments to or from it are checked)"),
-		failOn: fs.String("fail-on", "", "exit 1 if a peer's diagnosis is one of these (comma-separated; \"any\": not ok)"),
+		file:    fs.String("f", "", "config file (TOML) whose peers and keys to check with"),
+		asJSON:  fs.Bool("json", false, "print the report as JSON"),
+		port:    fs.Uint("port", 179, "the BGP port of the captured sessions (segments to or from it are checked)"),
+		failOn:  fs.String("fail-on", "", "exit 1 if a peer's diagnosis is one of these (comma-separated; \"any\": not ok)"),
+		local:   fs.String("local-address", "", "our link-local addresses (comma-separated): their end of a segment is not the peer's, for captures that do not record the direction"),
+		ifNames: fs.String("if-name", "", "names of the interface indexes of SLL2 captures, as INDEX=NAME (comma-separated)"),
 	}
 }
 
@@ -115,9 +132,19 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: "+verifyPcapCommand.usageLine())
 		return 2
 	}
+	local, ifNames, err := parseInterfaceFlags(*fl.local, *fl.ifNames)
+	if err != nil {
+		fmt.Fprintf(stderr, "authbgpd verify-pcap: %v\n", err)
+		return 2
+	}
 	cfg := loadConfig(*file, stderr)
 	if cfg == nil {
 		return 1
+	}
+	for _, p := range cfg.Peers {
+		if p.LocalAddress.IsValid() {
+			local = append(local, p.LocalAddress)
+		}
 	}
 	rep := pcapReport{Files: []pcapFile{}, Peers: []pcapPeer{}}
 	keys, kerrs := srv6.SRHKeys(cfg)
@@ -131,6 +158,8 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 		Peers:   shadow.PeersOf(cfg),
 		Options: shadow.Options{Port: uint16(*port), IdleAfter: -1},
 		SRH:     func(pkt *frame.TCP, _ []byte) { rep.SRH.Add(srv6policy.VerifySRH(keys, pkt.Src, pkt.SRH)) },
+		IfNames: ifNames,
+		Local:   local,
 	}
 	stats, reports, err := off.Run(fs.Args())
 	if err != nil {
@@ -141,7 +170,12 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 		rep.Files = append(rep.Files, pcapFile{Name: fs.Arg(i), Stats: st})
 	}
 	for _, r := range reports {
-		rep.Peers = append(rep.Peers, pcapPeer{Address: r.Address.String(), Peer: r.PeerID, Shadow: shadow.StatusOf(r)})
+		rep.Peers = append(rep.Peers, pcapPeer{Address: r.Address.String(), Peer: r.PeerID, Interface: r.Interface, VRF: r.VRF, Shadow: shadow.StatusOf(r)})
+	}
+	for i, st := range stats {
+		for _, n := range interfaceNotes(st) {
+			fmt.Fprintf(stderr, "authbgpd verify-pcap: %s: %s\n", fs.Arg(i), n)
+		}
 	}
 	code := 0
 	if *asJSON {
@@ -154,6 +188,56 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return code
+}
+
+// parseInterfaceFlags parses --local-address and --if-name.
+func parseInterfaceFlags(localFlag, namesFlag string) ([]netip.Addr, map[int]string, error) {
+	var local []netip.Addr
+	for _, a := range strings.Split(localFlag, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		ad, err := netip.ParseAddr(a)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--local-address: %v", err)
+		}
+		local = append(local, ad)
+	}
+	names := map[int]string{}
+	for _, kv := range strings.Split(namesFlag, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		idx, err := strconv.Atoi(k)
+		if !ok || err != nil || idx <= 0 || v == "" || strings.ContainsAny(v, "/: %") {
+			return nil, nil, fmt.Errorf("--if-name: %q is not INDEX=NAME (an interface index and its name)", kv)
+		}
+		names[idx] = v
+	}
+	return local, names, nil
+}
+
+// interfaceNotes says what a capture could not tell of its link-local
+// segments (see shadow.FileStats), so a report never misleads silently.
+func interfaceNotes(st shadow.FileStats) []string {
+	var out []string
+	if n := st.LinkLocalNoInterface; n > 0 {
+		out = append(out, fmt.Sprintf("%d link-local BGP segments without an interface: the capture does not say which interface it saw them on (pcapng and SLL2 captures carry it; --if-name names SLL2 indexes)", n))
+	}
+	if n := st.LinkLocalAssumed; n > 0 {
+		out = append(out, fmt.Sprintf("%d of them given to the only interface peer, assumed to be the capture's interface", n))
+	}
+	if n := st.LinkLocalByKey; n > 0 {
+		out = append(out, fmt.Sprintf("%d of them given to the interface peer whose TCP-MD5 key verifies them", n))
+	}
+	if n := st.LinkLocalUnattributed; n > 0 {
+		out = append(out, fmt.Sprintf("%d of them not checked: link-local segments to peers on several interfaces, and no one interface peer's key verifies them: cannot tell which interface (or peer) they belong to", n))
+	}
+	if n := st.LinkLocalUnknownEnd; n > 0 {
+		out = append(out, fmt.Sprintf("%d link-local BGP segments not checked: the capture does not record their direction, so which end is ours is unknown; name our link-local address with --local-address", n))
+	}
+	return out
 }
 
 func printPcapJSON(rep pcapReport, stdout, stderr io.Writer) int {
@@ -188,7 +272,11 @@ func printPcapReport(rep pcapReport, stdout io.Writer) {
 		if s.NoHandshake != nil {
 			noHS = fmt.Sprint(*s.NoHandshake)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", p.Address, p.Peer, d, s.Valid, s.BadDigest+deref(s.BadMAC), s.Missing, s.Unexpected,
+		peer := p.Peer
+		if p.VRF != "" {
+			peer += " (vrf " + p.VRF + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", p.Address, peer, d, s.Valid, s.BadDigest+deref(s.BadMAC), s.Missing, s.Unexpected,
 			p.Shadow.Sent.Valid, p.Shadow.Sent.Invalid, p.Shadow.Sent.Unsigned, unknown, noHS)
 	}
 	tw.Flush()
