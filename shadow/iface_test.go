@@ -522,3 +522,70 @@ func BenchmarkLinkLocalHandle(b *testing.B) {
 		})
 	}
 }
+
+// sll2Pcap writes pkts as a pcap of Linux cooked v2 frames (tcpdump -i
+// any): each with the interface index of its link (3 eth1, 4 eth2) and
+// its packet type (outgoing for ours).
+func sll2Pcap(t testing.TB, pkts []aoPacket, ifs []int, dirs []uint32) []byte {
+	le := binary.LittleEndian
+	out := le.AppendUint32(nil, 0xa1b2c3d4)
+	out = le.AppendUint16(out, 2)
+	out = le.AppendUint16(out, 4)
+	out = append(out, make([]byte, 8)...)
+	out = le.AppendUint32(out, 65535)
+	out = le.AppendUint32(out, frame.LinkLinuxSLL2)
+	for i, p := range pkts {
+		h := make([]byte, 20)
+		copy(h[0:2], p.frame[12:14]) // the EtherType
+		binary.BigEndian.PutUint32(h[4:8], uint32(3+ifs[i]))
+		h[8], h[9] = 0, 1 // ARPHRD_ETHER
+		if dirs[i] == 2 {
+			h[10] = frame.PacketOutgoing
+		}
+		h[11] = 6
+		copy(h[12:18], p.frame[6:12])
+		f := append(h, p.frame[14:]...)
+		out = le.AppendUint32(out, uint32(p.t.Unix()))
+		out = le.AppendUint32(out, uint32(p.t.Nanosecond()/1000))
+		out = le.AppendUint32(out, uint32(len(f)))
+		out = le.AppendUint32(out, uint32(len(f)))
+		out = append(out, f...)
+	}
+	return out
+}
+
+// TestOfflineSLL2: an SLL2 capture gives the interface's index and the
+// direction; the index is a name only when Offline.IfNames says it.
+func TestOfflineSLL2(t *testing.T) {
+	pkts, ifs, dirs := llCapture(t)
+	f := filepath.Join(t.TempDir(), "any.pcap")
+	if err := os.WriteFile(f, sll2Pcap(t, pkts, ifs, dirs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	peers := []Peer{ifPeer("eth1", pw(llKey1)), ifPeer("eth2", pw(llKey2))}
+	o := Offline{Peers: peers, Options: Options{IdleAfter: -1}, IfNames: map[int]string{3: "eth1", 4: "eth2"}}
+	st, reps, err := o.Run([]string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range reps {
+		got[r.Address.String()] = r.Diagnosis
+	}
+	if len(got) != 2 || got["fe80::2%eth1"] != DiagOK || got["fe80::2%eth2"] != DiagBadDigest || st[0].LinkLocalNoInterface != 0 || st[0].Checked != uint64(len(pkts)) {
+		t.Fatalf("named indexes: %v %+v", got, st[0])
+	}
+	o.IfNames = nil
+	st, reps, err = o.Run([]string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].LinkLocalNoInterface != uint64(len(pkts)) || st[0].LinkLocalUnknownEnd != 0 {
+		t.Fatalf("unnamed indexes: %+v", st[0])
+	}
+	for _, r := range reps {
+		if r.Address.String() == "fe80::2%eth2" && r.Received != (Counts{}) {
+			t.Fatalf("unnamed indexes: eth2 given received segments: %+v", r)
+		}
+	}
+}
