@@ -85,12 +85,19 @@ type AOKey struct {
 	MACLen uint8
 	// ExcludeOptions: the MAC does not cover the TCP options.
 	ExcludeOptions bool
-	IfIndex        int // an L3 master (VRF) device; 0: none
+	// IfIndex scopes the MKT to the VRF (L3 master device) with this
+	// ifindex (TCP_AO_KEYF_IFINDEX); 0: unscoped, the MKT applies in every
+	// VRF. The kernel refuses an ifindex that is not a VRF (ErrScope).
+	IfIndex int
 }
 
 // String names the key without its secret.
 func (k AOKey) String() string {
-	return fmt.Sprintf("tcp-ao key %d/%d for %s", k.SendID, k.RecvID, k.Prefix)
+	s := fmt.Sprintf("tcp-ao key %d/%d for %s", k.SendID, k.RecvID, k.Prefix)
+	if k.IfIndex != 0 {
+		s += fmt.Sprintf(" ifindex %d", k.IfIndex)
+	}
+	return s
 }
 
 // Validate checks k before it goes to the kernel.
@@ -102,6 +109,8 @@ func (k AOKey) Validate() error {
 		return fmt.Errorf("%w: %s: unknown algorithm %q", ErrAOKey, k, k.Alg)
 	case len(k.Secret) == 0 || len(k.Secret) > MaxAOSecretLen:
 		return fmt.Errorf("%w: %s: secret of %d bytes (want 1..%d)", ErrAOKey, k, len(k.Secret), MaxAOSecretLen)
+	case k.IfIndex < 0:
+		return fmt.Errorf("%w: %s: negative ifindex", ErrAOKey, k)
 	}
 	if n, d := int(k.MACLen), aoAlgorithm(k.Alg).DigestSize(); n != 0 && (n < MinAOMACLen || n > min(MaxAOMACLen, d)) {
 		return fmt.Errorf("%w: %s: MAC length %d (want %d..%d for %s)", ErrAOKey, k, n, MinAOMACLen, min(MaxAOMACLen, d), k.Alg)
@@ -255,21 +264,35 @@ func decodeAOInfo(b []byte) AOInfo {
 }
 
 // ObservedAOKey is an MKT as the kernel reports it on a socket.
+//
+// TCP_AO_GET_KEYS reports the MKT's L3 scope: keyflags (TCP_AO_KEYF_IFINDEX)
+// and ifindex (the l3index). AOKey.IfIndex is that ifindex when the flag is
+// set, 0 otherwise; Scoped is the flag itself, so that an MKT scoped to the
+// default VRF only (the flag with ifindex 0, which md5auth never installs)
+// is not taken for an unscoped one.
 type ObservedAOKey struct {
 	AOKey
+	Scoped             bool // TCP_AO_KEYF_IFINDEX
 	IsCurrent, IsRNext bool
 	Good, Bad          uint64
 }
 
+// InScope reports whether o is an MKT of the scope (p, ifindex): p's
+// address and prefix length, and the same L3 scope (ifindex 0: unscoped).
+func (o ObservedAOKey) InScope(p netip.Prefix, ifindex int) bool {
+	return o.Prefix == p.Masked() && o.IfIndex == ifindex && o.Scoped == (ifindex != 0)
+}
+
 // Matches reports whether the kernel's o is exactly the MKT k: the same
-// scope, KeyIDs, algorithm, MAC length, flags and secret (compared in
-// constant time).
+// scope (address, prefix length and L3 scope: a key read back with another
+// ifindex, or unscoped where k is scoped, does not match), KeyIDs,
+// algorithm, MAC length, flags and secret (compared in constant time).
 // The kernel keeps, and reports, an AES-128-CMAC secret that is not 16
 // bytes long as the key RFC 5926 §3.1.1.2 derives from it (AES-CMAC with
 // a zero key), so such a secret is compared derived.
 func (o ObservedAOKey) Matches(k AOKey) bool {
-	if o.Prefix != k.Prefix.Masked() || o.SendID != k.SendID || o.RecvID != k.RecvID || o.Alg != k.Alg ||
-		o.macLength() != k.macLength() || o.ExcludeOptions != k.ExcludeOptions || o.IfIndex != k.IfIndex {
+	if !o.InScope(k.Prefix, k.IfIndex) || o.SendID != k.SendID || o.RecvID != k.RecvID || o.Alg != k.Alg ||
+		o.macLength() != k.macLength() || o.ExcludeOptions != k.ExcludeOptions {
 		return false
 	}
 	want := []byte(k.Secret)
@@ -319,6 +342,7 @@ func decodeAOGet(b []byte) (ObservedAOKey, error) {
 	k.SendID, k.RecvID, k.MACLen = b[278], b[279], b[281]
 	k.ExcludeOptions = b[282]&aoKeyfExcludeOpt != 0
 	if b[282]&aoKeyfIfindex != 0 {
+		k.Scoped = true
 		k.IfIndex = int(int32(binary.NativeEndian.Uint32(b[284:])))
 	}
 	k.Good, k.Bad = binary.NativeEndian.Uint64(b[288:]), binary.NativeEndian.Uint64(b[296:])

@@ -42,6 +42,12 @@ func classifyAO(err error) error {
 		return fmt.Errorf("%w: %w", ErrNoTCPAO, err)
 	case errors.Is(err, unix.EKEYREJECTED):
 		return fmt.Errorf("%w (the socket has TCP-MD5 keys for this peer: one mechanism per peer)", err)
+	case errors.Is(err, unix.EEXIST):
+		// tcp_ao_add_cmd: the KeyIDs overlap an MKT of an overlapping
+		// scope. An unscoped MKT overlaps every VRF: a scoped MKT cannot
+		// reuse its SendID or RecvID (the other way round the kernel
+		// allows it).
+		return fmt.Errorf("%w (an MKT for an overlapping scope already uses this SendID or RecvID; an unscoped MKT overlaps every VRF)", err)
 	case errors.Is(err, unix.EBUSY):
 		return fmt.Errorf("%w (the key is the current or RNext key of a connection)", err)
 	case errors.Is(err, unix.ENOENT):
@@ -75,7 +81,13 @@ func (s *Socket) AddAOKey(k AOKey, setCurrent, setRNext bool) error {
 	if err := encodeAOAdd(&b, s.Family, k, setCurrent, setRNext); err != nil {
 		return fmt.Errorf("md5auth: add %s on %s: %w", k, s, err)
 	}
-	return s.aoOp("add "+k.String(), func(fd int) error { return setsockoptBytes(fd, tcpAOAddKey, b[:]) })
+	return s.aoOp("add "+k.String(), func(fd int) error {
+		err := setsockoptBytes(fd, tcpAOAddKey, b[:])
+		if errors.Is(err, unix.EINVAL) && k.IfIndex != 0 {
+			return scopeError(fd, k.IfIndex, "TCP-AO", false, err)
+		}
+		return err
+	})
 }
 
 // DeleteAOKey removes the MKT with k's scope and KeyIDs from the socket.

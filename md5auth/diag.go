@@ -20,10 +20,43 @@ type ObservedKey struct {
 	Secret Secret
 }
 
+// Matches reports whether the kernel's o can be the key k: the same peer
+// scope (address or prefix) and the same secret (compared in constant
+// time). k.IfIndex is not compared: sock_diag cannot show it (see
+// SocketKeys), so a VRF-scoped key read back looks unscoped and must not be
+// taken for drift. What the read-back cannot tell — which VRF a key is
+// scoped to, or whether it is scoped at all — is for the writer to know: it
+// installed the key with Key.IfIndex, and the kernel refuses an ifindex that
+// is not a VRF (ErrScope).
+func (o ObservedKey) Matches(k Key) bool {
+	p := k.Prefix
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return o.Prefix.Masked() == p.Masked() && o.Secret.Equal(k.Secret)
+}
+
 // SocketKeys is one TCP socket and the TCP-MD5 keys the kernel holds on it.
 //
-// The kernel does not report a key's L3 domain (TCP_MD5SIG_FLAG_IFINDEX):
-// a VRF-scoped key shows up as an unscoped one.
+// What sock_diag (INET_DIAG_MD5SIG, struct tcp_diag_md5sig: family, prefix
+// length, key length, address, key) reports of a key, and what it does not:
+//   - it reports the address, the prefix length and the secret of every key;
+//   - it does not report a key's L3 domain: neither TCP_MD5SIG_FLAG_IFINDEX
+//     nor the l3index. A key scoped to VRF blue shows up exactly like an
+//     unscoped key, and a scoped and an unscoped key for one address show up
+//     as two keys for that address, told apart by their secrets only (two
+//     with the same secret are indistinguishable);
+//   - a key scoped to a VRF that has since been deleted still shows up (the
+//     kernel keeps it; it matches no segment);
+//   - IfIndex below is the device the socket is bound to (SO_BINDTODEVICE,
+//     e.g. a VRF-bound listener, or an accepted connection of a VRF), not a
+//     key's scope.
+//
+// So a comparison of wanted with observed TCP-MD5 keys compares addresses
+// and secrets (ObservedKey.Matches, Has) and never calls a scoped key drift
+// because it reads back unscoped. TCP-AO is different: TCP_AO_GET_KEYS
+// reports each MKT's ifindex and TCP_AO_KEYF_IFINDEX (ObservedAOKey), so a
+// TCP-AO key's scope is observed and compared.
 type SocketKeys struct {
 	Local     netip.AddrPort // local address, unmapped ([::]:179 for a dual-stack listener)
 	Remote    netip.AddrPort // peer address, unmapped; zero for a listener
@@ -37,11 +70,41 @@ type SocketKeys struct {
 	IfIndex int
 }
 
+// Has reports whether the socket holds a key that Matches k (its scope and
+// secret; the L3 scope is not observable).
+func (s SocketKeys) Has(k Key) bool {
+	for _, o := range s.Keys {
+		if o.Matches(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// KeysFor returns the socket's keys whose peer scope is p (p is unmapped and
+// masked; the kernel's addresses are compared masked): every key for p, of
+// whatever L3 scope, since sock_diag does not tell them apart.
+func (s SocketKeys) KeysFor(p netip.Prefix) []ObservedKey {
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	p = p.Masked()
+	var out []ObservedKey
+	for _, k := range s.Keys {
+		if k.Prefix.Masked() == p {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // KeyFor returns the key the kernel would use for peer address a on this
 // socket: the most specific prefix that contains a (a is unmapped and its
 // zone ignored), as tcp_md5_do_lookup picks it; among equally specific
 // ones, the first in the kernel's order. L3 (VRF) scoping is not taken
-// into account: sock_diag does not report it.
+// into account: sock_diag does not report it (the kernel prefers a key
+// scoped to the segment's VRF over an unscoped one; a socket holding both
+// for a has two candidates here, and KeyFor returns one of them).
 func (s SocketKeys) KeyFor(a netip.Addr) (ObservedKey, bool) {
 	a = a.Unmap().WithZone("")
 	best := -1

@@ -15,7 +15,10 @@ import (
 // duplicated or closed here: its owner (GoBGP's dialer) holds it.
 
 // DialMD5 installs the TCP-MD5 key k on the unconnected socket behind rc,
-// which is about to dial remote.
+// which is about to dial remote. A key with an IfIndex is scoped to that
+// VRF (TCP_MD5SIG_FLAG_IFINDEX); an ifindex the kernel refuses fails with
+// ErrScope, and the socket is left without any key: the caller must not
+// let it connect.
 func (ProcessSockets) DialMD5(rc syscall.RawConn, remote netip.AddrPort, k Key) error {
 	if err := k.Validate(); err != nil {
 		return err
@@ -28,7 +31,16 @@ func (ProcessSockets) DialMD5(rc syscall.RawConn, remote netip.AddrPort, k Key) 
 // current key and the one whose RecvID is set.RNext the RNextKeyID of the
 // SYN, and segments without TCP-AO are refused. Any failure is an error:
 // the caller must not let the socket connect.
+//
+// A set scoped to a VRF (AOSet.IfIndex, or its keys' IfIndex) puts scoped
+// MKTs on the socket (the kernel takes them before connect whether or not
+// the socket is bound to the VRF yet); an ifindex the kernel refuses fails
+// with ErrScope, and no MKT is left unscoped in its place.
 func (ProcessSockets) DialAO(rc syscall.RawConn, remote netip.AddrPort, set AOSet) error {
+	set, err := set.scoped()
+	if err != nil {
+		return fmt.Errorf("md5auth: dial to %s: %w", remote, err)
+	}
 	if len(set.Keys) == 0 || set.Current < 0 || set.RNext < 0 {
 		return fmt.Errorf("md5auth: dial to %s: %s has no current key and RNext: %w", remote, set, ErrAOKey)
 	}

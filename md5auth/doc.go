@@ -23,7 +23,7 @@
 //     (TCP_AO_INFO; the counters are aocount.Counts);
 //   - the per-peer operations on this process's listeners and connections
 //     (process_ao.go, process_ao_linux.go: SetListenerAO, DeleteListenerAO,
-//     SetConnAO, ObserveAO, PreflightAO) and on a socket about to dial
+//     DeleteListenerAOScope, SetConnAO, ObserveAO, PreflightAO) and on a socket about to dial
 //     (dial_linux.go DialAO);
 //   - the kernel feature probe (CheckTCPAO) and the namespace's TcpExt
 //     TCPAO* counters (kernelcounters.go, KernelCounters.AO).
@@ -37,6 +37,17 @@
 // live in *_linux.go files; on other systems those functions return
 // ErrNotSupported. Package md5authtest makes the kernel refuse keys, for
 // fail-closed tests.
+//
+// L3 (VRF) scopes, for both options (scope_linux.go): Key.IfIndex and
+// AOKey.IfIndex / AOSet.IfIndex scope a key to a VRF device
+// (TCP_MD5SIG_FLAG_IFINDEX, TCP_AO_KEYF_IFINDEX) on listeners, connections
+// and dialing sockets alike; a scoped and an unscoped key for one address
+// are two keys, each set, found and deleted on its own. An ifindex the
+// kernel refuses (not a VRF, or gone) is ErrScope and nothing is installed
+// instead. The read-back differs: TCP_AO_GET_KEYS reports an MKT's scope
+// (ObservedAOKey.IfIndex, Scoped; a different one is not a match), sock_diag
+// reports no TCP-MD5 key's (ObservedKey.Matches compares address and
+// secret only; see SocketKeys).
 //
 // Secrets are held in the Secret type, which never formats its contents.
 package md5auth

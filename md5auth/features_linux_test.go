@@ -1,16 +1,10 @@
 package md5auth
 
 import (
-	"context"
 	"errors"
-	"io"
-	"net"
 	"net/netip"
 	"os/exec"
-	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
@@ -52,85 +46,53 @@ func TestKernelFeatures(t *testing.T) {
 	}
 }
 
-// TestVRFScopedKey: a key scoped by ifindex to a VRF (TCP_MD5SIG_FLAG_IFINDEX)
-// admits a signed peer on a listener in that VRF, and a key scoped to
-// another VRF does not. Skipped, naming the feature, on kernels without VRF
-// devices.
+// TestVRFScopedKey: a TCP-MD5 key scoped by ifindex to a VRF
+// (TCP_MD5SIG_FLAG_IFINDEX) admits a signed peer on a listener in that VRF,
+// and keeps an unsigned one out (TCPMD5NotFound); the same key scoped to
+// another VRF does not apply there: the signed SYN is dropped as unexpected
+// (TCPMD5Unexpected). IPv4 and IPv6. Skipped, naming the feature, on
+// kernels without VRF devices.
+//
+// It used to fail in the VM (issue 28) because of the test, not the kernel
+// or md5auth: its dialer signed with a key for its own address (192.0.2.2)
+// instead of the listener's (192.0.2.1), so the SYN went out unsigned and the
+// listener, which held the scoped key, dropped it as TCPMD5NotFound. Its
+// other-VRF half could not have shown anything either: an unsigned SYN is
+// what a listener without a key for the VRF accepts.
 func TestVRFScopedKey(t *testing.T) {
-	testenv.RequireRoot(t)
-	if err := CheckVRF(); err != nil {
-		testenv.SkipKernelLacks(t, "VRF devices (CONFIG_NET_VRF)", err.Error())
-	}
-	tp := newTopo(t, "vrf")
-	for _, c := range [][]string{
-		{"link", "add", "blue", "type", "vrf", "table", "10"},
-		{"link", "add", "red", "type", "vrf", "table", "20"},
-		{"link", "set", "blue", "up"},
-		{"link", "set", "red", "up"},
-		{"link", "set", "eth0", "master", "blue"},
-	} {
-		netns.Run(t, "ip", append([]string{"-n", tp.srv}, c...)...)
-	}
-	var blue, red int
-	var l net.Listener
-	err := netns.Do(tp.srv, func() error {
-		b, err := net.InterfaceByName("blue")
-		if err != nil {
-			return err
-		}
-		r, err := net.InterfaceByName("red")
-		if err != nil {
-			return err
-		}
-		blue, red = b.Index, r.Index
-		lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-			var serr error
-			if err := c.Control(func(fd uintptr) { serr = unix.BindToDevice(int(fd), "blue") }); err != nil {
-				return err
+	requireVRF(t)
+	v := newVRFTopo(t, "vrf", true)
+	for i, f := range vrfFamilies {
+		t.Run(f.name, func(t *testing.T) {
+			dst := ap(f.srv, uint16(portVRF+i))
+			l := listenEchoDev(t, v.srv, f.network, ap(f.any(), dst.Port()), "blue")
+			rc := l.rawConn(t)
+			inBlue := Key{Prefix: netip.PrefixFrom(f.cli, f.cli.BitLen()), IfIndex: v.blue, Secret: secretA}
+			if err := SetKey(rc, inBlue); err != nil {
+				t.Fatalf("set VRF-scoped key: %v", err)
 			}
-			return serr
-		}}
-		lc.SetMultipathTCP(false)
-		l, err = lc.Listen(context.Background(), "tcp4", "0.0.0.0:1790")
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
+			signed := AddrKey(f.srv, secretA) // the dialer keys the listener's address
+			dialOK(t, v.cli, f.cli, dst, &signed)
+			before := counters(t, v.srv)
+			if err := dialFails(v.cli, f.cli, dst, nil); err != nil {
+				t.Fatalf("unsigned, with the key scoped to the listener's VRF: %v", err)
 			}
-			go func() { _, _ = io.Copy(c, c); c.Close() }()
-		}
-	}()
-	rc, err := l.(*net.TCPListener).SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := netip.MustParseAddr("192.0.2.2")
-	secret := []byte("vrf-scoped-key")
-	inBlue := Key{Prefix: netip.PrefixFrom(peer, 32), IfIndex: blue, Secret: secret}
-	if err := SetKey(rc, inBlue); err != nil {
-		t.Fatalf("set VRF-scoped key: %v", err)
-	}
-	dst := netip.MustParseAddrPort("192.0.2.1:1790")
-	signed := AddrKey(peer, secret)
-	dialOK(t, tp.cli, peer, dst, &signed)
-	// The same key scoped to another VRF does not apply here.
-	if err := DeleteKey(rc, inBlue); err != nil {
-		t.Fatal(err)
-	}
-	inRed := inBlue
-	inRed.IfIndex = red
-	if err := SetKey(rc, inRed); err != nil {
-		t.Fatalf("set key scoped to another VRF: %v", err)
-	}
-	if err := dialFails(tp.cli, peer, dst, &signed); err != nil {
-		t.Fatal(err)
+			checkRose(t, v.srv, before, "TCPMD5NotFound")
+			// The same key scoped to another VRF does not apply here.
+			if err := DeleteKey(rc, inBlue); err != nil {
+				t.Fatal(err)
+			}
+			inRed := inBlue
+			inRed.IfIndex = v.red
+			if err := SetKey(rc, inRed); err != nil {
+				t.Fatalf("set key scoped to another VRF: %v", err)
+			}
+			before = counters(t, v.srv)
+			if err := dialFails(v.cli, f.cli, dst, &signed); err != nil {
+				t.Fatalf("signed, with the key scoped to another VRF: %v", err)
+			}
+			checkRose(t, v.srv, before, "TCPMD5Unexpected")
+		})
 	}
 }
 

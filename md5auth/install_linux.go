@@ -14,8 +14,16 @@ import (
 
 // SetKeyFd installs k on the TCP socket fd with setsockopt(IPPROTO_TCP,
 // TCP_MD5SIG_EXT): a prefix key carries TCP_MD5SIG_FLAG_PREFIX, a key with
-// an IfIndex carries TCP_MD5SIG_FLAG_IFINDEX. Installing a key for a scope
-// that already has one replaces it (also on an established connection).
+// an IfIndex carries TCP_MD5SIG_FLAG_IFINDEX and the ifindex. Installing a
+// key for a scope that already has one replaces it (also on an established
+// connection). The scope is (address, prefix length, ifindex): a key scoped
+// to a VRF and an unscoped key for the same address are two keys, each
+// set and deleted on its own.
+//
+// An ifindex the kernel refuses (no such device in the socket's namespace,
+// or not a VRF) fails with an error matching ErrScope and unix.EINVAL that
+// names the ifindex and what it is; nothing is installed, and no unscoped
+// key is tried instead.
 //
 // The socket's family decides the address form: an IPv4 key on an AF_INET6
 // socket (a dual-stack listener, or a socket connected to an IPv4 peer) is
@@ -36,7 +44,9 @@ func SetKeyFd(fd int, k Key) error {
 // DeleteKeyFd removes the key with k's scope (prefix, prefix length and
 // ifindex; the secret is ignored) from socket fd. Deleting a key that is
 // not installed fails with an error matching both ErrKeyNotInstalled and
-// unix.ENOENT.
+// unix.ENOENT. A key scoped to a VRF that has since been deleted cannot be
+// deleted (the kernel looks the device up first): that fails with ErrScope;
+// the key stays on the socket, matching no segment.
 func DeleteKeyFd(fd int, k Key) error {
 	if err := validateScope(k); err != nil {
 		return err
@@ -121,6 +131,9 @@ func keyOp(fd int, k Key, set bool, desc string) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, unix.EINVAL) && k.IfIndex != 0 {
+		return fail(scopeError(fd, k.IfIndex, "TCP-MD5", !set, err))
+	}
 	return fail(classify(fd, err, set))
 }
 
@@ -181,8 +194,8 @@ func classify(fd int, err error, set bool) error {
 	case errors.Is(err, unix.ENOENT) && !set:
 		return fmt.Errorf("%w: %w", ErrKeyNotInstalled, err)
 	case errors.Is(err, unix.EINVAL):
-		// Most often an ifindex that is not an L3 master (VRF) device.
-		return fmt.Errorf("%w (the kernel rejected the key's scope; an ifindex must name a VRF device)", err)
+		// A scoped key's EINVAL is explained by scopeError before this.
+		return fmt.Errorf("%w (the kernel rejected the key's scope)", err)
 	case errors.Is(err, unix.ENOMEM) && set:
 		return fmt.Errorf("%w: %w", ErrKeyMemory, err)
 	case errors.Is(err, unix.ENOTSOCK), errors.Is(err, unix.EBADF):

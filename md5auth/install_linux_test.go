@@ -95,9 +95,19 @@ type echoServer struct {
 
 func listenEcho(t *testing.T, ns, network string, addr netip.AddrPort) *echoServer {
 	t.Helper()
+	return listenEchoDev(t, ns, network, addr, "")
+}
+
+// listenEchoDev is listenEcho with the listener bound to device dev
+// (SO_BINDTODEVICE, e.g. a VRF) unless dev is "".
+func listenEchoDev(t *testing.T, ns, network string, addr netip.AddrPort, dev string) *echoServer {
+	t.Helper()
 	var l net.Listener
 	err := netns.Do(ns, func() (err error) {
 		var lc net.ListenConfig
+		if dev != "" {
+			lc.Control = func(_, _ string, rc syscall.RawConn) error { return bindToDevice(rc, dev) }
+		}
 		lc.SetMultipathTCP(false)
 		l, err = lc.Listen(context.Background(), network, addr.String())
 		return err

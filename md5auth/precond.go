@@ -34,6 +34,12 @@ var (
 	// full of keys. Every TCP-MD5 key of a socket counts against it (per
 	// network namespace): the default 131072 holds about 960 keys.
 	ErrKeyMemory = errors.New("no socket option memory left for another TCP-MD5 key (each key of a socket counts against net.core.optmem_max; raise it for a listener with many keyed peers: sysctl -w net.core.optmem_max=N)")
+	// ErrScope: the kernel refused a key's L3 scope (Key.IfIndex,
+	// AOKey.IfIndex): no device has that ifindex in the socket's network
+	// namespace (the VRF is gone), or the device is not a VRF (L3 master).
+	// Nothing is installed then, scoped or unscoped (fail closed). The
+	// error also wraps the kernel's errno (EINVAL).
+	ErrScope = errors.New("the key cannot be scoped to that ifindex")
 )
 
 // Errors of the start-up checks.

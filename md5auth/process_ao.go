@@ -1,6 +1,7 @@
 package md5auth
 
 import (
+	"fmt"
 	"net/netip"
 )
 
@@ -9,6 +10,14 @@ import (
 // the key to ask the peer for.
 type AOSet struct {
 	Prefix netip.Prefix
+	// IfIndex is the VRF (L3 master device) the set is scoped to; 0:
+	// unscoped. The set's scope is (Prefix, IfIndex): the operations on a
+	// set add, replace and delete MKTs of that scope only, so a scoped and
+	// an unscoped set for one address live side by side on a listener.
+	// When IfIndex is 0 and the keys carry an IfIndex, theirs is the set's
+	// (they must all agree); a key with IfIndex 0 in a scoped set takes
+	// the set's.
+	IfIndex int
 	// Keys are the peer's MKTs (each with Prefix as its scope).
 	Keys []AOKey
 	// Current is the SendID of the key to send with and RNext the RecvID
@@ -25,7 +34,48 @@ type AOSet struct {
 }
 
 // String names the set without secrets.
-func (s AOSet) String() string { return "tcp-ao keys for " + s.Prefix.String() }
+func (s AOSet) String() string {
+	if l3 := s.L3Index(); l3 != 0 {
+		return fmt.Sprintf("tcp-ao keys for %s ifindex %d", s.Prefix, l3)
+	}
+	return "tcp-ao keys for " + s.Prefix.String()
+}
+
+// L3Index is the set's L3 scope: IfIndex, or else the first key's.
+func (s AOSet) L3Index() int {
+	if s.IfIndex != 0 {
+		return s.IfIndex
+	}
+	for _, k := range s.Keys {
+		if k.IfIndex != 0 {
+			return k.IfIndex
+		}
+	}
+	return 0
+}
+
+// scoped returns s with its scope made explicit: IfIndex set, and every
+// key scoped to it. Keys of different L3 scopes in one set are an error
+// (ErrAOKey): one set is one scope.
+func (s AOSet) scoped() (AOSet, error) {
+	l3 := s.L3Index()
+	if l3 < 0 {
+		return s, fmt.Errorf("%w: %s: negative ifindex", ErrAOKey, s)
+	}
+	out := s
+	out.IfIndex = l3
+	out.Keys = make([]AOKey, len(s.Keys))
+	for i, k := range s.Keys {
+		switch {
+		case k.IfIndex == 0:
+			k.IfIndex = l3
+		case k.IfIndex != l3:
+			return s, fmt.Errorf("%w: %s: %s is scoped to another ifindex (one set is one L3 scope)", ErrAOKey, s, k)
+		}
+		out.Keys[i] = k
+	}
+	return out, nil
+}
 
 // AOSocket is what the kernel reports of one of this process's sockets
 // with TCP-AO keys.
@@ -41,7 +91,22 @@ type AOSocket struct {
 	HasInfo bool
 }
 
-// KeysFor returns the socket's MKTs whose scope is p.
+// KeysForScope returns the socket's MKTs of the scope (p, ifindex): p's
+// address and prefix length in the VRF with that ifindex (0: the unscoped
+// MKTs). A scoped MKT read back with another ifindex, or unscoped, is not
+// among them.
+func (s AOSocket) KeysForScope(p netip.Prefix, ifindex int) []ObservedAOKey {
+	var out []ObservedAOKey
+	for _, k := range s.Keys {
+		if k.InScope(p, ifindex) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// KeysFor returns the socket's MKTs whose address and prefix length are p,
+// of every L3 scope (see KeysForScope for one).
 func (s AOSocket) KeysFor(p netip.Prefix) []ObservedAOKey {
 	var out []ObservedAOKey
 	for _, k := range s.Keys {

@@ -16,15 +16,53 @@ import (
 // no memory); finding no listener is not. The kernel then drops a SYN from
 // the scope that carries no TCP-AO option (TCPAORequired), or one signed
 // with an unknown KeyID.
+//
+// The scope is (set.Prefix, set.L3Index()): a set scoped to a VRF touches
+// only the MKTs of that VRF, an unscoped set only the unscoped ones. A
+// scope the kernel refuses (ErrScope) fails; nothing is installed unscoped
+// in its place.
 func (ProcessSockets) SetListenerAO(port uint16, set AOSet) (int, error) {
+	set, err := set.scoped()
+	if err != nil {
+		return 0, err
+	}
 	return eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, set.Prefix) },
 		func(s *Socket, _ bool) error { return syncMKTs(s, set) })
 }
 
-// DeleteListenerAO removes every MKT of scope p from the listeners on port.
+// DeleteListenerAO removes every MKT of p from the listeners on port, in
+// every L3 scope: unscoped and scoped to any VRF (a peer that is gone, or
+// moved to another VRF, leaves none behind). DeleteListenerAOScope removes
+// one scope's only.
 func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error {
 	_, err := eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, p) },
-		func(s *Socket, _ bool) error { return syncMKTs(s, AOSet{Prefix: p, Current: -1, RNext: -1}) })
+		func(s *Socket, _ bool) error {
+			have, err := s.AOKeys()
+			if err != nil {
+				return err
+			}
+			defer wipeObservedAO(have)
+			for _, o := range have {
+				if o.Prefix == p.Masked() {
+					if err := s.DeleteAOKey(o.AOKey); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	return err
+}
+
+// DeleteListenerAOScope removes every MKT of the scope (p, ifindex) from
+// the listeners on port: p's MKTs scoped to the VRF with that ifindex (0:
+// the unscoped ones), and none of another scope. It works after the VRF is
+// gone (TCP_AO_DEL_KEY does not look the device up).
+func (ProcessSockets) DeleteListenerAOScope(port uint16, p netip.Prefix, ifindex int) error {
+	_, err := eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, p) },
+		func(s *Socket, _ bool) error {
+			return syncMKTs(s, AOSet{Prefix: p, IfIndex: ifindex, Current: -1, RNext: -1})
+		})
 	return err
 }
 
@@ -35,6 +73,10 @@ func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error {
 // longer wanted deleted when the kernel lets go of them (a key in use is
 // kept until the switch is done).
 func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
+	set, err := set.scoped()
+	if err != nil {
+		return err
+	}
 	s, err := FindConn(local, remote)
 	if err != nil {
 		return &contextError{what: "set TCP-AO keys of session " + local.String() + "-" + remote.String(), err: err}
@@ -56,7 +98,7 @@ func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 		return err
 	}
 	for _, o := range have {
-		if o.Prefix == set.Prefix.Masked() && !wanted(set, o) && !o.IsCurrent && !o.IsRNext {
+		if o.InScope(set.Prefix, set.IfIndex) && !wanted(set, o) && !o.IsCurrent && !o.IsRNext {
 			_ = s.DeleteAOKey(o.AOKey) // EBUSY while in use: the next pass tries again
 		}
 	}
@@ -92,10 +134,11 @@ func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) {
 	return out, nil
 }
 
-// syncMKTs makes socket s hold exactly set.Keys for set.Prefix. New keys
-// go on before old ones come off, so the scope is never without a key; a
-// key whose KeyIDs stay but whose material changes can only be replaced
-// (the kernel refuses two MKTs with the same KeyIDs).
+// syncMKTs makes socket s hold exactly set.Keys for the scope (set.Prefix,
+// set.IfIndex; set is scoped()), leaving MKTs of every other scope alone.
+// New keys go on before old ones come off, so the scope is never without a
+// key; a key whose KeyIDs stay but whose material changes can only be
+// replaced (the kernel refuses two MKTs with the same KeyIDs).
 func syncMKTs(s *Socket, set AOSet) error {
 	have, err := s.AOKeys()
 	if err != nil {
@@ -115,7 +158,7 @@ func syncMKTs(s *Socket, set AOSet) error {
 		}
 	}
 	for _, o := range have {
-		if o.Prefix == set.Prefix.Masked() && !wanted(set, o) {
+		if o.InScope(set.Prefix, set.IfIndex) && !wanted(set, o) {
 			if err := s.DeleteAOKey(o.AOKey); err != nil {
 				return err
 			}
@@ -132,7 +175,7 @@ func syncMKTs(s *Socket, set AOSet) error {
 // idsTaken reports whether an MKT of k's scope already uses k's KeyIDs.
 func idsTaken(have []ObservedAOKey, k AOKey) bool {
 	for _, o := range have {
-		if o.Prefix == k.Prefix.Masked() && (o.SendID == k.SendID || o.RecvID == k.RecvID) {
+		if o.InScope(k.Prefix, k.IfIndex) && (o.SendID == k.SendID || o.RecvID == k.RecvID) {
 			return true
 		}
 	}

@@ -30,6 +30,11 @@ func (ProcessSockets) SetListenerAO(port uint16, set AOSet) (int, error) { retur
 // DeleteListenerAO returns ErrNotSupported.
 func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error { return ErrNotSupported }
 
+// DeleteListenerAOScope returns ErrNotSupported.
+func (ProcessSockets) DeleteListenerAOScope(port uint16, p netip.Prefix, ifindex int) error {
+	return ErrNotSupported
+}
+
 // SetConnAO returns ErrNotSupported.
 func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 	return ErrNotSupported

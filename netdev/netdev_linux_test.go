@@ -33,6 +33,19 @@ func in(t *testing.T, ns string, fn func() error) {
 	}
 }
 
+// addBridge adds bridge device name in ns, or skips the test because the
+// kernel has no bridges (the VM's kernel has none).
+func addBridge(t *testing.T, ns, name string) {
+	t.Helper()
+	out, err := exec.Command("ip", "-n", ns, "link", "add", name, "type", "bridge").CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "Unknown device type") || strings.Contains(string(out), "not supported") {
+			testenv.SkipKernelLacks(t, "CONFIG_BRIDGE", "ip link add type bridge: "+strings.TrimSpace(string(out)))
+		}
+		t.Fatalf("ip link add %s type bridge: %v\n%s", name, err, out)
+	}
+}
+
 // addVRF adds VRF device name (routing table table) in ns, or skips the
 // test because the kernel has no VRF devices.
 func addVRF(t *testing.T, ns, name, table string) {
@@ -74,10 +87,8 @@ func TestIfIndexInNamespace(t *testing.T) {
 
 func TestNotVRFInNamespace(t *testing.T) {
 	ns := newNS(t)
-	netns.Run(t, "ip", "-n", ns, "link", "add", "br0", "type", "bridge")
-	netns.Run(t, "ip", "-n", ns, "link", "set", "v0", "master", "br0")
 	in(t, ns, func() error {
-		for _, name := range []string{"v0", "br0", "lo"} {
+		for _, name := range []string{"v0", "lo"} {
 			_, err := VRFIndex(name)
 			if !errors.Is(err, ErrNotVRF) || errors.Is(err, ErrNoDevice) {
 				t.Errorf("VRFIndex(%s) = %v, want ErrNotVRF", name, err)
@@ -86,8 +97,7 @@ func TestNotVRFInNamespace(t *testing.T) {
 		if _, err := VRFIndex("blue"); !errors.Is(err, ErrNoDevice) || !strings.Contains(err.Error(), `VRF "blue"`) {
 			t.Errorf("VRFIndex(blue) = %v, want ErrNoDevice naming the VRF", err)
 		}
-		// v0 has a master (br0) that is no VRF: it is in no VRF.
-		for _, name := range []string{"v0", "v1", "br0", "lo"} {
+		for _, name := range []string{"v0", "v1", "lo"} {
 			if vrf, idx, err := MasterVRF(name); err != nil || vrf != "" || idx != 0 {
 				t.Errorf("MasterVRF(%s) = %q, %d, %v; want none", name, vrf, idx, err)
 			}
@@ -99,15 +109,33 @@ func TestNotVRFInNamespace(t *testing.T) {
 	})
 }
 
+// TestMasterNotVRF: a port of a bridge that is in no VRF is in no VRF,
+// and a bridge is no VRF.
+func TestMasterNotVRF(t *testing.T) {
+	ns := newNS(t)
+	addBridge(t, ns, "br0")
+	netns.Run(t, "ip", "-n", ns, "link", "set", "v0", "master", "br0")
+	in(t, ns, func() error {
+		if _, err := VRFIndex("br0"); !errors.Is(err, ErrNotVRF) || !strings.Contains(err.Error(), `"bridge"`) {
+			t.Errorf("VRFIndex(br0) = %v, want ErrNotVRF naming kind bridge", err)
+		}
+		if l, err := LinkByName("v0"); err != nil || l.Master == 0 {
+			t.Errorf("LinkByName(v0) = %+v, %v; want a master", l, err)
+		}
+		for _, name := range []string{"v0", "br0"} {
+			if vrf, idx, err := MasterVRF(name); err != nil || vrf != "" || idx != 0 {
+				t.Errorf("MasterVRF(%s) = %q, %d, %v; want none", name, vrf, idx, err)
+			}
+		}
+		return nil
+	})
+}
+
 func TestVRFInNamespace(t *testing.T) {
 	ns := newNS(t)
 	addVRF(t, ns, "blue", "10")
 	addVRF(t, ns, "red", "20")
 	netns.Run(t, "ip", "-n", ns, "link", "set", "v0", "master", "blue")
-	// v1 is a port of br1, which is in red.
-	netns.Run(t, "ip", "-n", ns, "link", "add", "br1", "type", "bridge")
-	netns.Run(t, "ip", "-n", ns, "link", "set", "br1", "master", "red")
-	netns.Run(t, "ip", "-n", ns, "link", "set", "v1", "master", "br1")
 	in(t, ns, func() error {
 		blue, err := VRFIndex("blue")
 		if err != nil {
@@ -120,14 +148,16 @@ func TestVRFInNamespace(t *testing.T) {
 		if i, _ := IfIndex("blue"); i != blue {
 			t.Errorf("IfIndex(blue) = %d, VRFIndex %d", i, blue)
 		}
+		if l, err := LinkByName("red"); err != nil || !l.IsVRF() || l.Index != red {
+			t.Errorf("LinkByName(red) = %+v, %v", l, err)
+		}
 		for _, tc := range []struct {
 			ifname, vrf string
 			index       int
 		}{
 			{"v0", "blue", blue},
-			{"br1", "red", red},
-			{"v1", "red", red},     // through its bridge
 			{"blue", "blue", blue}, // a VRF is its own l3 domain
+			{"v1", "", 0},
 			{"lo", "", 0},
 		} {
 			vrf, idx, err := MasterVRF(tc.ifname)
@@ -147,5 +177,20 @@ func TestVRFInNamespace(t *testing.T) {
 			t.Errorf("MasterVRF(v0) after delete = %q, %d, %v", vrf, idx, err)
 		}
 		return nil
+	})
+	// A port of a bridge that is in a VRF is in that VRF.
+	t.Run("bridge", func(t *testing.T) {
+		addBridge(t, ns, "br1")
+		netns.Run(t, "ip", "-n", ns, "link", "set", "br1", "master", "red")
+		netns.Run(t, "ip", "-n", ns, "link", "set", "v1", "master", "br1")
+		in(t, ns, func() error {
+			red, _ := VRFIndex("red")
+			for _, name := range []string{"br1", "v1"} {
+				if vrf, idx, err := MasterVRF(name); err != nil || vrf != "red" || idx != red {
+					t.Errorf("MasterVRF(%s) = %q, %d, %v; want red, %d", name, vrf, idx, err, red)
+				}
+			}
+			return nil
+		})
 	})
 }
