@@ -1,0 +1,207 @@
+package vmtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/authbgp/authbgpd/internal/netns"
+	"github.com/authbgp/authbgpd/internal/testenv"
+	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// One authbgpd router ("r") with a peer in each of two VRFs (issue 28):
+// blue (192.0.2.0/30, TCP-MD5, to namespace "p1") and red
+// (198.51.100.0/30, TCP-AO, to namespace "p2"), each far end an authbgpd
+// in its default VRF. The steps share the routers:
+//
+//	up:       both sessions Established, each with its own key, /status
+//	          naming the VRF, tcp_l3mdev_accept turned on by the daemon
+//	scoped:   a host in VRF red using the blue peer's address and key
+//	          cannot even complete a handshake with r (the key on r's
+//	          listener is scoped to blue; TCPMD5Unexpected counts it):
+//	          red when the key install drops the l3index
+//	wrong:    the blue peer's key changed on p1 only: blue is diagnosed
+//	          there (bad-digest), red stays up and ok
+//	move:     blue's link and peer moved to VRF red by reload: the session
+//	          is reset and comes up again in red
+
+const (
+	vrfBlueKey  = "blue vrf md5 key"
+	vrfWrongKey = "not the blue key"
+)
+
+var (
+	vrfR1 = netip.MustParseAddr("192.0.2.1")
+	vrfP1 = netip.MustParseAddr("192.0.2.2")
+	vrfR2 = netip.MustParseAddr("198.51.100.1")
+	vrfP2 = netip.MustParseAddr("198.51.100.2")
+	vrfAO = []mkt{{id: 1, sendID: 3, recvID: 4, alg: "hmac(sha256)", secret: "red vrf tcp-ao key"}}
+)
+
+// vrfRouterConf is r's config, its blue peer in vrf blueVRF.
+func vrfRouterConf(blueVRF string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\n", asRouter, vrfR1)
+	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
+	b.WriteString("\n[shadow]\nenabled = true\ninterfaces = []\nworkers = 1\n")
+	b.WriteString(keychainTOML("red", vrfAO...))
+	fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nvrf = %q\nasn = %d\npassword = %q\nhold-time = %d\n", vrfP1, blueVRF, asPeer, vrfBlueKey, holdTime)
+	fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nvrf = \"red\"\nasn = %d\nkeychain = \"red\"\nhold-time = %d\n", vrfP2, asPeer+1, holdTime)
+	return b.String()
+}
+
+// vrfPeerConf is a far end's config (no VRF of its own).
+func vrfPeerConf(self, peer netip.Addr, asn uint32, auth string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\n", asn, self)
+	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
+	if strings.HasPrefix(auth, "keychain") {
+		b.WriteString(keychainTOML("red", mirrorAll(vrfAO)...))
+	}
+	fmt.Fprintf(&b, "\n[[peers]]\naddress = %q\nasn = %d\n%s\nhold-time = %d\n", peer, asRouter, auth, holdTime)
+	return b.String()
+}
+
+func TestBGPVRFPeers(t *testing.T) {
+	testenv.RequireRoot(t)
+	if err := md5auth.CheckVRF(); err != nil {
+		testenv.SkipKernelLacks(t, "VRF devices (CONFIG_NET_VRF)", err.Error())
+	}
+	if err := md5auth.CheckTCPAO(); err != nil {
+		testenv.SkipKernelLacks(t, "TCP-AO (CONFIG_TCP_AO)", err.Error())
+	}
+	tp := netns.New(t, "vrf")
+	r, p1, p2 := tp.Add("r"), tp.Add("p1"), tp.Add("p2")
+	tp.Link(r, "blue0", []string{"192.0.2.1/30"}, p1, "eth0", []string{"192.0.2.2/30"})
+	tp.Link(r, "red0", []string{"198.51.100.1/30"}, p2, "eth0", []string{"198.51.100.2/30"})
+	for _, c := range [][]string{
+		{"link", "add", "blue", "type", "vrf", "table", "10"},
+		{"link", "add", "red", "type", "vrf", "table", "20"},
+		{"link", "set", "blue", "up"},
+		{"link", "set", "red", "up"},
+		{"link", "set", "blue0", "master", "blue"},
+		{"link", "set", "red0", "master", "red"},
+	} {
+		netns.Run(t, "ip", append([]string{"-n", r}, c...)...)
+	}
+	netns.Run(t, "ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv4.tcp_l3mdev_accept=0")
+
+	rt := startRouter(t, tp, r, vrfRouterConf("blue"))
+	f1 := startRouter(t, tp, p1, vrfPeerConf(vrfP1, vrfR1, asPeer, fmt.Sprintf("password = %q", vrfBlueKey)))
+	f2 := startRouter(t, tp, p2, vrfPeerConf(vrfP2, vrfR2, asPeer+1, `keychain = "red"`))
+
+	upIn := func(vrf string) func(*status.Peer) bool {
+		return func(p *status.Peer) bool { return p.State == "established" && p.VRF == vrf && p.Auth.Installed }
+	}
+	t.Run("up", func(t *testing.T) {
+		b := rt.waitPeer(t, vrfP1.String(), 90*time.Second, "established in VRF blue", upIn("blue"))
+		red := rt.waitPeer(t, vrfP2.String(), 90*time.Second, "established in VRF red", upIn("red"))
+		if b.Auth.Mode != "md5" || red.Auth.Mode != "tcp-ao" {
+			t.Fatalf("modes: blue %s, red %s", b.Auth.Mode, red.Auth.Mode)
+		}
+		f1.waitPeer(t, vrfR1.String(), 30*time.Second, "established", func(p *status.Peer) bool { return p.State == "established" })
+		f2.waitPeer(t, vrfR2.String(), 30*time.Second, "established", established)
+		out := netns.Run(t, "ip", "netns", "exec", r, "sysctl", "-n", "net.ipv4.tcp_l3mdev_accept")
+		if strings.TrimSpace(out) != "1" || !strings.Contains(rt.log(), "tcp_l3mdev_accept = 1") {
+			t.Fatalf("tcp_l3mdev_accept = %s; log: %v", out, linesWith(rt.log(), "l3mdev"))
+		}
+		// Each session's socket is bound to its VRF.
+		for vrf, peer := range map[string]netip.Addr{"blue": vrfP1, "red": vrfP2} {
+			ss := netns.Run(t, "ip", "netns", "exec", r, "ss", "-Htn", "state", "established", "dst", peer.String())
+			if !strings.Contains(ss, "%"+vrf) {
+				t.Errorf("the session with %s is not bound to VRF %s: %s", peer, vrf, ss)
+			}
+		}
+	})
+	if t.Failed() {
+		t.Logf("router log:\n%s", rt.log())
+		return
+	}
+
+	t.Run("scoped", func(t *testing.T) {
+		// An impostor in VRF red with the blue peer's address and key.
+		netns.Run(t, "ip", "-n", p2, "addr", "add", vrfP1.String()+"/32", "dev", "eth0")
+		netns.Run(t, "ip", "-n", r, "route", "add", vrfP1.String()+"/32", "dev", "red0", "vrf", "red")
+		before, err := netns.Counters(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = netns.Do(p2, func() error {
+			d := net.Dialer{Timeout: 4 * time.Second, LocalAddr: &net.TCPAddr{IP: vrfP1.AsSlice()},
+				Control: func(_, _ string, c syscall.RawConn) error {
+					return md5auth.ProcessSockets{}.DialMD5(c, netip.AddrPortFrom(vrfR2, 179), md5auth.AddrKey(vrfR2, []byte(vrfBlueKey)))
+				}}
+			c, err := d.DialContext(context.Background(), "tcp4", netip.AddrPortFrom(vrfR2, 179).String())
+			if err == nil {
+				c.Close()
+				return errors.New("connected")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("an impostor in VRF red with the blue peer's address and key reached r's listener (%v): the key is not scoped to VRF blue", err)
+		}
+		after, err := netns.Counters(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after["TCPMD5Unexpected"] <= before["TCPMD5Unexpected"] {
+			t.Errorf("TCPMD5Unexpected %d -> %d: the impostor's SYN was not refused for want of a key in VRF red", before["TCPMD5Unexpected"], after["TCPMD5Unexpected"])
+		}
+		rt.waitPeer(t, vrfP1.String(), 5*time.Second, "still established", upIn("blue"))
+		netns.Run(t, "ip", "-n", p2, "addr", "del", vrfP1.String()+"/32", "dev", "eth0")
+	})
+
+	t.Run("wrong", func(t *testing.T) {
+		f1.reload(t, vrfPeerConf(vrfP1, vrfR1, asPeer, fmt.Sprintf("password = %q", vrfWrongKey)))
+		// keepalives every hold-time/3 s: r sees p1's segments fail.
+		rt.waitPeer(t, vrfP1.String(), 3*holdTime*time.Second, "diagnosed bad-digest", func(p *status.Peer) bool {
+			return p.Shadow != nil && p.Shadow.Diagnosis == "bad-digest"
+		})
+		red := rt.peer(vrfP2.String())
+		if red == nil || red.State != "established" || red.Shadow == nil || red.Shadow.Diagnosis != "ok" {
+			t.Errorf("the red peer, whose key is right: %s", peerString(red))
+		}
+		f1.reload(t, vrfPeerConf(vrfP1, vrfR1, asPeer, fmt.Sprintf("password = %q", vrfBlueKey)))
+		rt.waitPeer(t, vrfP1.String(), 90*time.Second, "up again with the right key", upIn("blue"))
+	})
+
+	t.Run("move", func(t *testing.T) {
+		netns.Run(t, "ip", "-n", r, "route", "del", vrfP1.String()+"/32", "vrf", "red")
+		netns.Run(t, "ip", "-n", r, "link", "set", "blue0", "master", "red")
+		if err := os.WriteFile(rt.conf, []byte(vrfRouterConf("red")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := netns.Exec(r, rt.bin, "reload", "--api", routerHTTP).CombinedOutput()
+		if err != nil {
+			t.Fatalf("authbgpd reload: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "moves from VRF blue to VRF red: session reset") {
+			t.Errorf("the reload did not say the peer moves VRF and is reset:\n%s", out)
+		}
+		rt.waitPeer(t, vrfP1.String(), 90*time.Second, "established in VRF red", upIn("red"))
+		ss := netns.Run(t, "ip", "netns", "exec", r, "ss", "-Htn", "state", "established", "dst", vrfP1.String())
+		if !strings.Contains(ss, "%red") {
+			t.Errorf("the moved session is not bound to VRF red: %s", ss)
+		}
+	})
+	if t.Failed() {
+		t.Logf("router log:\n%s", rt.log())
+	}
+	out, _ := netns.Exec(r, rt.bin, "status", "--api", routerHTTP).CombinedOutput()
+	t.Logf("authbgpd status (r):\n%s", out)
+	for _, s := range []string{vrfBlueKey, vrfWrongKey, vrfAO[0].secret} {
+		if strings.Contains(rt.log(), s) || strings.Contains(string(out), s) {
+			t.Fatal("a secret is in the router's log or status")
+		}
+	}
+}
