@@ -129,8 +129,8 @@ func (m *Manager) learn(links map[string]Link) map[string]Link {
 				m.log.WithField("peer", n).WithField("address", l.Peer.String()).Info("interface peer: learnt the far end's link-local address")
 			}
 			m.learnt[n] = l.Peer
-		case errors.Is(l.Err, ErrNoDevice) || l.Err == nil:
-			delete(m.learnt, n)
+		case errors.Is(l.Err, ErrNoDevice) || (l.Err == nil && l.MasterErr == nil):
+			delete(m.learnt, n) // the interface is gone
 		default:
 			if old, ok := m.learnt[n]; ok {
 				l.Peer = old // kept; Err says what the table shows now

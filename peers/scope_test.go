@@ -258,3 +258,33 @@ func TestInterfaceInOtherVRF(t *testing.T) {
 		t.Fatalf("GoBGP runs the peer: %v", p)
 	}
 }
+
+// TestLearnKeepsAddress: a learnt address stays through an empty neighbor
+// table and a failed read of the interface's master, and goes with the
+// interface.
+func TestLearnKeepsAddress(t *testing.T) {
+	l := logrus.New()
+	l.SetOutput(&testlog.Buffer{})
+	m := New(Options{Config: cfg(t, unnumbered), Logger: l, Sockets: newFakeSockets()})
+	a := netip.MustParseAddr("fe80::2%eth1")
+	steps := []struct {
+		name string
+		link Link
+		want netip.Addr
+	}{
+		{"learnt", Link{Peer: a}, a},
+		{"table empty", Link{Err: errors.New("no IPv6 link-local neighbor on eth1 yet")}, a},
+		{"master unreadable", Link{MasterErr: errors.New("netlink: busy")}, a},
+		{"interface gone", Link{Err: fmt.Errorf("interface eth1: %w", ErrNoDevice)}, netip.Addr{}},
+	}
+	for _, s := range steps {
+		got := m.learn(map[string]Link{"eth1": s.link})["eth1"].Peer
+		if got != s.want {
+			t.Fatalf("%s: peer address %v, want %v", s.name, got, s.want)
+		}
+	}
+	m.learn(map[string]Link{"eth1": {Peer: a}})
+	if _, ok := m.learn(map[string]Link{})["eth1"]; ok || len(m.learnt) != 0 {
+		t.Fatalf("an interface no peer names any more is still learnt: %v", m.learnt)
+	}
+}
