@@ -295,6 +295,23 @@ func TestVRFScopedListenerAndDial(t *testing.T) {
 					if !l.Has(other) {
 						t.Fatal("a TCP-MD5 key read back shows a scope, which sock_diag never reports")
 					}
+					// The accepted connection (bound to blue) re-keyed in
+					// place with a scoped key: SetConnKey.
+					local, remote := ap(f.srv, port), netip.MustParseAddrPort(c.LocalAddr().String())
+					rekey := Key{Prefix: cliScope, IfIndex: v.blue, Secret: secretB}
+					if err := ps.SetConnKey(local, remote, rekey); err != nil {
+						noSecret(t, err)
+						t.Fatalf("SetConnKey(%s, %s, %v): %v", local, remote, rekey, err)
+					}
+					var rekeyed bool
+					for _, s := range observeIn(t, v.srv, port).Sockets {
+						if !s.Listening && s.Local == local && s.Remote == remote {
+							rekeyed = s.Has(rekey) && len(s.KeysFor(cliScope)) == 1
+						}
+					}
+					if !rekeyed {
+						t.Fatal("the accepted connection does not read back the scoped key SetConnKey put on it")
+					}
 				case "ao":
 					scoped := aoSet(f.cli, 1, secretA, v.blue)
 					if n, err := ps.SetListenerAO(port, scoped); err != nil || n != 1 {
@@ -331,6 +348,23 @@ func TestVRFScopedListenerAndDial(t *testing.T) {
 					}
 					if !accepted {
 						t.Error("the accepted connection is not observed")
+					}
+					// A second scoped MKT on the accepted connection (bound to
+					// blue: the kernel takes scoped MKTs on an established
+					// connection only for its own VRF): SetConnAO.
+					local, remote := ap(f.srv, port), netip.MustParseAddrPort(c.LocalAddr().String())
+					two := aoSet(f.cli, 1, secretA, v.blue)
+					two.Keys = append(two.Keys, aoSet(f.cli, 3, secretX, v.blue).Keys...)
+					if err := ps.SetConnAO(local, remote, two); err != nil {
+						noSecret(t, err)
+						t.Fatalf("SetConnAO(%s, %s, %v): %v", local, remote, two, err)
+					}
+					for _, s := range observeAOIn(t, port) {
+						if !s.Listening && s.Local == local && s.Remote == remote {
+							if k := s.KeysForScope(cliScope, v.blue); len(k) != 2 {
+								t.Errorf("connection after SetConnAO: %d MKTs in blue, want 2", len(k))
+							}
+						}
 					}
 					var dialed bool
 					for _, s := range observeAOIn(t, far) {
