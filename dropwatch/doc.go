@@ -11,6 +11,17 @@
 // and keeps, per (address, reason), the last cumulative count it saw; what
 // grew since is a delta, attributed with the running config:
 //
+//   - an IPv6 link-local address goes by its interface, with
+//     config.(*Config).Owner's rule: kdrops gives the ifindex it came in
+//     on, Options.IfName (net.InterfaceByIndex in the daemon's namespace;
+//     cached, looked up again after a Reload, a failure a Window later)
+//     names it, and the interface peer of that interface gets the drops
+//     under its ID (the interface name; /status and logs show
+//     fe80::2%eth1). Without an interface peer there, or without a known
+//     interface (ifindex 0, or a name lookup that failed), they are drops
+//     of no peer (Other), never another interface's peer's. On an
+//     interface in a VRF the kernel gives the VRF device's ifindex (see
+//     kdrops.Key), which names no interface peer: Other too;
 //   - an address that is a static peer's address goes to that peer;
 //   - otherwise the most specific dynamic-neighbor range containing it
 //     gets it, under the range's ID, and the address keeps its own counts

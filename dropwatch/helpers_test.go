@@ -86,7 +86,7 @@ type fakeSource struct {
 
 func newFake() *fakeSource { return &fakeSource{counts: map[kdrops.Key]uint64{}} }
 
-func (f *fakeSource) Read(fn func(netip.Addr, kdrops.Reason, uint64)) error {
+func (f *fakeSource) Read(fn func(kdrops.Key, uint64)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -100,11 +100,14 @@ func (f *fakeSource) Read(fn func(netip.Addr, kdrops.Reason, uint64)) error {
 		if c := a.Addr.Compare(b.Addr); c != 0 {
 			return c
 		}
+		if a.IfIndex != b.IfIndex {
+			return int(a.IfIndex) - int(b.IfIndex)
+		}
 		return int(a.Reason) - int(b.Reason)
 	})
 	for _, k := range keys {
 		if n := f.counts[k]; n != 0 {
-			fn(k.Addr, k.Reason, n)
+			fn(k, n)
 		}
 	}
 	return nil
@@ -121,6 +124,13 @@ func (f *fakeSource) add(addr string, r kdrops.Reason, n uint64) {
 	}
 	f.mu.Lock()
 	f.counts[kdrops.Key{Addr: a, Reason: r}] += n
+	f.mu.Unlock()
+}
+
+// addIf is add for a link-local address that came in on ifindex.
+func (f *fakeSource) addIf(addr string, ifindex uint32, r kdrops.Reason, n uint64) {
+	f.mu.Lock()
+	f.counts[kdrops.Key{Addr: netip.MustParseAddr(addr), Reason: r, IfIndex: ifindex}] += n
 	f.mu.Unlock()
 }
 

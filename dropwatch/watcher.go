@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -27,16 +28,21 @@ const (
 var ErrUnavailable = errors.New("kernel drop counters unavailable")
 
 // Source is where the counts come from; *kdrops.Counter is one. Read
-// calls fn for every non-zero counter: n drops of reason r from addr, in
-// total (cumulative, not since the last Read); the zero addr holds drops
-// whose address was not recorded.
+// calls fn for every non-zero counter: n drops of k.Reason from k.Addr
+// (for an IPv6 link-local address, arriving on interface k.IfIndex; 0:
+// unknown), in total (cumulative, not since the last Read); the zero addr
+// holds drops whose address was not recorded.
 type Source interface {
-	Read(fn func(addr netip.Addr, r kdrops.Reason, n uint64)) error
+	Read(fn func(k kdrops.Key, n uint64)) error
 }
 
 // tracepointer is the optional part of a Source that names what it counts
 // (*kdrops.Counter has it).
 type tracepointer interface{ Tracepoints() []string }
+
+// ifIndexer is the optional part of a Source that says why link-local
+// drops come without their interface (*kdrops.Counter has it).
+type ifIndexer interface{ IfIndexErr() error }
 
 // Options tune a Watcher; the zero value is the defaults.
 type Options struct {
@@ -58,6 +64,10 @@ type Options struct {
 	// counts, for a Source opened long before the Watcher (see the package
 	// doc). Without it everything the Source counted is counted.
 	Baseline bool
+	// IfName names the interface of an ifindex, the zone of a link-local
+	// address (default: net.InterfaceByIndex, in the calling thread's
+	// network namespace: the daemon's). Names are cached (see ifNames).
+	IfName func(ifindex int) (string, error)
 }
 
 // Watcher keeps the kernel's drops per peer. Its methods are safe for
@@ -70,8 +80,11 @@ type Watcher struct {
 	log         *logrus.Entry
 	o           Options
 
-	pollMu sync.Mutex // one Poll at a time; guards buf
-	buf    []reading
+	pollMu  sync.Mutex // one Poll at a time; guards buf and ifNames
+	buf     []reading
+	ifNames map[uint32]ifName
+	ifGen   uint64 // bumped by Reload: the cached names are looked up again
+	ifSeen  uint64 // the ifGen ifNames was filled in
 
 	mu      sync.Mutex
 	view    view
@@ -83,11 +96,21 @@ type Watcher struct {
 	readErr string // the last Poll's read error, "" when it succeeded
 }
 
-// reading is one counter of a Read.
+// reading is one counter of a Read: key as read, addr the address it is
+// attributed by (a link-local one zoned with its interface's name when
+// that is known).
 type reading struct {
+	key  kdrops.Key
 	addr netip.Addr
 	r    kdrops.Reason
 	n    uint64
+}
+
+// ifName is a cached interface name ("" with at: the lookup failed then,
+// tried again a Window later).
+type ifName struct {
+	name string
+	at   time.Time
 }
 
 // peerState is one configured peer's drops.
@@ -105,10 +128,11 @@ type view struct {
 	static map[netip.Addr]string
 	ranges []netip.Prefix // most specific first
 	ids    map[netip.Prefix]string
+	ifaces map[string]string // interface peers: interface name -> ID
 }
 
 func newView(cfg *config.Config) view {
-	v := view{static: map[netip.Addr]string{}, ids: map[netip.Prefix]string{}}
+	v := view{static: map[netip.Addr]string{}, ids: map[netip.Prefix]string{}, ifaces: map[string]string{}}
 	if cfg == nil {
 		return v
 	}
@@ -122,6 +146,8 @@ func newView(cfg *config.Config) view {
 			}
 			v.ranges = append(v.ranges, pfx)
 			v.ids[pfx] = p.ID()
+		case p.IsInterface():
+			v.ifaces[p.Interface] = p.ID()
 		case p.Address.IsValid():
 			v.static[p.Address.Unmap().WithZone("")] = p.ID()
 		}
@@ -131,11 +157,23 @@ func newView(cfg *config.Config) view {
 }
 
 // attribute returns the ID of the peer addr belongs to ("" for none) and
-// whether that is a range.
+// whether that is a range, with config.(*Config).Owner's rules: an IPv6
+// link-local address zoned with an interface belongs to that interface's
+// peer, or to none (never to another interface's); a link-local address
+// without a zone (the interface is unknown) to none either, since any
+// interface's peer may have it; any other address is looked up without its
+// zone.
 func (v *view) attribute(addr netip.Addr) (id string, dynamic bool) {
 	if !addr.IsValid() {
 		return "", false
 	}
+	if addr.Is6() && addr.IsLinkLocalUnicast() {
+		if z := addr.Zone(); z != "" {
+			return v.ifaces[z], false
+		}
+		return "", false
+	}
+	addr = addr.WithZone("")
 	if id, ok := v.static[addr]; ok {
 		return id, false
 	}
@@ -161,6 +199,9 @@ func New(cfg *config.Config, src Source, openErr error, log *logrus.Entry, o Opt
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.IfName == nil {
+		o.IfName = interfaceName
+	}
 	if log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
@@ -175,8 +216,16 @@ func New(cfg *config.Config, src Source, openErr error, log *logrus.Entry, o Opt
 			l = l.WithError(openErr)
 		}
 		l.Warn(w.unavailable + "; /status and the metrics have no per-peer kernel drops, nothing else is affected")
-	} else if tp, ok := src.(tracepointer); ok {
-		w.tracepoints = tp.Tracepoints()
+	} else {
+		if tp, ok := src.(tracepointer); ok {
+			w.tracepoints = tp.Tracepoints()
+		}
+		if ii, ok := src.(ifIndexer); ok {
+			if err := ii.IfIndexErr(); err != nil {
+				log.WithError(err).Warn("kernel drop counters: link-local drops come without their interface, " +
+					"so no interface peer gets them (they count as drops of no peer); every other peer's are counted as before")
+			}
+		}
 	}
 	w.reload(cfg)
 	return w
@@ -208,6 +257,7 @@ func (w *Watcher) Reload(cfg *config.Config) {
 
 func (w *Watcher) reload(cfg *config.Config) {
 	w.view = newView(cfg)
+	w.ifGen++ // interfaces may have been renamed or made since
 	old := w.peers
 	w.peers = map[string]*peerState{}
 	if cfg == nil {
@@ -272,11 +322,18 @@ func (w *Watcher) Poll() error {
 	}
 	w.pollMu.Lock()
 	defer w.pollMu.Unlock()
-	w.buf = w.buf[:0]
-	err := w.src.Read(func(a netip.Addr, r kdrops.Reason, n uint64) {
-		w.buf = append(w.buf, reading{addr: a.Unmap().WithZone(""), r: r, n: n})
-	})
 	now := w.o.Now()
+	w.mu.Lock()
+	gen := w.ifGen
+	w.mu.Unlock()
+	if gen != w.ifSeen {
+		clear(w.ifNames)
+		w.ifSeen = gen
+	}
+	w.buf = w.buf[:0]
+	err := w.src.Read(func(k kdrops.Key, n uint64) {
+		w.buf = append(w.buf, reading{key: k, addr: w.zoned(k, now), r: k.Reason, n: n})
+	})
 
 	w.mu.Lock()
 	if err != nil {
@@ -293,7 +350,7 @@ func (w *Watcher) Poll() error {
 	var drops []drop
 	if w.o.Baseline && !w.polled {
 		for _, rd := range w.buf {
-			w.last[kdrops.Key{Addr: rd.addr, Reason: rd.r}] = rd.n
+			w.last[rd.key] = rd.n
 		}
 	} else {
 		drops = w.count(now)
@@ -324,9 +381,8 @@ func (w *Watcher) count(now time.Time) []drop {
 		if !valid(rd.r) {
 			continue
 		}
-		k := kdrops.Key{Addr: rd.addr, Reason: rd.r}
-		prev := w.last[k]
-		w.last[k] = rd.n
+		prev := w.last[rd.key]
+		w.last[rd.key] = rd.n
 		d := rd.n - prev
 		if rd.n < prev { // the Source restarted: counted anew from 0
 			d = rd.n
@@ -361,4 +417,44 @@ func (w *Watcher) count(now time.Time) []drop {
 	return drops
 }
 
-var _ Source = (*kdrops.Counter)(nil)
+// zoned is the address k's drops are attributed by: k.Addr without zone,
+// an IPv6 link-local one zoned with the name of interface k.IfIndex when
+// that is known (unzoned otherwise: attributed to no peer). Names come from
+// the cache; a miss looks the name up (a failed lookup is tried again a
+// Window later). Called with pollMu held; allocates only on a miss.
+func (w *Watcher) zoned(k kdrops.Key, now time.Time) netip.Addr {
+	a := k.Addr.Unmap().WithZone("")
+	if k.IfIndex == 0 || !a.Is6() || !a.IsLinkLocalUnicast() {
+		return a
+	}
+	c, ok := w.ifNames[k.IfIndex]
+	if !ok || c.name == "" && now.Sub(c.at) >= Window {
+		name, err := w.o.IfName(int(k.IfIndex))
+		if err != nil {
+			name = ""
+		}
+		c = ifName{name: name, at: now}
+		if w.ifNames == nil {
+			w.ifNames = map[uint32]ifName{}
+		}
+		w.ifNames[k.IfIndex] = c
+	}
+	if c.name == "" {
+		return a
+	}
+	return a.WithZone(c.name)
+}
+
+// interfaceName is the default Options.IfName.
+func interfaceName(ifindex int) (string, error) {
+	ifc, err := net.InterfaceByIndex(ifindex)
+	if err != nil {
+		return "", err
+	}
+	return ifc.Name, nil
+}
+
+var (
+	_ Source    = (*kdrops.Counter)(nil)
+	_ ifIndexer = (*kdrops.Counter)(nil)
+)

@@ -17,12 +17,21 @@
 // namespaces are ignored: each program compares the socket's netns cookie
 // with the one of the namespace Open was called in.
 //
-// Struct offsets (struct sock, struct net, struct sk_buff) come from the
-// running kernel's BTF, never from headers, so one binary runs on every
-// kernel from 6.7 on that has CONFIG_DEBUG_INFO_BTF (/sys/kernel/btf/vmlinux).
-// A tracepoint is attached when the kernel's BTF has its btf_trace_<name>
-// typedef; the AO tracepoints are optional (kernels without CONFIG_TCP_AO
-// lack some of them), the MD5 ones are required.
+// An IPv6 link-local source address names a peer only with its interface
+// (fe80::2 on eth1 and fe80::2 on eth2 are two unnumbered peers), so for
+// those the key also holds the interface the segment came in on
+// (Key.IfIndex, the skb's skb_iif; the tracepoint itself records only the
+// l3index). That part is optional: a kernel whose BTF lacks
+// sk_buff.skb_iif, or whose verifier refuses the read, counts such drops
+// with IfIndex 0 and Counter.IfIndexErr says why.
+//
+// Struct offsets (struct sock, struct net, struct sk_buff, including
+// sk_buff.skb_iif) come from the running kernel's BTF, never from
+// headers, so one binary runs on every kernel from 6.7 on that has
+// CONFIG_DEBUG_INFO_BTF (/sys/kernel/btf/vmlinux). A tracepoint is
+// attached when the kernel's BTF has its btf_trace_<name> typedef; the AO
+// tracepoints are optional (kernels without CONFIG_TCP_AO lack some of
+// them), the MD5 ones are required.
 //
 // Programs are raw tracepoints, attached by name with
 // BPF_RAW_TRACEPOINT_OPEN: no tracefs or debugfs mount is needed, which

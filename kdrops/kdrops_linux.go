@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"slices"
 	"sync"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
@@ -30,6 +30,9 @@ type Counter struct {
 	links    []link.Link
 	names    []string
 	closed   bool
+	// ifErr says why link-local drops are counted without their ingress
+	// interface (IfIndex 0); nil when they have it.
+	ifErr error
 }
 
 // Open loads and attaches the counting programs for the network namespace
@@ -51,7 +54,7 @@ func open(entries uint32) (*Counter, error) {
 	if err != nil {
 		return nil, err
 	}
-	offs, err := kernelOffsets(spec)
+	offs, ifErr, err := kernelOffsets(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +64,9 @@ func open(entries uint32) (*Counter, error) {
 	}
 
 	c := &Counter{}
+	if ifErr != nil {
+		c.ifErr = fmt.Errorf("kdrops: link-local drops are counted without their interface (ifindex 0): %w", ifErr)
+	}
 	if err := c.load(tps, offs, cookie, entries); err != nil {
 		_ = c.Close()
 		return nil, err
@@ -91,13 +97,17 @@ func (c *Counter) load(tps []tracepoint, offs offsets, cookie uint64, entries ui
 		return classify("create the overflow map", err)
 	}
 	for _, tp := range tps {
-		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
-			Name:         progName(tp.reason),
-			Type:         ebpf.RawTracepoint,
-			Instructions: program(offs, cookie, tp.reason, c.counts.FD(), c.overflow.FD()),
-			// bpf_probe_read_kernel is GPL-only.
-			License: "Dual MIT/GPL",
-		})
+		prog, err := c.newProgram(tp, offs, cookie)
+		if err1 := err; err != nil && offs.hasIif && !errors.Is(err, unix.EPERM) {
+			// The ingress ifindex is an extra: a program the verifier
+			// refuses with it is loaded without it (ifindex 0) from here on.
+			offs.hasIif = false
+			prog, err = c.newProgram(tp, offs, cookie)
+			if err == nil {
+				c.ifErr = fmt.Errorf("kdrops: link-local drops are counted without their interface (ifindex 0): "+
+					"the kernel refused the program that reads sk_buff.skb_iif: %w", err1)
+			}
+		}
 		if err != nil {
 			return classify("load the program for tracepoint "+tp.name, err)
 		}
@@ -110,6 +120,36 @@ func (c *Counter) load(tps []tracepoint, offs offsets, cookie uint64, entries ui
 		c.names = append(c.names, tp.name)
 	}
 	return nil
+}
+
+// testBreakIfIndex makes the ifindex part of the programs invalid (a test
+// of the fallback when the verifier refuses it).
+var testBreakIfIndex bool
+
+// newProgram loads the program counting tp.
+func (c *Counter) newProgram(tp tracepoint, offs offsets, cookie uint64) (*ebpf.Program, error) {
+	insns := program(offs, cookie, tp.reason, c.counts.FD(), c.overflow.FD())
+	if testBreakIfIndex && offs.hasIif {
+		// A read of R5, which no instruction set: the verifier refuses it.
+		insns = append(asm.Instructions{asm.Mov.Reg(asm.R0, asm.R5)}, insns...)
+	}
+	return ebpf.NewProgram(&ebpf.ProgramSpec{
+		Name:         progName(tp.reason),
+		Type:         ebpf.RawTracepoint,
+		Instructions: insns,
+		// bpf_probe_read_kernel is GPL-only.
+		License: "Dual MIT/GPL",
+	})
+}
+
+// IfIndexErr says why the drops of IPv6 link-local sources are counted
+// without their ingress interface (Key.IfIndex 0): the kernel's BTF lacks
+// sk_buff.skb_iif, or the verifier refused to read it. nil when they have
+// it. Counting works either way.
+func (c *Counter) IfIndexErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ifErr
 }
 
 // progName is the kernel's name of the program counting r (at most 15
@@ -166,11 +206,11 @@ func (c *Counter) Tracepoints() []string {
 	return slices.Clone(c.names)
 }
 
-// Read calls fn for every non-zero counter: drops of reason r from addr,
-// n of them since Open. Counters of drops whose address was not recorded
-// (see Key) have the zero addr. Read allocates nothing per entry; fn must
-// not call c's methods.
-func (c *Counter) Read(fn func(addr netip.Addr, r Reason, n uint64)) error {
+// Read calls fn for every non-zero counter: n drops of k since Open
+// (k.Addr, k.Reason and, for IPv6 link-local sources, k.IfIndex). Counters
+// of drops whose address was not recorded (see Key) have the zero addr.
+// Read allocates nothing per entry; fn must not call c's methods.
+func (c *Counter) Read(fn func(k Key, n uint64)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -187,7 +227,7 @@ func (c *Counter) Read(fn func(addr netip.Addr, r Reason, n uint64)) error {
 			return err
 		}
 		if n != 0 {
-			fn(key.Addr, key.Reason, n)
+			fn(key, n)
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -198,7 +238,7 @@ func (c *Counter) Read(fn func(addr netip.Addr, r Reason, n uint64)) error {
 			return fmt.Errorf("kdrops: read the overflow map: %w", err)
 		}
 		if n != 0 {
-			fn(netip.Addr{}, r, n)
+			fn(Key{Reason: r}, n)
 		}
 	}
 	return nil
@@ -207,7 +247,7 @@ func (c *Counter) Read(fn func(addr netip.Addr, r Reason, n uint64)) error {
 // Counts returns every non-zero counter (see Read).
 func (c *Counter) Counts() (map[Key]uint64, error) {
 	m := map[Key]uint64{}
-	err := c.Read(func(a netip.Addr, r Reason, n uint64) { m[Key{a, r}] += n })
+	err := c.Read(func(k Key, n uint64) { m[k] += n })
 	if err != nil {
 		return nil, err
 	}

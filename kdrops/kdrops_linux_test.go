@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -158,7 +159,7 @@ func listen(t *testing.T, ns string, addr netip.AddrPort, keys ...md5auth.Key) {
 func dial(ns string, local netip.Addr, remote netip.AddrPort, key *md5auth.Key, timeout time.Duration) (net.Conn, error) {
 	var c net.Conn
 	err := netns.Do(ns, func() (err error) {
-		d := net.Dialer{Timeout: timeout, LocalAddr: &net.TCPAddr{IP: local.AsSlice()}}
+		d := net.Dialer{Timeout: timeout, LocalAddr: &net.TCPAddr{IP: local.AsSlice(), Zone: local.Zone()}}
 		d.SetMultipathTCP(false)
 		if key != nil {
 			k := *key
@@ -299,6 +300,9 @@ func TestOpen(t *testing.T) {
 	if m := counts(t, c); len(m) != 0 {
 		t.Errorf("new counter has counts %v", m)
 	}
+	if err := c.IfIndexErr(); err != nil {
+		t.Errorf("IfIndexErr = %v, want nil (this kernel's BTF has sk_buff.skb_iif)", err)
+	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -367,9 +371,9 @@ func TestCountsPerPeer(t *testing.T) {
 	t.Logf("R counts: %v", mR)
 	want := map[Key]bool{}
 	for _, f := range families {
-		want[Key{f.a, BadDigest}] = true
-		want[Key{f.b, Missing}] = true
-		want[Key{f.c, Unexpected}] = true
+		want[Key{Addr: f.a, Reason: BadDigest}] = true
+		want[Key{Addr: f.b, Reason: Missing}] = true
+		want[Key{Addr: f.c, Reason: Unexpected}] = true
 	}
 	for k, n := range mR {
 		if !want[k] {
@@ -392,8 +396,8 @@ func TestCountsPerPeer(t *testing.T) {
 		}
 	}
 	for _, f := range families {
-		if mP[Key{f.r, Missing}] == 0 {
-			t.Errorf("P: no count for %v", Key{f.r, Missing})
+		if mP[Key{Addr: f.r, Reason: Missing}] == 0 {
+			t.Errorf("P: no count for %v", Key{Addr: f.r, Reason: Missing})
 		}
 	}
 	checkAgainstTcpExt(t, p, mP, beforeP, afterP)
@@ -495,8 +499,8 @@ func TestRunCount(t *testing.T) {
 	if after <= before {
 		t.Errorf("run count %d -> %d after a dropped segment, want a rise", before, after)
 	}
-	if n := m[Key{f.a, BadDigest}]; n == 0 || n != delta || after-before < n || len(m) != 1 {
-		t.Errorf("counts %v after one bad SYN (TcpExt +%d, %d runs), want {%v: %d}", m, delta, after-before, Key{f.a, BadDigest}, delta)
+	if n := m[Key{Addr: f.a, Reason: BadDigest}]; n == 0 || n != delta || after-before < n || len(m) != 1 {
+		t.Errorf("counts %v after one bad SYN (TcpExt +%d, %d runs), want {%v: %d}", m, delta, after-before, Key{Addr: f.a, Reason: BadDigest}, delta)
 	}
 }
 
@@ -598,4 +602,98 @@ func TestClassify(t *testing.T) {
 	if errors.Is(other, ErrUnsupported) || errors.Is(other, ErrPermission) || !errors.Is(other, unix.EINVAL) {
 		t.Errorf("classify(EINVAL) = %v", other)
 	}
+}
+
+// ifIndexIn returns the ifindex of interface name in namespace ns.
+func ifIndexIn(t *testing.T, ns, name string) uint32 {
+	t.Helper()
+	var idx int
+	if err := netns.Do(ns, func() error {
+		ifc, err := net.InterfaceByName(name)
+		if err == nil {
+			idx = ifc.Index
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return uint32(idx)
+}
+
+// TestLinkLocalIfIndex: two links of R, eth1 and eth2, whose far ends
+// both have fe80::2 (unnumbered peers). A wrong-key SYN from the one on
+// eth1 and an unsigned SYN from the one on eth2 are counted under
+// fe80::2 with the ifindex of the interface each came in on, never the
+// other's; global addresses keep ifindex 0. When the verifier refuses
+// the ifindex read (testBreakIfIndex), the drops are still counted, with
+// ifindex 0, and IfIndexErr says why.
+func TestLinkLocalIfIndex(t *testing.T) {
+	testenv.RequireRoot(t)
+	tp := netns.New(t, "llif")
+	r, p1, p2 := tp.Add("r"), tp.Add("p1"), tp.Add("p2")
+	tp.Link(r, "eth1", []string{"fe80::1/64", "2001:db8:1::1/64"}, p1, "eth0", []string{"fe80::2/64", "2001:db8:1::2/64"})
+	tp.Link(r, "eth2", []string{"fe80::1/64"}, p2, "eth0", []string{"fe80::2/64"})
+	eth1, eth2 := ifIndexIn(t, r, "eth1"), ifIndexIn(t, r, "eth2")
+	if eth1 == eth2 || eth1 == 0 || eth2 == 0 {
+		t.Fatalf("ifindexes eth1 %d, eth2 %d", eth1, eth2)
+	}
+	c := openIn(t, r, maxEntries)
+	if err := c.IfIndexErr(); err != nil {
+		t.Fatalf("IfIndexErr = %v", err)
+	}
+
+	ll1, ll2 := mustAddr("fe80::1"), mustAddr("fe80::2")
+	global := mustAddr("2001:db8:1::2")
+	listen(t, r, netip.AddrPortFrom(netip.IPv6Unspecified(), portR),
+		md5auth.AddrKey(ll2, secretA), md5auth.AddrKey(global, secretA))
+	// Numeric zones: Go's zone-name cache is the process's, not the
+	// namespace's.
+	zone := func(ns string) string { return strconv.Itoa(int(ifIndexIn(t, ns, "eth0"))) }
+	z1, z2 := zone(p1), zone(p2)
+	to1, to2 := netip.AddrPortFrom(ll1.WithZone(z1), portR), netip.AddrPortFrom(ll1.WithZone(z2), portR)
+	from1, from2 := ll2.WithZone(z1), ll2.WithZone(z2)
+	parallel(t,
+		// The eth1 peer signs with the wrong key, the eth2 one not at all.
+		func() error { return dialDropped(p1, from1, to1, keyFor(ll1, secretX), dropTimeout) },
+		func() error { return dialDropped(p2, from2, to2, nil, dropTimeout) },
+		// A global address of the eth1 peer: no ifindex.
+		func() error {
+			return dialDropped(p1, global, netip.AddrPortFrom(mustAddr("2001:db8:1::1"), portR), keyFor(mustAddr("2001:db8:1::1"), secretX), dropTimeout)
+		},
+	)
+	m := counts(t, c)
+	t.Logf("R counts (eth1 = if%d, eth2 = if%d): %v", eth1, eth2, m)
+	want := map[Key]bool{
+		{Addr: ll2, Reason: BadDigest, IfIndex: eth1}: true,
+		{Addr: ll2, Reason: Missing, IfIndex: eth2}:   true,
+		{Addr: global, Reason: BadDigest}:             true,
+	}
+	for k, n := range m {
+		if !want[k] {
+			t.Errorf("unexpected count %v = %d", k, n)
+		}
+	}
+	for k := range want {
+		if m[k] == 0 {
+			t.Errorf("no count for %v", k)
+		}
+	}
+
+	t.Run("verifier refuses the ifindex read", func(t *testing.T) {
+		testBreakIfIndex = true
+		defer func() { testBreakIfIndex = false }()
+		c := openIn(t, r, maxEntries)
+		err := c.IfIndexErr()
+		if err == nil || !strings.Contains(err.Error(), "skb_iif") {
+			t.Fatalf("IfIndexErr = %v, want the verifier's refusal naming skb_iif", err)
+		}
+		t.Logf("IfIndexErr: %v", err)
+		if err := dialDropped(p1, from1, to1, keyFor(ll1, secretX), 400*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		m := counts(t, c)
+		if len(m) != 1 || m[Key{Addr: ll2, Reason: BadDigest}] == 0 {
+			t.Fatalf("counts %v, want only %v (ifindex 0)", m, Key{Addr: ll2, Reason: BadDigest})
+		}
+	})
 }

@@ -5,7 +5,6 @@ package kdrops
 import (
 	"fmt"
 	"io"
-	"net/netip"
 	"runtime"
 )
 
@@ -23,7 +22,10 @@ func Open() (*Counter, error) { return nil, errOS() }
 func (c *Counter) Tracepoints() []string { return nil }
 
 // Read fails with ErrUnsupported.
-func (c *Counter) Read(fn func(addr netip.Addr, r Reason, n uint64)) error { return errOS() }
+func (c *Counter) Read(fn func(k Key, n uint64)) error { return errOS() }
+
+// IfIndexErr returns nil.
+func (c *Counter) IfIndexErr() error { return nil }
 
 // Counts fails with ErrUnsupported.
 func (c *Counter) Counts() (map[Key]uint64, error) { return nil, errOS() }

@@ -11,13 +11,18 @@ func TestKeyEncoding(t *testing.T) {
 		key      Key
 		wantAddr [16]byte
 	}{
-		{Key{netip.MustParseAddr("192.0.2.10"), BadDigest},
+		{Key{Addr: netip.MustParseAddr("192.0.2.10"), Reason: BadDigest},
 			[16]byte{10: 0xff, 11: 0xff, 12: 192, 13: 0, 14: 2, 15: 10}},
-		{Key{netip.MustParseAddr("2001:db8::a"), Missing},
+		{Key{Addr: netip.MustParseAddr("2001:db8::a"), Reason: Missing},
 			[16]byte{0: 0x20, 1: 0x01, 2: 0x0d, 3: 0xb8, 15: 0x0a}},
-		{Key{netip.MustParseAddr("0.0.0.0"), AORequired},
+		{Key{Addr: netip.MustParseAddr("0.0.0.0"), Reason: AORequired},
 			[16]byte{10: 0xff, 11: 0xff}},
-		{Key{netip.MustParseAddr("::"), Unexpected}, [16]byte{}},
+		{Key{Addr: netip.MustParseAddr("::"), Reason: Unexpected}, [16]byte{}},
+		{Key{Addr: netip.MustParseAddr("fe80::2"), Reason: BadDigest, IfIndex: 7},
+			[16]byte{0: 0xfe, 1: 0x80, 15: 2}},
+		{Key{Addr: netip.MustParseAddr("febf::1"), Reason: Missing, IfIndex: 0xffffffff},
+			[16]byte{0: 0xfe, 1: 0xbf, 15: 1}},
+		{Key{Addr: netip.MustParseAddr("fe80::2"), Reason: Missing}, [16]byte{0: 0xfe, 1: 0x80, 15: 2}},
 	} {
 		b := encodeKey(c.key)
 		if [16]byte(b[:16]) != c.wantAddr {
@@ -26,8 +31,8 @@ func TestKeyEncoding(t *testing.T) {
 		if r := binary.NativeEndian.Uint32(b[16:]); r != uint32(c.key.Reason) {
 			t.Errorf("encodeKey(%v) reason = %d", c.key, r)
 		}
-		if p := binary.NativeEndian.Uint32(b[20:]); p != 0 {
-			t.Errorf("encodeKey(%v) pad = %d", c.key, p)
+		if i := binary.NativeEndian.Uint32(b[20:]); i != c.key.IfIndex {
+			t.Errorf("encodeKey(%v) ifindex = %d", c.key, i)
 		}
 		got, err := decodeKey(b)
 		if err != nil || got != c.key {
@@ -39,7 +44,7 @@ func TestKeyEncoding(t *testing.T) {
 	}
 	// A v4-mapped address comes back as IPv4, a zone is dropped.
 	for in, want := range map[string]string{"::ffff:192.0.2.1": "192.0.2.1", "fe80::1%eth0": "fe80::1"} {
-		got, err := decodeKey(encodeKey(Key{netip.MustParseAddr(in), BadDigest}))
+		got, err := decodeKey(encodeKey(Key{Addr: netip.MustParseAddr(in), Reason: BadDigest}))
 		if err != nil || got.Addr != netip.MustParseAddr(want) {
 			t.Errorf("round trip of %s = %v, %v; want %s", in, got.Addr, err, want)
 		}
@@ -47,12 +52,21 @@ func TestKeyEncoding(t *testing.T) {
 }
 
 func TestDecodeKeyRejects(t *testing.T) {
-	good := encodeKey(Key{netip.MustParseAddr("192.0.2.1"), BadDigest})
+	good := encodeKey(Key{Addr: netip.MustParseAddr("192.0.2.1"), Reason: BadDigest})
 	for name, mut := range map[string]func(*rawKey){
-		"reason 0":       func(b *rawKey) { binary.NativeEndian.PutUint32(b[16:], 0) },
-		"reason too big": func(b *rawKey) { binary.NativeEndian.PutUint32(b[16:], uint32(numReasons)) },
-		"reason huge":    func(b *rawKey) { binary.NativeEndian.PutUint32(b[16:], 0x100|uint32(BadDigest)) },
-		"padding":        func(b *rawKey) { b[23] = 1 },
+		"reason 0":        func(b *rawKey) { binary.NativeEndian.PutUint32(b[16:], 0) },
+		"reason too big":  func(b *rawKey) { binary.NativeEndian.PutUint32(b[16:], uint32(numReasons)) },
+		"reason huge":     func(b *rawKey) { binary.NativeEndian.PutUint32(b[16:], 0x100|uint32(BadDigest)) },
+		"ifindex on IPv4": func(b *rawKey) { b[23] = 1 },
+		"ifindex on a global IPv6 address": func(b *rawKey) {
+			*b = encodeKey(Key{Addr: netip.MustParseAddr("2001:db8::2"), Reason: BadDigest})
+			binary.NativeEndian.PutUint32(b[20:], 3)
+		},
+		"ifindex on fec0::/10": func(b *rawKey) { // site-local, not link-local
+			*b = encodeKey(Key{Addr: netip.MustParseAddr("fec0::2"), Reason: BadDigest})
+			binary.NativeEndian.PutUint32(b[20:], 3)
+		},
+		"ifindex on a v4-mapped address": func(b *rawKey) { binary.NativeEndian.PutUint32(b[20:], 3) },
 	} {
 		b := good
 		mut(&b)
@@ -63,7 +77,10 @@ func TestDecodeKeyRejects(t *testing.T) {
 }
 
 func TestKeyString(t *testing.T) {
-	if got := (Key{netip.MustParseAddr("192.0.2.1"), Missing}).String(); got != "192.0.2.1/missing" {
+	if got := (Key{Addr: netip.MustParseAddr("192.0.2.1"), Reason: Missing}).String(); got != "192.0.2.1/missing" {
+		t.Errorf("String = %q", got)
+	}
+	if got := (Key{Addr: netip.MustParseAddr("fe80::2"), Reason: BadDigest, IfIndex: 4}).String(); got != "fe80::2%if4/bad_digest" {
 		t.Errorf("String = %q", got)
 	}
 	if got := (Key{Reason: AOBad}).String(); got != "unknown/ao_bad" {
@@ -80,7 +97,7 @@ func FuzzKeyRoundTrip(f *testing.F) {
 		if !ok {
 			return
 		}
-		k := Key{addr, Reason(r)}
+		k := Key{Addr: addr, Reason: Reason(r)}
 		got, err := decodeKey(encodeKey(k))
 		if !k.Reason.Valid() {
 			if err == nil {
@@ -88,7 +105,7 @@ func FuzzKeyRoundTrip(f *testing.F) {
 			}
 			return
 		}
-		want := Key{addr.Unmap(), k.Reason}
+		want := Key{Addr: addr.Unmap(), Reason: k.Reason}
 		if err != nil || got != want {
 			t.Fatalf("decodeKey(encodeKey(%v)) = %v, %v; want %v", k, got, err, want)
 		}

@@ -19,6 +19,11 @@ type offsets struct {
 	skbHead uint32
 	// skbNetworkHeader: struct sk_buff -> network_header (u16, offset from head).
 	skbNetworkHeader uint32
+	// skbIif: struct sk_buff -> skb_iif (int): the ingress interface,
+	// recorded for IPv6 link-local sources. Optional: hasIif false (the
+	// kernel's BTF lacks it, or the verifier refused the read) records 0.
+	skbIif uint32
+	hasIif bool
 }
 
 // typeSource finds kernel types by name (a *btf.Spec).
@@ -26,37 +31,55 @@ type typeSource interface {
 	TypeByName(name string, typ any) error
 }
 
-// kernelOffsets resolves the offsets in spec.
-func kernelOffsets(spec typeSource) (offsets, error) {
-	var o offsets
-	for _, f := range []struct {
-		out   *uint32
-		strct string
-		path  []string
-		size  uint32
-		isPtr bool
-		ptrTo string // for pointers: the struct pointed to ("" = any)
-	}{
+// member is one struct member a BPF program reads.
+type member struct {
+	out   *uint32
+	strct string
+	path  []string
+	size  uint32
+	isPtr bool
+	ptrTo string // for pointers: the struct pointed to ("" = any)
+}
+
+// kernelOffsets resolves the offsets in spec: the required ones (an error
+// fails), then the optional ingress ifindex, whose error is returned
+// separately as ifErr with o.hasIif false (drops are then counted with
+// ifindex 0).
+func kernelOffsets(spec typeSource) (o offsets, ifErr error, err error) {
+	if err := resolve(spec, []member{
 		{&o.sockNet, "sock", []string{"__sk_common", "skc_net", "net"}, 8, true, "net"},
 		{&o.netCookie, "net", []string{"net_cookie"}, 8, false, ""},
 		{&o.skbHead, "sk_buff", []string{"head"}, 8, true, ""},
 		{&o.skbNetworkHeader, "sk_buff", []string{"network_header"}, 2, false, ""},
-	} {
+	}); err != nil {
+		return offsets{}, nil, err
+	}
+	if err := resolve(spec, []member{{&o.skbIif, "sk_buff", []string{"skb_iif"}, 4, false, ""}}); err != nil {
+		o.skbIif = 0
+		return o, err, nil
+	}
+	o.hasIif = true
+	return o, nil, nil
+}
+
+// resolve fills every member's offset from spec.
+func resolve(spec typeSource, members []member) error {
+	for _, f := range members {
 		var st *btf.Struct
 		if err := spec.TypeByName(f.strct, &st); err != nil {
-			return offsets{}, fmt.Errorf("kdrops: kernel BTF has no struct %s: %w (%w)", f.strct, ErrUnsupported, err)
+			return fmt.Errorf("kdrops: kernel BTF has no struct %s: %w (%w)", f.strct, ErrUnsupported, err)
 		}
 		off, typ, err := memberOffset(st, f.path...)
 		if err != nil {
-			return offsets{}, err
+			return err
 		}
 		desc := f.strct + "." + strings.Join(f.path, ".")
 		if err := checkMemberType(desc, typ, f.size, f.isPtr, f.ptrTo); err != nil {
-			return offsets{}, err
+			return err
 		}
 		*f.out = off
 	}
-	return o, nil
+	return nil
 }
 
 // checkMemberType checks that a member has the size (and pointer-ness) the

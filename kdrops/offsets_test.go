@@ -15,6 +15,7 @@ var (
 	tU8  = &btf.Int{Name: "unsigned char", Size: 1}
 	tU16 = &btf.Int{Name: "__u16", Size: 2}
 	tU32 = &btf.Int{Name: "unsigned int", Size: 4}
+	tInt = &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
 	tU64 = &btf.Typedef{Name: "u64", Type: &btf.Typedef{Name: "__u64", Type: &btf.Int{Name: "long long unsigned int", Size: 8}}}
 )
 
@@ -50,6 +51,7 @@ func fakeKernelTypes() (sock, net, skb *btf.Struct) {
 		{Type: &btf.Union{Size: 8, Members: []btf.Member{hdrs(""), hdrs("headers")}}, Offset: btf.Bits(176 * 8)},
 		{Name: "tail", Type: tU32, Offset: btf.Bits(184 * 8)},
 		{Name: "head", Type: &btf.Pointer{Target: tU8}, Offset: btf.Bits(200 * 8)},
+		{Name: "skb_iif", Type: tInt, Offset: btf.Bits(144 * 8)},
 	}}
 	return sock, net, skb
 }
@@ -74,13 +76,44 @@ func specOf(t *testing.T, types ...btf.Type) *btf.Spec {
 
 func TestKernelOffsets(t *testing.T) {
 	sock, net, skb := fakeKernelTypes()
-	got, err := kernelOffsets(specOf(t, sock, net, skb))
-	if err != nil {
-		t.Fatal(err)
+	got, ifErr, err := kernelOffsets(specOf(t, sock, net, skb))
+	if err != nil || ifErr != nil {
+		t.Fatal(err, ifErr)
 	}
-	want := offsets{sockNet: 48, netCookie: 40, skbHead: 200, skbNetworkHeader: 178}
+	want := offsets{sockNet: 48, netCookie: 40, skbHead: 200, skbNetworkHeader: 178, skbIif: 144, hasIif: true}
 	if got != want {
 		t.Fatalf("kernelOffsets = %+v, want %+v", got, want)
+	}
+}
+
+// TestKernelOffsetsIfIndex: sk_buff.skb_iif is optional: without it, or
+// with a shape the program cannot read, the other offsets still resolve,
+// hasIif is false and ifErr says why.
+func TestKernelOffsetsIfIndex(t *testing.T) {
+	for name, c := range map[string]struct {
+		mut  func(skb *btf.Struct)
+		want string
+	}{
+		"no skb_iif":       {func(skb *btf.Struct) { skb.Members = skb.Members[:5] }, `no member "skb_iif"`},
+		"skb_iif not int":  {func(skb *btf.Struct) { skb.Members[5].Type = tU16 }, "sk_buff.skb_iif has 2 bytes, want 4"},
+		"skb_iif bitfield": {func(skb *btf.Struct) { skb.Members[5].BitfieldSize = 20 }, "bitfield"},
+		"skb_iif pointer":  {func(skb *btf.Struct) { skb.Members[5].Type = &btf.Pointer{Target: tU8} }, "has 8 bytes, want 4"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sock, net, skb := fakeKernelTypes()
+			c.mut(skb)
+			got, ifErr, err := kernelOffsets(specOf(t, sock, net, skb))
+			if err != nil {
+				t.Fatalf("kernelOffsets failed: %v, want only the ifindex left out", err)
+			}
+			if ifErr == nil || !strings.Contains(ifErr.Error(), c.want) || !errors.Is(ifErr, ErrUnsupported) {
+				t.Fatalf("ifErr = %v, want ErrUnsupported with %q", ifErr, c.want)
+			}
+			want := offsets{sockNet: 48, netCookie: 40, skbHead: 200, skbNetworkHeader: 178}
+			if got != want {
+				t.Fatalf("kernelOffsets = %+v, want %+v", got, want)
+			}
+		})
 	}
 }
 
@@ -108,7 +141,7 @@ func TestKernelOffsetsRejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sock, net, skb := fakeKernelTypes()
 			c.mut(sock, net, skb)
-			_, err := kernelOffsets(specOf(t, sock, net, skb))
+			_, _, err := kernelOffsets(specOf(t, sock, net, skb))
 			if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrUnsupported) {
 				t.Fatalf("kernelOffsets = %v, want ErrUnsupported with %q", err, c.want)
 			}
@@ -119,7 +152,7 @@ func TestKernelOffsetsRejects(t *testing.T) {
 		// sock still refers to net through skc_net, so only remove the name.
 		sock.Members[0].Type.(*btf.Struct).Members[2].Type = &btf.Struct{Size: 8, Members: []btf.Member{
 			{Name: "net", Type: &btf.Pointer{Target: &btf.Struct{Name: "net", Size: 8}}}}}
-		_, err := kernelOffsets(specOf(t, sock, skb))
+		_, _, err := kernelOffsets(specOf(t, sock, skb))
 		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "no member \"net_cookie\"") {
 			t.Fatalf("kernelOffsets = %v", err)
 		}

@@ -15,12 +15,13 @@ const (
 
 // Stack slots of the program (offsets from the frame pointer R10).
 const (
-	stScratch  = -8                   // u64: what bpf_probe_read_kernel reads
-	stKey      = -8 - keySize         // the map key, 24 bytes
-	stAddr     = stKey + keyAddrOff   // key.addr[16]
-	stReason   = stKey + keyReasonOff // key.reason
-	stOne      = stKey - 8            // u64 1, the value of a new entry
-	stOverflow = stOne - 4            // u32 index into the overflow array
+	stScratch  = -8                    // u64: what bpf_probe_read_kernel reads
+	stKey      = -8 - keySize          // the map key, 24 bytes
+	stAddr     = stKey + keyAddrOff    // key.addr[16]
+	stReason   = stKey + keyReasonOff  // key.reason
+	stIfIndex  = stKey + keyIfIndexOff // key.ifindex
+	stOne      = stKey - 8             // u64 1, the value of a new entry
+	stOverflow = stOne - 4             // u32 index into the overflow array
 )
 
 // Helper return value for an existing key with BPF_NOEXIST.
@@ -35,7 +36,9 @@ const bpfNoExist = 1 // BPF_NOEXIST
 //
 //	net = sk->__sk_common.skc_net.net; if net->net_cookie != cookie: return
 //	ip  = skb->head + skb->network_header
-//	key = {source address of ip (IPv4 as ::ffff:a.b.c.d), reason}
+//	key = {source address of ip (IPv4 as ::ffff:a.b.c.d), reason,
+//	       skb->skb_iif if the source is IPv6 link-local (fe80::/10) and
+//	       o.hasIif, else 0}
 //	counts[key] += 1 (atomically; inserted with BPF_NOEXIST, and on a
 //	race with another CPU looked up again), or overflow[reason] += 1 when
 //	the table is full or the IP header cannot be read.
@@ -74,7 +77,7 @@ func sourceKey(o offsets, reason Reason) asm.Instructions {
 		// The key is zeroed, then addr and reason are filled in.
 		zero64(stKey),
 		zero64(stKey+8),
-		zero64(stKey+16), // reason and pad
+		zero64(stKey+16), // reason and ifindex
 		asm.StoreImm(asm.R10, stReason, int64(reason), asm.Word),
 
 		// R9 = skb->head + skb->network_header: the IP header.
@@ -107,6 +110,27 @@ func sourceKey(o offsets, reason Reason) asm.Instructions {
 		// IPv6.
 		labelled("ipv6", probeRead(stAddr, 16, asm.R9, ipv6SrcOff)),
 		asm.JNE.Imm(asm.R0, 0, "overflow"),
+		linkLocalIfIndex(o),
+	)
+}
+
+// linkLocalIfIndex puts skb->skb_iif (skb in R8) into the key when the
+// IPv6 source address at stAddr is link-local (fe80::/10), then goes on
+// to "count"; a failed read leaves the ifindex 0. Nothing when the kernel
+// offset is unknown.
+func linkLocalIfIndex(o offsets) asm.Instructions {
+	if !o.hasIif {
+		return nil
+	}
+	return seq(
+		asm.LoadMem(asm.R1, asm.R10, stAddr, asm.Byte),
+		asm.JNE.Imm(asm.R1, 0xfe, "count"),
+		asm.LoadMem(asm.R1, asm.R10, stAddr+1, asm.Byte),
+		asm.And.Imm(asm.R1, 0xc0),
+		asm.JNE.Imm(asm.R1, 0x80, "count"),
+		probeRead(stIfIndex, 4, asm.R8, int32(o.skbIif)),
+		asm.JEq.Imm(asm.R0, 0, "count"),
+		asm.StoreImm(asm.R10, stIfIndex, 0, asm.Word),
 	)
 }
 
