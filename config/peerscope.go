@@ -174,19 +174,14 @@ func validatePeerIdentity(p *problems, pr *Peer, seen map[string]*Peer) {
 	}
 }
 
-// validateInterfacePeer checks what an interface peer allows: a
-// local-address that is an IPv6 link-local address (without a zone: the
-// interface is the zone), and no multihop (a link-local address is one
-// hop away).
+// validateInterfacePeer checks what an interface peer allows: no
+// local-address (the session runs from the interface's link-local address,
+// which the kernel picks: the embedded GoBGP can neither bind a zoned
+// address and announce it as next hop nor bind one without its zone), and
+// no multihop (a link-local address is one hop away).
 func validateInterfacePeer(p *problems, pr *Peer) {
 	if a := pr.LocalAddress; a.IsValid() && !pr.m.isBad("local-address") {
-		line := pr.LineOf("local-address")
-		switch {
-		case a.Zone() != "":
-			p.errorf(line, "local-address: %s: no zone (the peer's interface, %s, is the zone)", a, pr.Interface)
-		case !a.Is6() || !a.IsLinkLocalUnicast():
-			p.errorf(line, "local-address: %s is not an IPv6 link-local address (fe80::/10): an interface peer's session runs between link-local addresses on %s", a, pr.Interface)
-		}
+		p.errorf(pr.LineOf("local-address"), "local-address: %s: an interface peer's session runs from %s's own link-local address (the kernel picks it, and it is the next hop we announce); remove local-address", a, pr.Interface)
 	}
 	if pr.MultihopTTL != 0 && !pr.m.isBad("multihop-ttl") {
 		p.errorf(pr.LineOf("multihop-ttl"), "multihop-ttl: %d: an interface peer is directly connected (its IPv6 link-local address is one hop away); remove multihop-ttl", pr.MultihopTTL)

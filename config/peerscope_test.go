@@ -78,11 +78,11 @@ vrf = "blue"
 		{"vrf wrong type", "\n[[peers]]\naddress = \"192.0.2.2\"\nvrf = true\nasn = 65002\n",
 			[]string{`r1.toml:7: vrf: expected string, got boolean`}},
 		{"interface local-address ipv4", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nlocal-address = \"192.0.2.1\"\n",
-			[]string{`r1.toml:8: local-address: 192.0.2.1 is not an IPv6 link-local address (fe80::/10): an interface peer's session runs between link-local addresses on eth1`}},
+			[]string{`r1.toml:8: local-address: 192.0.2.1: an interface peer's session runs from eth1's own link-local address (the kernel picks it, and it is the next hop we announce); remove local-address`}},
 		{"interface local-address global ipv6", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nlocal-address = \"2001:db8::1\"\n",
-			[]string{`r1.toml:8: local-address: 2001:db8::1 is not an IPv6 link-local address (fe80::/10): an interface peer's session runs between link-local addresses on eth1`}},
+			[]string{`r1.toml:8: local-address: 2001:db8::1: an interface peer's session runs from eth1's own link-local address (the kernel picks it, and it is the next hop we announce); remove local-address`}},
 		{"interface local-address zone", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nlocal-address = \"fe80::1%eth1\"\n",
-			[]string{`r1.toml:8: local-address: fe80::1%eth1: no zone (the peer's interface, eth1, is the zone)`}},
+			[]string{`r1.toml:8: local-address: fe80::1%eth1: an interface peer's session runs from eth1's own link-local address (the kernel picks it, and it is the next hop we announce); remove local-address`}},
 		{"interface multihop", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nmultihop-ttl = 2\n",
 			[]string{`r1.toml:8: multihop-ttl: 2: an interface peer is directly connected (its IPv6 link-local address is one hop away); remove multihop-ttl`}},
 		{"address with zone", "\n[[peers]]\naddress = \"fe80::2%eth1\"\nasn = 65002\n",
@@ -176,7 +176,7 @@ asn = 65003
 
 // TestInterfacePeer: an interface peer decodes with its interface as ID,
 // the families GoBGP's neighbor-interface negotiates by default, and a
-// link-local local-address; keys, keychains and VRFs work with it.
+// keys, keychains and VRFs work with it.
 func TestInterfacePeer(t *testing.T) {
 	c := mustParse(t, G+`
 [[keychains]]
@@ -190,7 +190,6 @@ type = "tcp-ao"
 interface = "swp1"
 asn = 65101
 password = "md5-1"
-local-address = "fe80::1"
 
 [[peers]]
 interface = "swp2.100"
@@ -236,7 +235,7 @@ asn = 65003
 			t.Errorf("Peer(%q) is not peer %d", w.id, i)
 		}
 	}
-	if c.Peers[0].LocalAddress != netip.MustParseAddr("fe80::1") || c.Peers[0].Line != 12 || c.Peers[0].LineOf("interface") != 13 {
+	if c.Peers[0].LocalAddress.IsValid() || c.Peers[0].Line != 12 || c.Peers[0].LineOf("interface") != 13 {
 		t.Errorf("peer 0: local-address %v line %d interface line %d", c.Peers[0].LocalAddress, c.Peers[0].Line, c.Peers[0].LineOf("interface"))
 	}
 	if c.Peers[1].IsDynamic() || !c.Peers[1].Passive {

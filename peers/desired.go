@@ -59,7 +59,7 @@ func (k Key) Equal(o Key) bool {
 
 // sameAOSet compares two TCP-AO sets, secrets in constant time.
 func sameAOSet(a, b md5auth.AOSet) bool {
-	if a.Prefix != b.Prefix || a.Current != b.Current || a.RNext != b.RNext || a.AcceptICMPs != b.AcceptICMPs || len(a.Keys) != len(b.Keys) {
+	if a.Prefix != b.Prefix || a.IfIndex != b.IfIndex || a.Current != b.Current || a.RNext != b.RNext || a.AcceptICMPs != b.AcceptICMPs || len(a.Keys) != len(b.Keys) {
 		return false
 	}
 	for i := range a.Keys {
@@ -144,6 +144,10 @@ type Desired struct {
 	// NextSwitch is when a keychain next changes some peer's key (zero
 	// when none will): the time of the next pass.
 	NextSwitch time.Time
+	// Guards are the link-local guards the listeners must carry: for an
+	// address two interface peers' far ends share, the owner's interface
+	// (shareListeners).
+	Guards []md5auth.Guard
 }
 
 // IDs returns the peer IDs of d, sorted.
@@ -243,7 +247,7 @@ func ComputeDesired(in Inputs) Desired {
 			}
 		}
 	}
-	shareListeners(d)
+	d.Guards = shareListeners(d, in.Links)
 	return d
 }
 
@@ -254,25 +258,38 @@ func ComputeDesired(in Inputs) Desired {
 // are keyed on their own sockets only (GoBGP dials them, and the dial hook
 // keys those), and their connections to our listeners fail the owner's
 // key: they fail closed, never unsigned.
-func shareListeners(d Desired) {
+//
+// A host on a non-owner's link that holds the owner's key would pass the
+// listeners' check as that link's peer, so the listeners carry a guard for
+// each shared address (md5auth.Guard): its segments are taken only from the
+// owner's interface. The guards are returned, in ID order.
+func shareListeners(d Desired, links map[string]Link) []md5auth.Guard {
 	type scope struct {
 		a  netip.Addr
 		l3 int
 	}
 	owner := map[scope]string{}
+	var guards []md5auth.Guard
+	guarded := map[scope]bool{}
 	for _, id := range d.IDs() {
 		w := d.Peers[id]
 		if !w.Cfg.IsInterface() || w.Unresolved() || !w.Key.Keyed() {
 			continue
 		}
 		s := scope{w.Cfg.Address.WithZone(""), w.IfIndex}
-		if o, ok := owner[s]; ok {
-			w.SharesListener = o
-			d.Peers[id] = w
+		o, ok := owner[s]
+		if !ok {
+			owner[s] = id
 			continue
 		}
-		owner[s] = id
+		w.SharesListener = o
+		d.Peers[id] = w
+		if !guarded[s] {
+			guarded[s] = true
+			guards = append(guards, md5auth.Guard{Addr: s.a, IfIndex: links[d.Peers[o].Cfg.Interface].IfIndex})
+		}
 	}
+	return guards
 }
 
 // wantKey resolves p's key at now: the schedule of cfg, unless an accepted
@@ -330,6 +347,7 @@ func mdKey(p *config.Peer, l3 int, secret md5auth.Secret) md5auth.Key {
 // the zone off a link-local scope.
 func scopeAO(s *md5auth.AOSet, l3 int) {
 	s.Prefix = netip.PrefixFrom(s.Prefix.Addr().WithZone(""), s.Prefix.Bits())
+	s.IfIndex = l3
 	for i := range s.Keys {
 		s.Keys[i].Prefix = s.Prefix
 		s.Keys[i].IfIndex = l3

@@ -76,8 +76,12 @@ func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 		AfiSafis:  fams,
 	}
 	switch {
-	case p.LocalAddress.IsValid() && p.IsInterface():
-		ap.Transport.LocalAddress = p.LocalAddress.WithZone(p.Interface).String()
+	case p.IsInterface():
+		// Unspecified, so that GoBGP takes the connection's own address
+		// as the next hop it announces: left empty, GoBGP fills in the
+		// interface's zoned link-local address, which its next-hop-self
+		// cannot parse (it announces ::, a martian to FRR).
+		ap.Transport.LocalAddress = "::"
 	case p.LocalAddress.IsValid():
 		ap.Transport.LocalAddress = p.LocalAddress.String()
 	}

@@ -97,6 +97,10 @@ type Manager struct {
 	learnt map[string]netip.Addr
 	// l3mdevSet: tcp_l3mdev_accept was found off and turned on.
 	l3mdevSet bool
+	// guardsSet are the link-local guards last put on the listeners;
+	// guarded: there are some.
+	guardsSet []md5auth.Guard
+	guarded   bool
 
 	mu sync.Mutex
 	// Inputs, recorded by the triggers.

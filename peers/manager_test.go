@@ -177,6 +177,18 @@ type fakeSockets struct {
 	hide     map[string]bool      // scopes Observe does not show (drift)
 	socks    []md5auth.SocketKeys // extra observed sockets (connections)
 	dialed   map[string]string    // dialed remote -> the key its socket got
+	guards   []md5auth.Guard      // the listeners' link-local guards
+	noGuards bool                 // SetListenerGuards fails
+}
+
+func (s *fakeSockets) SetListenerGuards(_ uint16, g []md5auth.Guard) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.noGuards {
+		return errors.New("injected: no socket filters here")
+	}
+	s.guards = append([]md5auth.Guard(nil), g...)
+	return nil
 }
 
 func newFakeSockets() *fakeSockets {

@@ -176,6 +176,7 @@ func (p *pass) run() {
 	p.sessions()
 	p.removals()
 	p.keys()
+	p.guards()
 	p.in.Held = maps.Clone(m.held)
 	p.d = ComputeDesired(p.in) // the install failures of this pass hold their peers down now
 	p.publishDials()           // before GoBGP learns of a peer, it can key its dials
@@ -301,7 +302,7 @@ func (p *pass) shareListener(st *peer, w Want) {
 	case MechTCPAO:
 		st.ao = cloneAOSet(w.Key.AO)
 	}
-	st.keyID, st.installed, st.err, st.obs.ok = w.Key.KeyID, w.Key.Usable(), nil, w.Key.Usable()
+	st.keyID, st.installed, st.err, st.obs.ok = w.Key.KeyID, w.Key.Usable(), w.Err, w.Key.Usable() && w.Err == nil
 }
 
 // deleteKey takes st's TCP-MD5 key off the listeners (a peer without one

@@ -46,6 +46,9 @@ func (m *Manager) observeAO(port uint16) ([]md5auth.AOSocket, error) {
 func (p *pass) keysAO(st *peer, w Want) {
 	m := p.m
 	id := w.Cfg.ID()
+	if len(st.ao.Keys) > 0 && st.ao.L3Index() != w.Key.AO.L3Index() {
+		p.deleteAO(st) // another VRF: its keys must not stay on the listeners
+	}
 	had := len(st.ao.Keys) > 0
 	ok := had && m.held[id] == nil
 	st.obs.ok = ok
@@ -114,7 +117,7 @@ func (p *pass) aoListenerProblems(set md5auth.AOSet) string {
 		var have []md5auth.ObservedAOKey
 		for _, s := range p.aoObs {
 			if s.Listening && s.Local == l.Local {
-				have = s.KeysFor(set.Prefix)
+				have = s.KeysForScope(set.Prefix, set.L3Index())
 			}
 		}
 		if len(have) != len(set.Keys) {

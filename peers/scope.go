@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
@@ -29,6 +30,8 @@ type Link struct {
 	// Err is why no address is known (ndp.ErrNoNeighbor, ...) or why the
 	// interface cannot be used (missing).
 	Err error
+	// IfIndex is the interface's index.
+	IfIndex int
 	// VRF is the VRF device the interface is enslaved to ("" none), and
 	// VRFIndex its ifindex.
 	VRF      string
@@ -200,3 +203,53 @@ func vrfName(v string) string {
 	}
 	return "VRF " + v
 }
+
+// guards puts the desired link-local guards on the listeners (every full
+// pass while there are or were any: the filter cannot be read back). When
+// they cannot be put there, the peers that share another's listener key
+// are held down (fail closed): GoBGP refuses connections for an
+// administratively down neighbor, so a host on their link holding the
+// owner's key is not taken for them.
+func (p *pass) guards() {
+	m := p.m
+	want := p.d.Guards
+	if m.port == 0 || (len(want) == 0 && !m.guarded) || (!p.full && slices.Equal(want, m.guardsSet)) {
+		return
+	}
+	gs, ok := m.socks.(GuardSockets)
+	var err error
+	if !ok {
+		err = errors.New("the socket layer cannot put link-local guards on the listeners")
+	} else {
+		err = gs.SetListenerGuards(m.port, want)
+	}
+	if err == nil {
+		if !slices.Equal(want, m.guardsSet) {
+			m.log.WithField("guards", len(want)).Info("reconcile: link-local guards on the listeners: a shared far-end address is taken only from its owner's interface")
+		}
+		m.guardsSet, m.guarded = slices.Clone(want), len(want) > 0
+		for id, w := range p.d.Peers {
+			if w.SharesListener != "" && errors.Is(m.held[id], errGuard) {
+				delete(m.held, id)
+			}
+		}
+		return
+	}
+	for id, w := range p.d.Peers {
+		if w.SharesListener == "" {
+			continue
+		}
+		herr := fmt.Errorf("peers: peer %s (%s:%d): its far end's address %s is also peer %s's, and the listeners cannot be guarded to tell the two interfaces apart: %w: %w",
+			id, m.cfg.File, w.Cfg.Line, w.Cfg.Address.WithZone(""), w.SharesListener, errGuard, err)
+		if m.held[id] == nil {
+			m.log.WithError(herr).Error("peer held down (fail closed)")
+		}
+		m.held[id] = herr
+		if st := m.peers[id]; st != nil {
+			st.err, st.obs.ok = herr, false
+		}
+	}
+}
+
+// errGuard marks a peer held down because the listeners' guard is missing.
+var errGuard = errors.New("link-local guard not installed")

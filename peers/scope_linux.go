@@ -31,6 +31,10 @@ func (kernelScopes) Link(ifname string) Link {
 		return l
 	}
 	l.VRF, l.VRFIndex = name, idx
+	if l.IfIndex, err = netdev.IfIndex(ifname); err != nil {
+		l.MasterErr = err
+		return l
+	}
 	l.Peer, l.Err = ndp.Resolve(ifname)
 	return l
 }

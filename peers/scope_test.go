@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/internal/testlog"
+	"github.com/authbgp/authbgpd/md5auth"
 )
 
 // fakeScopes is a kernel of interfaces and VRFs for the reconciler.
@@ -150,10 +152,13 @@ func TestInterfacePeersSameAddress(t *testing.T) {
 	s := newFakeSockets()
 	s.visible = true
 	sc := &fakeScopes{links: map[string]Link{
-		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1")},
-		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2")},
+		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), IfIndex: 11},
+		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
 	}, vrfs: map[string]VRF{}}
 	m, b, logs := startScoped(t, unnumbered, s, sc)
+	if want := []md5auth.Guard{{Addr: netip.MustParseAddr("fe80::2"), IfIndex: 11}}; !slices.Equal(s.guards, want) {
+		t.Fatalf("listener guards %v, want %v", s.guards, want)
+	}
 	for i := 0; i < 3; i++ {
 		if err := m.pass(context.Background()); err != nil {
 			t.Fatal(err)
@@ -286,5 +291,41 @@ func TestLearnKeepsAddress(t *testing.T) {
 	m.learn(map[string]Link{"eth1": {Peer: a}})
 	if _, ok := m.learn(map[string]Link{})["eth1"]; ok || len(m.learnt) != 0 {
 		t.Fatalf("an interface no peer names any more is still learnt: %v", m.learnt)
+	}
+}
+
+// TestSharedAddressUnguarded: when the listeners cannot be guarded, the
+// interface peer that does not own the listeners' key for a shared address
+// is held down (GoBGP refuses its connections), and the owner runs.
+func TestSharedAddressUnguarded(t *testing.T) {
+	s := newFakeSockets()
+	s.visible, s.noGuards = true, true
+	sc := &fakeScopes{links: map[string]Link{
+		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), IfIndex: 11},
+		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
+	}, vrfs: map[string]VRF{}}
+	m, b, _ := startScoped(t, unnumbered, s, sc)
+	if p := b.peer("fe80::2%eth2"); p == nil || !p.Conf.AdminDown {
+		t.Fatalf("eth2's neighbor without a guard: %v", p)
+	}
+	if p := b.peer("fe80::2%eth1"); p == nil || p.Conf.AdminDown {
+		t.Fatalf("eth1's neighbor: %v", p)
+	}
+	for _, p := range m.Status() {
+		if p.Interface == "eth2" && (p.State != "admin-down" || !strings.Contains(p.Auth.Error, "cannot be guarded")) {
+			t.Fatalf("eth2: %+v", p)
+		}
+	}
+	s.mu.Lock()
+	s.noGuards = false
+	s.mu.Unlock()
+	if err := m.pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p := b.peer("fe80::2%eth2"); p == nil || p.Conf.AdminDown {
+		t.Fatalf("eth2's neighbor once guarded: %v", p)
 	}
 }

@@ -29,6 +29,14 @@ type Sockets interface {
 	Preflight() error
 }
 
+// GuardSockets puts link-local guards on the listeners
+// (md5auth.ProcessSockets; see md5auth.Guard). A Sockets without it cannot
+// run two interface peers whose far ends share an address: the ones that do
+// not own the listeners' key are held down.
+type GuardSockets interface {
+	SetListenerGuards(port uint16, guards []md5auth.Guard) error
+}
+
 // AOSockets puts TCP-AO keys on the process's BGP sockets and reads them
 // back (md5auth.ProcessSockets). A Sockets without it cannot run TCP-AO
 // peers: they are held down.
