@@ -291,7 +291,11 @@ func soakSYNFlood(targets []soakFloodTarget, n int) soakFloodResult {
 				time.Sleep(600 * time.Millisecond)
 				for i, fd := range fds {
 					pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
-					if _, err := unix.Poll(pfd, 0); err != nil {
+					_, err := unix.Poll(pfd, 0)
+					for errors.Is(err, unix.EINTR) { // a signal (the Go runtime's preemption) interrupted it
+						_, err = unix.Poll(pfd, 0)
+					}
+					if err != nil {
 						r.fail(err)
 						continue
 					}
