@@ -25,16 +25,22 @@ const maxConnRuns = 4
 // from port and returns that connection's run.
 func (st *addrState) connRunOf(port uint16, diag diagCode, key int) int {
 	st.runTick++
-	slot := &st.runs[0]
-	for i := range st.runs {
-		r := &st.runs[i]
-		if r.used != 0 && r.port == port {
-			slot = r
-			break
+	// The slot of the last segment's connection first: a used slot's port
+	// is in no other used slot, so it is the one the walk would find.
+	slot := &st.runs[st.lastRun%maxConnRuns]
+	if slot.used == 0 || slot.port != port {
+		n := 0
+		for i := range st.runs {
+			r := &st.runs[i]
+			if r.used != 0 && r.port == port {
+				n = i
+				break
+			}
+			if r.used < st.runs[n].used {
+				n = i
+			}
 		}
-		if r.used < slot.used {
-			slot = r
-		}
+		slot, st.lastRun = &st.runs[n], uint8(n)
 	}
 	if slot.used == 0 || slot.port != port || slot.diag != diag || slot.key != key {
 		*slot = connRun{port: port, diag: diag, key: key}
