@@ -218,6 +218,16 @@ func (c *Config) lintVRFOverlaps(p *problems) {
 	}
 }
 
+// InterfacePeer is the interface peer of interface name (nil when none).
+func (c *Config) InterfacePeer(name string) *Peer {
+	for i := range c.Peers {
+		if p := &c.Peers[i]; p.IsInterface() && p.Interface == name {
+			return p
+		}
+	}
+	return nil
+}
+
 // Owner returns the configured peer a connection from a, in vrf ("" the
 // default VRF), belongs to, as the kernel picks keys: the interface peer
 // of a's zone when a is a link-local address with a zone (an unnumbered
@@ -227,12 +237,7 @@ func (c *Config) lintVRFOverlaps(p *problems) {
 // VRF never covers a peer of this one. nil when no peer matches.
 func (c *Config) Owner(a netip.Addr, vrf string) *Peer {
 	if z := a.Zone(); z != "" && a.Is6() && a.IsLinkLocalUnicast() {
-		for i := range c.Peers {
-			if p := &c.Peers[i]; p.IsInterface() && p.Interface == z {
-				return p
-			}
-		}
-		return nil // a link-local address on a link without a peer
+		return c.InterfacePeer(z) // nil: a link-local address on a link without a peer
 	}
 	a = a.WithZone("").Unmap()
 	var best *Peer

@@ -426,10 +426,8 @@ func interfaceOwner(cfg *config.Config, a netip.Addr) (string, bool) {
 	if !a.Is6() || !a.IsLinkLocalUnicast() || a.Zone() == "" {
 		return "", false
 	}
-	for i := range cfg.Peers {
-		if p := &cfg.Peers[i]; p.IsInterface() && p.Interface == a.Zone() {
-			return p.ID(), true
-		}
+	if p := cfg.InterfacePeer(a.Zone()); p != nil {
+		return p.ID(), true
 	}
-	return "", false
+	return "", true
 }
