@@ -639,6 +639,64 @@ func runCount(t testing.TB, progs []*ebpf.Program) uint64 {
 	return n
 }
 
+// recursionMisses sums the kernel's count of runs it skipped for progs
+// (bpf_prog_info.recursion_misses: the program was already running on
+// that CPU).
+func recursionMisses(t testing.TB, progs []*ebpf.Program) uint64 {
+	t.Helper()
+	var n uint64
+	for _, p := range progs {
+		s, err := p.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += s.RecursionMisses
+	}
+	return n
+}
+
+// daemonKdropsCounts reads the daemon's kdrops_counts map (through its
+// fd in /proc/PID/fd), key bytes in hex -> count, for failure messages.
+func daemonKdropsCounts(t testing.TB, pid int) map[string]uint64 {
+	t.Helper()
+	out := map[string]uint64{}
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Logf("the daemon's counts map: %v", err)
+		return out
+	}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err != nil || l != "anon_inode:bpf-map" {
+			continue
+		}
+		fi, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, e.Name()))
+		if err != nil {
+			continue
+		}
+		var id uint64
+		for _, line := range strings.Split(string(fi), "\n") {
+			if v, ok := strings.CutPrefix(line, "map_id:"); ok {
+				id, _ = strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+			}
+		}
+		m, err := ebpf.NewMapFromID(ebpf.MapID(id))
+		if err != nil {
+			continue
+		}
+		if info, err := m.Info(); err == nil && info.Name == "kdrops_counts" {
+			k := make([]byte, m.KeySize())
+			var v uint64
+			it := m.Iterate()
+			for it.Next(&k, &v) {
+				out[fmt.Sprintf("%x", k)] = v
+			}
+		}
+		m.Close()
+	}
+	return out
+}
+
 // kdWitness is the test's own raw-tracepoint program on the tracepoints
 // the daemon counts: it counts every firing by the network namespace
 // cookie of the socket (0: unreadable). The daemon's programs run for every
@@ -986,11 +1044,28 @@ func TestKernelDropsGoodPathIdle(t *testing.T) {
 	// The dial has given up: its SYNs are all counted in TcpExt; /status
 	// has them after dropwatch's next read (every second).
 	fails := counter(t, pair.A, "TCPMD5Failure") - failBase
-	p := waitPeer(t, a, send.String(), 10*time.Second, fmt.Sprintf("kernel_drops.bad_digest = %d (the TCPMD5Failure delta)", fails), func(p *status.Peer) bool {
+	p, waitErr := pollPeer(a, send.String(), 10*time.Second, func(p *status.Peer) bool {
 		return p.KernelDrops != nil && p.KernelDrops.BadDigest == fails
 	})
 	runs := runCount(t, progs) - runs0
 	own, foreign := kdSplit(w0, w.read(t), cookieR)
+	if waitErr != nil {
+		// Everything that tells where a drop went: the programs' runs and
+		// the kernel's recursion misses, the witness, the daemon's drops of
+		// no peer, and its counts map as it is now.
+		st := a.Status()
+		other := uint64(0)
+		if st.KernelDrops != nil {
+			other = st.KernelDrops.Other
+		}
+		last := "<absent>"
+		if p != nil {
+			last = kdString(p.KernelDrops)
+		}
+		t.Fatalf("/status peer %s: not kernel_drops.bad_digest = %d (the TCPMD5Failure delta) within 10s; last kernel_drops %s (%v); "+
+			"kdrops program runs %d, recursion misses %d, witness %d in the router's namespace (+%d elsewhere), drops of no peer %d, the daemon's counts map %v",
+			send, fails, last, waitErr, runs, recursionMisses(t, progs), own, foreign, other, daemonKdropsCounts(t, pid))
+	}
 	t.Logf("one wrong-key attempt: kdrops program runs %d, router TCPMD5Failure +%d, witness: %d in the router's namespace, %d elsewhere; /status %s",
 		runs, fails, own, foreign, kdString(p.KernelDrops))
 	if fails == 0 || own != fails || runs < fails || runs > own+foreign {
