@@ -49,6 +49,11 @@ type Observer interface {
 	// KeyChanged: the peer's installed key changed; keyID is the keychain
 	// key id now in use (-1 for a password).
 	KeyChanged(peer string, keyID int)
+	// KeyInUse: keyID (the keychain key id; -1 for a password) is the key
+	// the peer's installed key now is, told once for each id in turn: at
+	// the first install, and at each change after it (the shadow
+	// checker pins it).
+	KeyInUse(peer string, keyID int)
 	PeerRemoved(peer string)
 	// Session tells which connection carries the established session
 	// with addr (remote is the peer's end; zero when none is established),
@@ -64,6 +69,7 @@ type nopObserver struct{}
 func (nopObserver) Session(netip.Addr, netip.AddrPort)      {}
 func (nopObserver) KeyInstalled(string, bool)               {}
 func (nopObserver) KeyChanged(string, int)                  {}
+func (nopObserver) KeyInUse(string, int)                    {}
 func (nopObserver) PeerRemoved(string)                      {}
 func (nopObserver) AOKernel(string, metrics.AOKernelCounts) {}
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -556,4 +557,76 @@ func dial(t *testing.T, m *Manager, addr string) error {
 	t.Helper()
 	a := netip.MustParseAddr(addr)
 	return m.dialKey(a, netip.AddrPortFrom(a, 179), nil)
+}
+
+// keyObserver records what the reconciler tells of keys.
+type keyObserver struct {
+	nopObserver
+	mu             sync.Mutex
+	inUse, changed []string // "peer=id"
+}
+
+func (o *keyObserver) KeyInUse(peer string, id int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.inUse = append(o.inUse, fmt.Sprintf("%s=%d", peer, id))
+}
+
+func (o *keyObserver) KeyChanged(peer string, id int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.changed = append(o.changed, fmt.Sprintf("%s=%d", peer, id))
+}
+
+func (o *keyObserver) told() (inUse, changed []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.inUse), slices.Clone(o.changed)
+}
+
+// TestKeyInUseToldOncePerKey: the Observer hears the key a peer's install
+// is (what the shadow checker pins) at the first install and at each
+// change after it, once each, however many passes run in between; a key
+// change (KeyChanged, counted in the metrics) only at the change.
+func TestKeyInUseToldOncePerKey(t *testing.T) {
+	s := newFakeSockets()
+	at := time.Now().Add(300 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	c := cfg(t, fmt.Sprintf(`
+[[keychains]]
+name = "core"
+  [[keychains.keys]]
+  id = 1
+  secret = "Chain-One"
+  [[keychains.keys]]
+  id = 2
+  secret = "Chain-Two"
+  send-from = %q
+[[peers]]
+address = "192.0.2.2"
+asn = 65002
+keychain = "core"
+[[peers]]
+address = "192.0.2.3"
+asn = 65003
+password = "Secret-Alpha"
+`, at))
+	o := &keyObserver{}
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	m := New(Options{Config: c, Logger: l, Sockets: s, Observer: o, ReconcileEvery: 20 * time.Millisecond})
+	b := newFakeBGP()
+	if err := m.start(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop(context.Background()) })
+	waitFor(t, "switch to key 2", func() bool { v, _ := s.key("192.0.2.2"); return v == "Chain-Two" })
+	time.Sleep(200 * time.Millisecond) // passes every 20 ms: none tells again
+	inUse, changed := o.told()
+	slices.Sort(inUse)
+	if want := []string{"192.0.2.2=1", "192.0.2.2=2", "192.0.2.3=-1"}; !slices.Equal(inUse, want) {
+		t.Errorf("KeyInUse told %v, want %v (once per key)", inUse, want)
+	}
+	if want := []string{"192.0.2.2=2"}; !slices.Equal(changed, want) {
+		t.Errorf("KeyChanged told %v, want %v", changed, want)
+	}
 }

@@ -48,7 +48,11 @@ type peer struct {
 	shared bool
 	// installed: the last install of secret succeeded on every listener.
 	installed bool
-	err       error
+	// told: the Observer was told (KeyInUse) that keyID is in use, toldID
+	// the id it was told.
+	told   bool
+	toldID int
+	err    error
 	// heldDown: GoBGP holds the static peer administratively down, or
 	// does not have the range (fail closed).
 	heldDown bool
@@ -366,46 +370,55 @@ func (p *pass) keys() {
 	for _, id := range p.d.IDs() {
 		w := p.d.Peers[id]
 		st := m.record(w)
-		st.obs.by = "install"
-		if p.seen {
-			st.obs.by = "kernel"
+		p.peerKeys(st, w)
+		if st.installed && (!st.told || st.toldID != st.keyID) {
+			m.obs.KeyInUse(id, st.keyID)
+			st.told, st.toldID = true, st.keyID
 		}
-		switch {
-		case w.Unresolved():
-			st.err, st.installed, st.obs.ok = w.Err, false, false // removals took its keys off
-			continue
-		case w.HeldDown && errors.Is(w.Err, ErrScope):
-			// A key that cannot be scoped is not installed unscoped, and
-			// one installed before (a VRF since deleted) goes.
-			p.deleteKey(st)
-			p.deleteAO(st)
-			st.err, st.installed, st.obs.ok = w.Err, false, false
-			continue
-		case w.SharesListener != "":
-			p.shareListener(st, w)
-			continue
-		case !w.Key.Keyed():
-			p.deleteKey(st)
-			p.deleteAO(st)
-			st.err, st.keyID, st.installed = nil, -1, false
-			continue
-		case !w.Key.Usable():
-			st.err, st.installed = w.Err, false
-			st.obs.ok = false
-			continue
-		case w.Key.Mech == MechTCPAO:
-			p.deleteKey(st) // one mechanism per peer on a socket
-			p.keysAO(st, w)
-			continue
-		}
-		p.deleteAO(st)
-		st.obs.ok = st.installed
-		if !p.needsInstall(st, w) {
-			st.keyID = w.Key.KeyID
-			continue
-		}
-		p.install(st, w)
 	}
+}
+
+// peerKeys puts one peer's keys where w wants them (see keys).
+func (p *pass) peerKeys(st *peer, w Want) {
+	st.obs.by = "install"
+	if p.seen {
+		st.obs.by = "kernel"
+	}
+	switch {
+	case w.Unresolved():
+		st.err, st.installed, st.obs.ok = w.Err, false, false // removals took its keys off
+		return
+	case w.HeldDown && errors.Is(w.Err, ErrScope):
+		// A key that cannot be scoped is not installed unscoped, and
+		// one installed before (a VRF since deleted) goes.
+		p.deleteKey(st)
+		p.deleteAO(st)
+		st.err, st.installed, st.obs.ok = w.Err, false, false
+		return
+	case w.SharesListener != "":
+		p.shareListener(st, w)
+		return
+	case !w.Key.Keyed():
+		p.deleteKey(st)
+		p.deleteAO(st)
+		st.err, st.keyID, st.installed = nil, -1, false
+		return
+	case !w.Key.Usable():
+		st.err, st.installed = w.Err, false
+		st.obs.ok = false
+		return
+	case w.Key.Mech == MechTCPAO:
+		p.deleteKey(st) // one mechanism per peer on a socket
+		p.keysAO(st, w)
+		return
+	}
+	p.deleteAO(st)
+	st.obs.ok = st.installed
+	if !p.needsInstall(st, w) {
+		st.keyID = w.Key.KeyID
+		return
+	}
+	p.install(st, w)
 }
 
 // needsInstall reports whether w's key must be put on the listeners.

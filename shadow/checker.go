@@ -25,7 +25,12 @@ type Checker struct {
 	// retired holds, per peer ID, the keys SetPeers replaced less than
 	// opts.RetiredFor ago, newest last (see offSession).
 	retired map[string][]retiredKey
-	events  []func()
+	// pins are the key ids Pin was told, by peer ID: SetPeers gives them
+	// to its peers (a peer the checker has not been given yet included:
+	// the peers manager installs a new peer's key before the reload
+	// reaches the checker), and forgets those of peers it was not given.
+	pins   map[string]int
+	events []func()
 	// A one-entry cache of the last remote address: segments come in
 	// bursts from one session, and two map lookups cost as much as
 	// digesting a keepalive.

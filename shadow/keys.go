@@ -4,6 +4,7 @@ package shadow
 // retired keys, pinned by a rollover decision, looked up by address.
 
 import (
+	"maps"
 	"net/netip"
 	"slices"
 	"sort"
@@ -23,7 +24,8 @@ type retiredKey struct {
 const maxRetired = 8
 
 // SetPeers replaces the configured peers (reload). State of addresses that
-// still belong to a peer is kept. The checker keeps its own copy of the
+// still belong to a peer is kept, and so is the key Pin last named for a
+// peer ID (unless peers names one itself). The checker keeps its own copy of the
 // peers' secrets (the caller's are not retained) and wipes the copies it
 // replaces.
 func (c *Checker) SetPeers(peers []Peer) {
@@ -52,6 +54,18 @@ func (c *Checker) SetPeers(peers []Peer) {
 	}
 	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].Prefix.Bits() > ranges[j].Prefix.Bits() })
 	c.mu.Lock()
+	if len(c.pins) > 0 {
+		given := make(map[string]bool, len(peers))
+		for i := range peers {
+			given[peers[i].ID] = true
+		}
+		maps.DeleteFunc(c.pins, func(id string, _ int) bool { return !given[id] })
+		eachPeer(exact, ranges, ifaces, func(p *Peer) {
+			if id, ok := c.pins[p.ID]; ok && p.Pinned < 0 {
+				p.Pinned = id
+			}
+		})
+	}
 	c.retire(exact, ranges, ifaces)       // copies the replaced keys it keeps
 	wipeKeys(c.exact, c.ranges, c.ifaces) // only ever read under c.mu
 	c.exact, c.ranges, c.ifaces = exact, ranges, ifaces
@@ -179,11 +193,17 @@ func (c *Checker) retiredVerifies(p *Peer, ph *md5auth.PseudoHeader, segment []b
 	return false
 }
 
-// Pin makes the checker treat key id as peerID's active key (after a
-// follow-peer-rollover switch); -1 returns to the schedule.
+// Pin makes the checker treat key id as peerID's active key (the key the
+// peers manager installed: after a follow-peer-rollover switch too); -1
+// returns to the schedule. It holds across SetPeers, and for a peer ID
+// SetPeers has not given yet it waits for it.
 func (c *Checker) Pin(peerID string, id int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.pins == nil {
+		c.pins = map[string]int{}
+	}
+	c.pins[peerID] = id
 	eachPeer(c.exact, c.ranges, c.ifaces, func(p *Peer) {
 		if p.ID == peerID {
 			p.Pinned = id

@@ -68,31 +68,53 @@ func segmentPeers(t *testing.T, m *metrics.Metrics) []string {
 
 // TestReloadMakesSeriesAndPins: the Runner makes its keyed peers' segment
 // series exist at 0 when made and at each reload (an unkeyed peer gets
-// none), and a reload pins, in every worker's checker, the keychain key
-// the peers manager uses.
+// none). The keychain key the peers manager installed is pinned in every
+// worker's checker once: a pin for a peer the reload has not brought yet
+// (the manager installs a new peer's key first) waits for it, a kept
+// peer's pin holds across later reloads, a removed peer's is forgotten,
+// and a reload itself pins nothing (KeyIDs is not asked).
 func TestReloadMakesSeriesAndPins(t *testing.T) {
 	l := logrus.New()
 	l.SetOutput(io.Discard)
 	m := metrics.New("test")
 	base := parseConf(t, reloadBase)
 	base.Shadow.Workers = 2
-	r := NewRunner(base, l, m, RunnerOptions{KeyIDs: func() map[string]int { return map[string]int{"192.0.2.3": 2} }})
+	asked := 0
+	r := NewRunner(base, l, m, RunnerOptions{KeyIDs: func() map[string]int { asked++; return map[string]int{"192.0.2.3": 1} }})
 	if got := segmentPeers(t, m); !slices.Equal(got, []string{"192.0.2.2"}) {
 		t.Fatalf("series after NewRunner: %v", got)
 	}
+	pinned := func(what string, want int) {
+		t.Helper()
+		if len(r.chks) != 2 {
+			t.Fatalf("%d checkers, want 2", len(r.chks))
+		}
+		for i, c := range r.chks {
+			c.mu.Lock()
+			p := c.exact[netip.MustParseAddr("192.0.2.3")]
+			got := -2 // absent
+			if p != nil {
+				got = p.Pinned
+			}
+			c.mu.Unlock()
+			if got != want {
+				t.Errorf("%s: checker %d: 192.0.2.3 pinned %d, want %d", what, i, got, want)
+			}
+		}
+	}
+	r.Pin("192.0.2.3", 2) // the manager installed key 2 of the peer the reload adds
 	r.Reload(parseConf(t, reloadBase+reloadChain))
 	if got := segmentPeers(t, m); !slices.Equal(got, []string{"192.0.2.2", "192.0.2.3"}) {
 		t.Fatalf("series after Reload: %v", got)
 	}
-	if len(r.chks) != 2 {
-		t.Fatalf("%d checkers, want 2", len(r.chks))
-	}
-	for i, c := range r.chks {
-		c.mu.Lock()
-		p := c.exact[netip.MustParseAddr("192.0.2.3")]
-		c.mu.Unlock()
-		if p == nil || p.Pinned != 2 {
-			t.Errorf("checker %d: 192.0.2.3 = %+v, want key 2 pinned", i, p)
-		}
+	pinned("the reload that adds the peer", 2)
+	r.Reload(parseConf(t, reloadBase+reloadChain+"\n[shadow]\nfollow-peer-rollover = false\n"))
+	pinned("a later reload that keeps it", 2)
+	r.Reload(parseConf(t, reloadBase))
+	pinned("a reload that removes it", -2)
+	r.Reload(parseConf(t, reloadBase+reloadChain))
+	pinned("added again, its old pin forgotten", -1)
+	if asked != 0 {
+		t.Errorf("the reloads asked KeyIDs %d times: pins come from Pin only", asked)
 	}
 }

@@ -515,10 +515,12 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 }
 
 // Reload gives the checker the new peers and keys, once the peers manager
-// has applied cfg: it makes the keyed peers' segment series exist, pins
-// the keychain keys the peers manager uses (RunnerOptions.KeyIDs) and,
+// has applied cfg: it makes the keyed peers' segment series exist and,
 // off the caller's goroutine, acts on a proof made while
-// follow-peer-rollover was off (FollowProven).
+// follow-peer-rollover was off (FollowProven). The keychain keys the
+// peers manager uses stay pinned as Pin last named them (the manager pins
+// each key it installs, a new peer's before this Reload: see
+// Checker.SetPeers); nothing is pinned twice.
 //
 // In on-demand mode the new on-demand-window and on-demand-segments apply
 // to the demands to come (the mode itself changes at the next restart).
@@ -537,11 +539,6 @@ func (s *Runner) Reload(cfg *config.Config) {
 	s.followErr = map[string]string{}
 	s.mu.Unlock()
 	s.segmentSeries(cfg)
-	if s.keyIDs != nil {
-		for peer, id := range s.keyIDs() {
-			s.Pin(peer, id)
-		}
-	}
 	go s.FollowProven()
 }
 

@@ -337,8 +337,8 @@ type observer struct {
 }
 
 func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalled(peer, installed) }
-func (o observer) KeyChanged(peer string, keyID int) {
-	o.m.KeyChanged(peer)
+func (o observer) KeyChanged(peer string, _ int)            { o.m.KeyChanged(peer) }
+func (o observer) KeyInUse(peer string, keyID int) {
 	if sh := o.s.shadow; sh != nil && keyID >= 0 {
 		sh.Pin(peer, keyID)
 	}
