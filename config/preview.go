@@ -51,10 +51,10 @@ func (p *Preview) OK() bool { return len(p.Refused) == 0 }
 
 // NewPreview describes a reload from old to new, in a daemon that started
 // with old (see NewReloadPreview).
-func NewPreview(old, new *Config) Preview { return newPreview(old, old, new) }
+func NewPreview(old, new *Config) Preview { return newPreview(old, PlanReload(old, new)) }
 
-func newPreview(started, old, new *Config) Preview {
-	ch := Diff(old, new)
+func newPreview(started *Config, pl Plan) Preview {
+	old, new, ch := pl.Old, pl.New, pl.Changes
 	p := emptyPreview(new.File)
 	for _, w := range new.Warnings {
 		p.Warnings = append(p.Warnings, w.String())

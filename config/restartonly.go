@@ -44,4 +44,21 @@ func RestartOnly(started, next *Config) []string {
 // next in a daemon that started with started: NewPreview, whose Other says
 // what waits for the next restart (RestartOnly) against what runs, not
 // against cur.
-func NewReloadPreview(started, cur, next *Config) Preview { return newPreview(started, cur, next) }
+func NewReloadPreview(started, cur, next *Config) Preview {
+	return PlanReload(cur, next).Preview(started)
+}
+
+// Plan is one reload: the running config, the next one, and what changes
+// between them, diffed once (PlanReload) for the preview and for every
+// part of the daemon that applies it.
+type Plan struct {
+	Old, New *Config
+	Changes  Changes
+}
+
+// PlanReload diffs old against new.
+func PlanReload(old, new *Config) Plan { return Plan{Old: old, New: new, Changes: Diff(old, new)} }
+
+// Preview is NewReloadPreview of the plan, in a daemon that started with
+// started.
+func (pl Plan) Preview(started *Config) Preview { return newPreview(started, pl) }

@@ -630,3 +630,44 @@ password = "Secret-Alpha"
 		t.Errorf("KeyChanged told %v, want %v", changed, want)
 	}
 }
+
+// TestReloadPlanDiffsOnce: ReloadPlan applies the changes its plan has
+// diffed (the speaker's one Diff of a reload, also its preview's) without
+// diffing again, and diffs again only a plan made from another config than
+// the running one.
+func TestReloadPlanDiffsOnce(t *testing.T) {
+	s := newFakeSockets()
+	c := cfg(t, twoPeers)
+	m, _ := start(t, c, s, io.Discard)
+	next := cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Charlie", 1))
+	pl := m.Plan(next)
+	if pl.Old != c || len(pl.Changes.Changed) != 1 {
+		t.Fatalf("plan: old %p (running %p), changed %v", pl.Old, c, pl.Changes.Changed)
+	}
+	mark := &config.Peer{} // in no config: only this plan has it
+	pl.Changes.Unchanged = append(pl.Changes.Unchanged, mark)
+	ch, err := m.ReloadPlan(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(ch.Unchanged, mark) {
+		t.Errorf("ReloadPlan diffed again: changes %+v", ch)
+	}
+	if v, _ := s.key("192.0.2.2"); v != "Secret-Charlie" {
+		t.Errorf("key after the reload: %q", v)
+	}
+	// A plan from a config that is not running any more (c) is diffed
+	// against the running one (next).
+	stale := config.PlanReload(c, cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1)))
+	stale.Changes.Unchanged = append(stale.Changes.Unchanged, mark)
+	ch, err = m.ReloadPlan(context.Background(), stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(ch.Unchanged, mark) || len(ch.Changed) != 1 {
+		t.Errorf("a stale plan: changes %+v, want diffed against the running config", ch)
+	}
+	if v, _ := s.key("192.0.2.2"); v != "Secret-Delta" {
+		t.Errorf("key after the stale plan: %q", v)
+	}
+}

@@ -23,8 +23,30 @@ var ErrNeedsRestart = errors.New("change needs a restart")
 // The error joins what GoBGP refused and, for peers whose key changed,
 // why the new key cannot be used (the peer is then held down).
 func (m *Manager) Reload(ctx context.Context, next *config.Config) (config.Changes, error) {
+	return m.ReloadPlan(ctx, m.Plan(next))
+}
+
+// Plan diffs next against the running config: the plan of a reload to
+// next (its preview, and what ReloadPlan applies).
+func (m *Manager) Plan(next *config.Config) config.Plan {
 	m.mu.Lock()
-	ch := config.Diff(m.cfg, next)
+	cur := m.cfg
+	m.mu.Unlock()
+	return config.PlanReload(cur, next)
+}
+
+// ReloadPlan is Reload of pl.New with the changes pl has diffed (the
+// speaker diffs a reload once, for its preview and for everything that
+// applies it). A plan made from another config than the one running
+// (a reload in between: the speaker runs them one at a time) is diffed
+// again, against the running one.
+func (m *Manager) ReloadPlan(ctx context.Context, pl config.Plan) (config.Changes, error) {
+	next := pl.New
+	m.mu.Lock()
+	ch := pl.Changes
+	if pl.Old != m.cfg {
+		ch = config.Diff(m.cfg, next)
+	}
 	if refused := ch.Refusals(m.cfg, next); len(refused) > 0 {
 		m.mu.Unlock()
 		msgs := make([]string, len(refused))

@@ -56,9 +56,11 @@ type Speaker struct {
 	drops   *dropwatch.Running
 	ra      *peers.KernelAdvertiser // router advertisements for interface peers
 
-	mu      sync.Mutex
-	cfg     *config.Config
-	started *config.Config // what the API servers and the shadow checker run with
+	// started is what the API servers and the shadow checker run with (and
+	// the router ID and ASN, which only a restart changes). The running
+	// config is the peers manager's: a reload is planned against it
+	// (peers.Manager.Plan).
+	started *config.Config
 
 	reloadMu sync.Mutex          // one reload at a time
 	watch    *filewatch.Follower // [config] watch (watch.go); under reloadMu
@@ -81,7 +83,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	for _, w := range cfg.Warnings {
 		log.Warn(w.String())
 	}
-	s.log, s.cfg, s.started, s.kernel = log, cfg, cfg, dropwatch.NewNamespace(nil)
+	s.log, s.started, s.kernel = log, cfg, dropwatch.NewNamespace(nil)
 	listen := make([]string, 0, len(cfg.Global.ListenAddresses))
 	for _, a := range cfg.Global.ListenAddresses {
 		listen = append(listen, a.String())
@@ -191,15 +193,13 @@ func (s *Speaker) reload(ctx context.Context, req httpapi.ReloadRequest) config.
 		}
 		return config.RejectedPreview(file, err)
 	}
-	s.mu.Lock()
-	cur := s.cfg
-	s.mu.Unlock()
-	p := config.NewReloadPreview(s.started, cur, next)
+	pl := s.peers.Plan(next) // the one Diff of this reload
+	p := pl.Preview(s.started)
 	p.DryRun = req.DryRun
 	if req.DryRun {
 		return p
 	}
-	err = s.apply(ctx, next)
+	err = s.apply(ctx, pl)
 	if errors.Is(err, peers.ErrNeedsRestart) {
 		s.watch.Refused(before)
 		return p // refused: p.Refused says why
@@ -213,26 +213,24 @@ func (s *Speaker) reload(ctx context.Context, req httpapi.ReloadRequest) config.
 	return p
 }
 
-// apply applies a loaded config: peers first (which refuse changes that
-// need a restart), then SRv6 and the shadow checker.
-func (s *Speaker) apply(ctx context.Context, next *config.Config) error {
+// apply applies a loaded config (pl.New): peers first (which refuse
+// changes that need a restart), then SRv6 and the shadow checker.
+func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
+	next := pl.New
 	for _, w := range next.Warnings {
 		s.log.Warn(w.String())
 	}
 	for _, sec := range next.Secrets() {
 		s.host.RegisterSecret(sec)
 	}
-	ch, err := s.peers.Reload(ctx, next)
+	ch, err := s.peers.ReloadPlan(ctx, pl)
 	s.metrics.ConfigReloaded(err)
 	if errors.Is(err, peers.ErrNeedsRestart) {
 		s.log.WithError(err).Error("reload rejected; running config kept")
 		return err
 	}
-	s.mu.Lock()
-	s.cfg = next
-	s.mu.Unlock()
 	s.applyGlobal(next, ch)
-	if serr := s.srv6.Reload(ctx, next); serr != nil {
+	if serr := s.srv6.ReloadPlan(ctx, pl); serr != nil {
 		s.log.WithError(serr).Error("srv6: reload applied with errors")
 		err = errors.Join(err, serr)
 	}
@@ -281,9 +279,7 @@ func (s *Speaker) Stop(ctx context.Context) error {
 
 // Status implements httpapi.Source.
 func (s *Speaker) Status() status.Status {
-	s.mu.Lock()
-	cfg := s.cfg
-	s.mu.Unlock()
+	cfg := s.started // the router ID and ASN change only by a restart
 	st := status.Status{RouterID: cfg.Global.RouterID.String(), ASN: cfg.Global.ASN, Peers: s.peers.Status()}
 	if st.Peers == nil {
 		st.Peers = []status.Peer{}

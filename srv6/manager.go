@@ -152,6 +152,16 @@ func (s *Manager) Stop(ctx context.Context) error {
 // advertised, headend re-evaluated (routes of removed keys go), then keys
 // no longer configured removed.
 func (s *Manager) Reload(ctx context.Context, cfg *config.Config) error {
+	s.mu.Lock()
+	old := s.cfg
+	s.mu.Unlock()
+	return s.ReloadPlan(ctx, config.PlanReload(old, cfg))
+}
+
+// ReloadPlan is Reload of pl.New, logging the SRv6 changes pl has diffed
+// (diffed again if pl was made from another config than the running one).
+func (s *Manager) ReloadPlan(ctx context.Context, pl config.Plan) error {
+	cfg := pl.New
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.mu.Lock()
@@ -161,7 +171,11 @@ func (s *Manager) Reload(ctx context.Context, cfg *config.Config) error {
 		s.mu.Unlock()
 		return nil
 	}
-	s.logChanges(old, cfg)
+	ch := pl.Changes
+	if pl.Old != old {
+		ch = config.Diff(old, cfg)
+	}
+	s.logChanges(ch)
 	errs := s.applyKeysLocked(cfg)
 	errs = append(errs, s.applyPoliciesLocked(ctx, cfg)...)
 	he, hc := s.he, cfg.SRv6.Headend
@@ -189,9 +203,8 @@ func (s *Manager) Reload(ctx context.Context, cfg *config.Config) error {
 }
 
 // logChanges says which SRv6 keys (by ID) and policies (by name) a reload
-// changes, as config.Diff reports them.
-func (s *Manager) logChanges(old, next *config.Config) {
-	ch := config.Diff(old, next)
+// changes, as config.Diff reported them (ch).
+func (s *Manager) logChanges(ch config.Changes) {
 	if len(ch.HMACKeysAdded)+len(ch.HMACKeysRemoved)+len(ch.HMACKeysChanged)+
 		len(ch.PoliciesAdded)+len(ch.PoliciesRemoved)+len(ch.PoliciesChanged) == 0 && !ch.Headend {
 		return
