@@ -562,20 +562,19 @@ func TestKernelDropsPerPeer(t *testing.T) {
 
 // ---------------------------------------------------------------- good path
 
-// daemonKdropsProgs returns the kdrops programs (kernel name kdrops_*) the
-// process pid holds, found through its /proc/PID/fdinfo (prog_id), so that
-// other daemons' programs on this host do not count.
-func daemonKdropsProgs(t testing.TB, pid int) []*ebpf.Program {
-	t.Helper()
+// daemonBPFIDs returns the IDs of the BPF objects of kind ("prog" or
+// "map") that process pid holds descriptors of (from /proc/PID/fd and
+// fdinfo's prog_id or map_id), each once.
+func daemonBPFIDs(pid int, kind string) ([]uint64, error) {
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	seen := map[uint64]bool{}
-	var progs []*ebpf.Program
+	var ids []uint64
 	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err != nil || l != "anon_inode:bpf-prog" {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err != nil || l != "anon_inode:bpf-"+kind {
 			continue
 		}
 		fi, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, e.Name()))
@@ -584,13 +583,30 @@ func daemonKdropsProgs(t testing.TB, pid int) []*ebpf.Program {
 		}
 		var id uint64
 		for _, line := range strings.Split(string(fi), "\n") {
-			if v, ok := strings.CutPrefix(line, "prog_id:"); ok {
+			if v, ok := strings.CutPrefix(line, kind+"_id:"); ok {
 				id, _ = strconv.ParseUint(strings.TrimSpace(v), 10, 32)
 			}
 		}
-		if id == 0 || seen[id] {
-			continue
+		if id != 0 && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
 		}
+	}
+	return ids, nil
+}
+
+// daemonKdropsProgs returns the kdrops programs (kernel name kdrops_*) the
+// process pid holds, found through its /proc/PID/fdinfo (prog_id), so that
+// other daemons' programs on this host do not count.
+func daemonKdropsProgs(t testing.TB, pid int) []*ebpf.Program {
+	t.Helper()
+	ids, err := daemonBPFIDs(pid, "prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]bool{}
+	var progs []*ebpf.Program
+	for _, id := range ids {
 		seen[id] = true
 		p, err := ebpf.NewProgramFromID(ebpf.ProgramID(id))
 		if err != nil {
@@ -660,26 +676,12 @@ func recursionMisses(t testing.TB, progs []*ebpf.Program) uint64 {
 func daemonKdropsCounts(t testing.TB, pid int) map[string]uint64 {
 	t.Helper()
 	out := map[string]uint64{}
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	ents, err := os.ReadDir(dir)
+	ids, err := daemonBPFIDs(pid, "map")
 	if err != nil {
 		t.Logf("the daemon's counts map: %v", err)
 		return out
 	}
-	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err != nil || l != "anon_inode:bpf-map" {
-			continue
-		}
-		fi, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, e.Name()))
-		if err != nil {
-			continue
-		}
-		var id uint64
-		for _, line := range strings.Split(string(fi), "\n") {
-			if v, ok := strings.CutPrefix(line, "map_id:"); ok {
-				id, _ = strconv.ParseUint(strings.TrimSpace(v), 10, 32)
-			}
-		}
+	for _, id := range ids {
 		m, err := ebpf.NewMapFromID(ebpf.MapID(id))
 		if err != nil {
 			continue

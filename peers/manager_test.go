@@ -519,10 +519,11 @@ asn = 65003
 	}
 }
 
-func TestKeychainSwitch(t *testing.T) {
-	s := newFakeSockets()
+// keychainSwitchingSoon is peer 192.0.2.2 on keychain "core": key 1 now,
+// key 2 from 300 ms on.
+func keychainSwitchingSoon() string {
 	at := time.Now().Add(300 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	c := cfg(t, fmt.Sprintf(`
+	return fmt.Sprintf(`
 [[keychains]]
 name = "core"
   [[keychains.keys]]
@@ -536,7 +537,12 @@ name = "core"
 address = "192.0.2.2"
 asn = 65002
 keychain = "core"
-`, at))
+`, at)
+}
+
+func TestKeychainSwitch(t *testing.T) {
+	s := newFakeSockets()
+	c := cfg(t, keychainSwitchingSoon())
 	m, b := start(t, c, s, io.Discard)
 	if v, _ := s.key("192.0.2.2"); v != "Chain-One" {
 		t.Fatalf("before switch: %q", v)
@@ -590,26 +596,12 @@ func (o *keyObserver) told() (inUse, changed []string) {
 // change (KeyChanged, counted in the metrics) only at the change.
 func TestKeyInUseToldOncePerKey(t *testing.T) {
 	s := newFakeSockets()
-	at := time.Now().Add(300 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	c := cfg(t, fmt.Sprintf(`
-[[keychains]]
-name = "core"
-  [[keychains.keys]]
-  id = 1
-  secret = "Chain-One"
-  [[keychains.keys]]
-  id = 2
-  secret = "Chain-Two"
-  send-from = %q
-[[peers]]
-address = "192.0.2.2"
-asn = 65002
-keychain = "core"
+	c := cfg(t, keychainSwitchingSoon()+`
 [[peers]]
 address = "192.0.2.3"
 asn = 65003
 password = "Secret-Alpha"
-`, at))
+`)
 	o := &keyObserver{}
 	l := logrus.New()
 	l.SetOutput(io.Discard)
