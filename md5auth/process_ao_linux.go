@@ -82,6 +82,11 @@ func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 		return &contextError{what: "set TCP-AO keys of session " + local.String() + "-" + remote.String(), err: err}
 	}
 	defer s.Close()
+	return setConnAO(s, set)
+}
+
+// setConnAO is SetConnAO on the connection s.
+func setConnAO(s *Socket, set AOSet) error {
 	have, err := s.AOKeys()
 	if err != nil {
 		return err
@@ -115,11 +120,21 @@ func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) {
 	if err != nil {
 		return nil, err
 	}
+	return observeAO(socks)
+}
+
+// observeAO reads the TCP-AO keys and state of socks (multipath TCP ones
+// skipped) and closes them.
+func observeAO(socks []*Socket) ([]AOSocket, error) {
 	defer closeAll(socks)
 	var out []AOSocket
 	for _, s := range socks {
+		if s.Protocol == ProtoMPTCP {
+			continue
+		}
 		keys, err := s.AOKeys()
 		if errors.Is(err, ErrNoTCPAO) {
+			WipeAO(out)
 			return nil, err
 		}
 		if err != nil || len(keys) == 0 {
