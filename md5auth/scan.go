@@ -26,6 +26,8 @@ type Scan struct {
 	port uint16
 	obs  Observed
 	err  error // of the dump (or of the first walk)
+	// walkErr: the last walk failed (the look knows no socket).
+	walkErr error
 	// refs are the sockets of the look that are on port, by inode;
 	// unknown the descriptors whose socket the dump did not list (another
 	// port, another network namespace, multipath TCP, not TCP at all),

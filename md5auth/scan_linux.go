@@ -31,7 +31,7 @@ func (ProcessSockets) Scan(port uint16) *Scan {
 		s.err = err
 		wipeSocketKeys(socks)
 	case werr != nil:
-		s.err = werr
+		s.err, s.walkErr = werr, werr
 		wipeSocketKeys(socks)
 	default:
 		own := make(map[uint64]bool, len(s.fds))
@@ -93,12 +93,23 @@ func (s *Scan) identifyAll() {
 // rewalk walks /proc/self/fd again for the sockets that appeared since,
 // identifying each new one.
 func (s *Scan) rewalk() error {
-	return s.walk(func(fd int, ino uint64) {
+	s.walkErr = s.walk(func(fd int, ino uint64) {
 		if so := identify(fd); so != nil {
 			s.add(sockRef{fd: fd, inode: so.Inode, local: so.Local, remote: so.Remote, listening: so.Listening})
 			_ = so.Close()
 		}
 	})
+	return s.walkErr
+}
+
+// ready is nil once the Scan has walked /proc/self/fd: a look whose walk
+// failed knows no socket, and finding no listener in it must not pass for
+// keys installed on every listener (fail closed). It walks again first.
+func (s *Scan) ready() error {
+	if s.walkErr == nil {
+		return nil
+	}
+	return s.rewalk()
 }
 
 // open duplicates r's descriptor and returns the socket if it still is
@@ -116,6 +127,9 @@ func (s *Scan) open(r sockRef) *Socket {
 // the look that is gone (its descriptor closed, or its number reused)
 // makes the look stale: the Scan walks again and opens what it finds then.
 func (s *Scan) listeners() ([]*Socket, error) {
+	if err := s.ready(); err != nil {
+		return nil, err
+	}
 	s.identifyAll()
 	for walked := false; ; walked = true {
 		var out []*Socket
@@ -163,6 +177,9 @@ func (s *Scan) forget(inodes []uint64) {
 // look's is gone), from a walk for the sockets that appeared since.
 func (s *Scan) conn(local, remote netip.AddrPort) (*Socket, error) {
 	local, remote = normAddrPort(local), normAddrPort(remote)
+	if err := s.ready(); err != nil {
+		return nil, err
+	}
 	for walked := false; ; walked = true {
 		var gone []uint64
 		for _, r := range s.refs {
@@ -278,6 +295,9 @@ func (s *Scan) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 
 // ObserveAO is ProcessSockets.ObserveAO over the sockets of the look.
 func (s *Scan) ObserveAO() ([]AOSocket, error) {
+	if err := s.ready(); err != nil {
+		return nil, err
+	}
 	s.identifyAll()
 	var socks []*Socket
 	for _, r := range s.refs {

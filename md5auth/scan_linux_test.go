@@ -125,3 +125,50 @@ func TestScanStaleListener(t *testing.T) {
 	}
 	checkDump(t, observeIn(t, ns, portScanStale).Sockets, []wantSock{{listener(unix.AF_INET, lst), []Key{k}}})
 }
+
+const portScanFail = 18071 // a Scan whose walk fails
+
+// TestScanWalkFailsClosed: a look whose walk of /proc/self/fd failed knows
+// no socket; its key operations fail instead of finding no listener (which
+// would pass for a key on every listener) and ObserveAO fails instead of
+// reporting no TCP-AO keys (which would end every TCP-AO session). Once the
+// walk works again the same Scan keys the listener. Not parallel: it points
+// the walk elsewhere.
+func TestScanWalkFailsClosed(t *testing.T) {
+	ns := procNS(t, "pscanf")
+	lst := ap(loV4, portScanFail)
+	listenEcho(t, ns, "tcp4", lst)
+	dir := procFdDir
+	procFdDir = t.TempDir() + "/missing"
+	t.Cleanup(func() { procFdDir = dir })
+
+	var sc *Scan
+	_ = netns.Do(ns, func() error { sc = ProcessSockets{}.Scan(portScanFail); return nil })
+	if _, err := sc.Observe(); err == nil {
+		t.Fatal("Observe of a look whose walk failed: no error")
+	}
+	k := AddrKey(cliV4, secretA)
+	if n, err := sc.SetListenerKey(k); err == nil {
+		t.Fatalf("SetListenerKey on a look whose walk failed = %d, nil: it must fail (fail closed)", n)
+	}
+	if err := sc.DeleteListenerKey(k); err == nil {
+		t.Fatal("DeleteListenerKey on a look whose walk failed: no error")
+	}
+	if err := sc.SetConnKey(lst, ap(loV4, 1), k); err == nil || errors.Is(err, ErrSocketNotFound) {
+		t.Fatalf("SetConnKey on a look whose walk failed = %v; want the walk's error", err)
+	}
+	if n, err := sc.SetListenerAO(AOSet{Prefix: netip.PrefixFrom(cliV4, 32)}); err == nil {
+		t.Fatalf("SetListenerAO on a look whose walk failed = %d, nil", n)
+	}
+	if socks, err := sc.ObserveAO(); err == nil {
+		t.Fatalf("ObserveAO on a look whose walk failed = %d sockets, nil", len(socks))
+	}
+
+	procFdDir = dir
+	n, err := sc.SetListenerKey(k)
+	noSecret(t, err)
+	if n != 1 || err != nil {
+		t.Fatalf("SetListenerKey once the walk works = %d, %v", n, err)
+	}
+	checkDump(t, observeIn(t, ns, portScanFail).Sockets, []wantSock{{listener(unix.AF_INET, lst), []Key{k}}})
+}
