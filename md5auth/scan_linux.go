@@ -71,6 +71,7 @@ func (s *Scan) relevant(local, remote netip.AddrPort, listening bool) bool {
 }
 
 func (s *Scan) add(r sockRef) {
+	r.local, r.remote = normAddrPort(r.local), normAddrPort(r.remote)
 	if !s.byInode[r.inode] && s.relevant(r.local, r.remote, r.listening) {
 		s.byInode[r.inode] = true
 		s.refs = append(s.refs, r)
