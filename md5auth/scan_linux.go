@@ -26,12 +26,13 @@ func (ProcessSockets) Scan(port uint16) *Scan {
 		}
 		s.unknown = append(s.unknown, fdRef{fd: fd, inode: ino})
 	})
+	s.walkErr = werr // the operations fail (walking again first) while it stands
 	switch {
 	case err != nil:
 		s.err = err
 		wipeSocketKeys(socks)
 	case werr != nil:
-		s.err, s.walkErr = werr, werr
+		s.err = werr
 		wipeSocketKeys(socks)
 	default:
 		own := make(map[uint64]bool, len(s.fds))
