@@ -238,12 +238,16 @@ func (p *pass) peerFor(a netip.Addr) string { return ownerOf(p.in.Config, a) }
 // isStatic reports whether a is a static peer of the pass's config (a set
 // made once per pass: config.Peer formats every peer's ID, and a full pass
 // asks for each of GoBGP's neighbors — 16% of an idle daemon's CPU with
-// 1,000 peers).
+// 1,000 peers). A zoned link-local address is an interface peer's, as
+// Manager.isStatic says.
 func (p *pass) isStatic(a netip.Addr) bool {
+	if id, ok := interfaceOwner(p.in.Config, a); ok {
+		return id != ""
+	}
 	if p.statics == nil {
 		p.statics = map[netip.Addr]bool{}
 		for i := range p.in.Config.Peers {
-			if c := &p.in.Config.Peers[i]; !c.IsDynamic() {
+			if c := &p.in.Config.Peers[i]; !c.IsDynamic() && !c.IsInterface() {
 				p.statics[c.Address] = true
 			}
 		}
