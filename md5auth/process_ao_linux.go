@@ -35,23 +35,28 @@ func (ProcessSockets) SetListenerAO(port uint16, set AOSet) (int, error) {
 // moved to another VRF, leaves none behind). DeleteListenerAOScope removes
 // one scope's only.
 func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error {
-	_, err := eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, p) },
-		func(s *Socket, _ bool) error {
-			have, err := s.AOKeys()
-			if err != nil {
-				return err
-			}
-			defer wipeObservedAO(have)
-			for _, o := range have {
-				if o.Prefix == p.Masked() {
-					if err := s.DeleteAOKey(o.AOKey); err != nil {
-						return err
-					}
+	_, err := eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, p) }, deleteAllScopesOp(p))
+	return err
+}
+
+// deleteAllScopesOp takes every MKT of p, in every L3 scope, off a
+// listener (DeleteListenerAO).
+func deleteAllScopesOp(p netip.Prefix) func(s *Socket, _ bool) error {
+	return func(s *Socket, _ bool) error {
+		have, err := s.AOKeys()
+		if err != nil {
+			return err
+		}
+		defer wipeObservedAO(have)
+		for _, o := range have {
+			if o.Prefix == p.Masked() {
+				if err := s.DeleteAOKey(o.AOKey); err != nil {
+					return err
 				}
 			}
-			return nil
-		})
-	return err
+		}
+		return nil
+	}
 }
 
 // DeleteListenerAOScope removes every MKT of the scope (p, ifindex) from

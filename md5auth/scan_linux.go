@@ -264,6 +264,10 @@ func (s *Scan) SetConnKey(local, remote netip.AddrPort, k Key) error {
 // SetListenerAO is ProcessSockets.SetListenerAO on the listeners of the
 // look.
 func (s *Scan) SetListenerAO(set AOSet) (int, error) {
+	set, err := set.scoped()
+	if err != nil {
+		return 0, err
+	}
 	socks, err := s.listeners()
 	if err != nil {
 		return 0, err
@@ -273,20 +277,23 @@ func (s *Scan) SetListenerAO(set AOSet) (int, error) {
 }
 
 // DeleteListenerAO is ProcessSockets.DeleteListenerAO on the listeners of
-// the look.
+// the look: p's MKTs in every L3 scope.
 func (s *Scan) DeleteListenerAO(p netip.Prefix) error {
 	socks, err := s.listeners()
 	if err != nil {
 		return err
 	}
-	_, err = eachOf(socks, func(fam int) (bool, bool) { return aoApplies(fam, p) },
-		func(so *Socket, _ bool) error { return syncMKTs(so, AOSet{Prefix: p, Current: -1, RNext: -1}) })
+	_, err = eachOf(socks, func(fam int) (bool, bool) { return aoApplies(fam, p) }, deleteAllScopesOp(p))
 	return err
 }
 
 // SetConnAO is ProcessSockets.SetConnAO on the connection of the look (or
 // of a new walk, when it came up since).
 func (s *Scan) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
+	set, err := set.scoped()
+	if err != nil {
+		return err
+	}
 	so, err := s.conn(local, remote)
 	if err != nil {
 		return &contextError{what: "set TCP-AO keys of session " + local.String() + "-" + remote.String(), err: err}
