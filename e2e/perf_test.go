@@ -818,7 +818,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		cfg.Peers = append(cfg.Peers, abPeer{addr: dynRange, asn: 65002, src: "password-file", ref: "dyn"})
 		authbgpdBinary(b, "") // built before the clock starts
 		t0 = time.Now()
-		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: "info", Files: files})
+		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: envStr("SCALE_LOG_LEVEL", "info"), Files: files})
 		pid, recv = a.cmd.Process.Pid, a.daemon
 		// Start-up: every configured entry (static peers and the
 		// range) has its key installed.
