@@ -92,14 +92,22 @@ func (s *Scan) identifyAll() {
 	s.unknown = nil
 }
 
-// rewalk walks /proc/self/fd again for the sockets that appeared since,
-// identifying each new one.
+// rewalk walks /proc/self/fd again and identifies every socket that is
+// none of the look's: those that appeared since, and those it saw before
+// on no port of its own, which may have connected since (GoBGP's dial has
+// its socket, keyed by the dial hook, before it connects).
 func (s *Scan) rewalk() error {
-	s.walkErr = s.walk(func(fd int, ino uint64) {
+	s.walks++
+	s.walkErr = socketFds(func(fd int, ino uint64) bool {
+		if s.byInode[ino] {
+			return true
+		}
+		s.fds[ino] = fd
 		if so := identify(fd); so != nil {
 			s.add(sockRef{fd: fd, inode: so.Inode, local: so.Local, remote: so.Remote, listening: so.Listening})
 			_ = so.Close()
 		}
+		return true
 	})
 	return s.walkErr
 }

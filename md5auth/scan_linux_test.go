@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -16,6 +17,7 @@ import (
 const (
 	portScan      = 18051 // a Scan keying twenty scopes and a connection
 	portScanStale = 18061 // a listener replaced after the Scan looked
+	portScanDial  = 18081 // a socket that was dialing when the Scan looked
 )
 
 // TestScanWalksOnce: a Scan looks once (one sock_diag dump, one walk of
@@ -171,4 +173,78 @@ func TestScanWalkFailsClosed(t *testing.T) {
 		t.Fatalf("SetListenerKey once the walk works = %d, %v", n, err)
 	}
 	checkDump(t, observeIn(t, ns, portScanFail).Sockets, []wantSock{{listener(unix.AF_INET, lst), []Key{k}}})
+}
+
+// TestScanDialingSocket: a socket that existed when the Scan walked
+// /proc/self/fd but was not connected yet (GoBGP's dial between its
+// socket() and connect(): the dial hook keys it there) is on no port then,
+// so the look records its descriptor as none of its own. Once it has
+// connected, the Scan finds it for a re-key: its walk for a connection it
+// does not have identifies again every descriptor that is none of the
+// look's, instead of skipping the ones it saw before (which left such a
+// connection "not found" for the rest of the pass), also after the
+// listeners' operations identified the unknown descriptors once.
+func TestScanDialingSocket(t *testing.T) {
+	t.Parallel()
+	ns := procNS(t, "pscand")
+	lst := ap(loV4, portScanDial)
+	listenEcho(t, ns, "tcp4", lst)
+	setListenerKey(t, portScanDial, AddrKey(loV4, secretA), 1)
+
+	inControl, release := make(chan struct{}), make(chan struct{})
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	dialed := make(chan result, 1)
+	go func() {
+		var r result
+		r.err = netns.Do(ns, func() error {
+			d := net.Dialer{Timeout: dialTimeout}
+			d.SetMultipathTCP(false)
+			d.Control = func(_, _ string, rc syscall.RawConn) error {
+				if err := SetKey(rc, AddrKey(loV4, secretA)); err != nil {
+					return err
+				}
+				close(inControl) // the socket exists, unbound and unconnected
+				<-release
+				return nil
+			}
+			var err error
+			r.c, err = d.Dial("tcp4", lst.String())
+			return err
+		})
+		dialed <- r
+	}()
+	<-inControl
+	var sc *Scan
+	_ = netns.Do(ns, func() error { sc = ProcessSockets{}.Scan(portScanDial); return nil })
+	if _, err := sc.Observe(); err != nil {
+		t.Fatal(err)
+	}
+	// A listener operation first: it identifies the unknown descriptors,
+	// the dialing socket among them (on no port yet).
+	if n, err := sc.SetListenerKey(AddrKey(cliV4, secretB)); n != 1 || err != nil {
+		noSecret(t, err)
+		t.Fatalf("SetListenerKey = %d, %v", n, err)
+	}
+	close(release)
+	r := <-dialed
+	if r.err != nil {
+		noSecret(t, r.err)
+		t.Fatalf("dial: %v", r.err)
+	}
+	defer r.c.Close()
+	local, remote := apOf(r.c.LocalAddr()), apOf(r.c.RemoteAddr())
+	if err := sc.SetConnKey(local, remote, AddrKey(loV4, secretB)); err != nil {
+		noSecret(t, err)
+		t.Fatalf("SetConnKey of the socket that was dialing when the Scan looked: %v", err)
+	}
+	var got []SocketKeys
+	for _, k := range observeIn(t, ns, portScanDial).Sockets {
+		if k.Local == local && k.Remote == remote {
+			got = append(got, k)
+		}
+	}
+	checkDump(t, got, []wantSock{{SocketKeys{Local: local, Remote: remote, Family: unix.AF_INET}, []Key{AddrKey(loV4, secretB)}}})
 }
