@@ -779,7 +779,13 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 
 	// FRR: every neighbor keyed, bound to its own address.
 	var fc strings.Builder
-	fc.WriteString("frr defaults traditional\nhostname perf-peers\nlog stdout informational\n!\n")
+	fc.WriteString("frr defaults traditional\nhostname perf-peers\n")
+	if os.Getenv("SCALE_FRR_DEBUG") != "" {
+		// FRR's FSM per neighbor: why a session does not come up.
+		fc.WriteString("log stdout debugging\ndebug bgp neighbor-events\n!\n")
+	} else {
+		fc.WriteString("log stdout informational\n!\n")
+	}
 	fmt.Fprintf(&fc, "router bgp 65002\n bgp router-id 192.0.2.250\n no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n")
 	neighbor := func(remote, local netip.Addr, key string) {
 		fmt.Fprintf(&fc, " neighbor %s remote-as 65001\n neighbor %s update-source %s\n neighbor %s timers connect %d\n neighbor %s password %s\n",
@@ -818,7 +824,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		cfg.Peers = append(cfg.Peers, abPeer{addr: dynRange, asn: 65002, src: "password-file", ref: "dyn"})
 		authbgpdBinary(b, "") // built before the clock starts
 		t0 = time.Now()
-		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: "info", Files: files})
+		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: envStr("SCALE_LOG_LEVEL", "info"), Files: files})
 		pid, recv = a.cmd.Process.Pid, a.daemon
 		// Start-up: every configured entry (static peers and the
 		// range) has its key installed.

@@ -26,6 +26,11 @@ package e2e
 //	SCALE_IDLE=N         seconds peers-1000 measures idle CPU with every session up (default 60)
 //	SCALE_SYN_KEYS=a,b   key counts of syn-keys (default 10,100,1000)
 //	SCALE_ONLY=a,b       only these sub-benchmarks
+//	SCALE_LOG_LEVEL=L    authbgpd's --log-level in peers-1000 (default info)
+//	SCALE_FRR_DEBUG=1    FRR logs its neighbors' FSM events in peers-1000
+//	PERF_PEER_RECEIVERS=a,b  receivers of peers-1000 (default authbgpd, and
+//	                     gobgpd337 with PERF_GOBGPD337): authbgpd alone
+//	                     iterates faster
 //
 // authbgpd always runs with [shadow] enabled here; gobgpd337 is the stock
 // gobgpd of the GoBGP release authbgpd embeds (PERF_GOBGPD337, which

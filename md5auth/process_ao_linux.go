@@ -35,23 +35,28 @@ func (ProcessSockets) SetListenerAO(port uint16, set AOSet) (int, error) {
 // moved to another VRF, leaves none behind). DeleteListenerAOScope removes
 // one scope's only.
 func (ProcessSockets) DeleteListenerAO(port uint16, p netip.Prefix) error {
-	_, err := eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, p) },
-		func(s *Socket, _ bool) error {
-			have, err := s.AOKeys()
-			if err != nil {
-				return err
-			}
-			defer wipeObservedAO(have)
-			for _, o := range have {
-				if o.Prefix == p.Masked() {
-					if err := s.DeleteAOKey(o.AOKey); err != nil {
-						return err
-					}
+	_, err := eachListener(port, func(fam int) (bool, bool) { return aoApplies(fam, p) }, deleteAllScopesOp(p))
+	return err
+}
+
+// deleteAllScopesOp takes every MKT of p, in every L3 scope, off a
+// listener (DeleteListenerAO).
+func deleteAllScopesOp(p netip.Prefix) func(s *Socket, _ bool) error {
+	return func(s *Socket, _ bool) error {
+		have, err := s.AOKeys()
+		if err != nil {
+			return err
+		}
+		defer wipeObservedAO(have)
+		for _, o := range have {
+			if o.Prefix == p.Masked() {
+				if err := s.DeleteAOKey(o.AOKey); err != nil {
+					return err
 				}
 			}
-			return nil
-		})
-	return err
+		}
+		return nil
+	}
 }
 
 // DeleteListenerAOScope removes every MKT of the scope (p, ifindex) from
@@ -82,6 +87,11 @@ func (ProcessSockets) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 		return &contextError{what: "set TCP-AO keys of session " + local.String() + "-" + remote.String(), err: err}
 	}
 	defer s.Close()
+	return setConnAO(s, set)
+}
+
+// setConnAO is SetConnAO on the connection s.
+func setConnAO(s *Socket, set AOSet) error {
 	have, err := s.AOKeys()
 	if err != nil {
 		return err
@@ -115,11 +125,21 @@ func (ProcessSockets) ObserveAO(port uint16) ([]AOSocket, error) {
 	if err != nil {
 		return nil, err
 	}
+	return observeAO(socks)
+}
+
+// observeAO reads the TCP-AO keys and state of socks (multipath TCP ones
+// skipped) and closes them.
+func observeAO(socks []*Socket) ([]AOSocket, error) {
 	defer closeAll(socks)
 	var out []AOSocket
 	for _, s := range socks {
+		if s.Protocol == ProtoMPTCP {
+			continue
+		}
 		keys, err := s.AOKeys()
 		if errors.Is(err, ErrNoTCPAO) {
+			WipeAO(out)
 			return nil, err
 		}
 		if err != nil || len(keys) == 0 {

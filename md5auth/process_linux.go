@@ -34,14 +34,30 @@ func applies(fam int, k Key) (must, try bool) {
 // *KeyError of the kernel's refusal. Finding no listener is not an error:
 // it returns 0.
 func (ProcessSockets) SetListenerKey(port uint16, k Key) (int, error) {
-	return eachListener(port, func(fam int) (bool, bool) { return applies(fam, k) }, func(s *Socket, must bool) error {
+	return eachListener(port, func(fam int) (bool, bool) { return applies(fam, k) }, setListenerKeyOp(k))
+}
+
+// setListenerKeyOp puts k on a listener; one that must carry it is checked
+// for multipath TCP first (see CheckListener).
+func setListenerKeyOp(k Key) func(s *Socket, must bool) error {
+	return func(s *Socket, must bool) error {
 		if must {
 			if err := CheckListener(s); err != nil {
 				return err
 			}
 		}
 		return s.SetKey(k)
-	})
+	}
+}
+
+// deleteListenerKeyOp takes k's scope off a listener (not there: done).
+func deleteListenerKeyOp(k Key) func(s *Socket, must bool) error {
+	return func(s *Socket, _ bool) error {
+		if err := s.DeleteKey(k); !errors.Is(err, ErrKeyNotInstalled) {
+			return err
+		}
+		return nil
+	}
 }
 
 // eachListener runs op on every listener of this process on port that the
@@ -53,34 +69,14 @@ func eachListener(port uint16, rule func(fam int) (must, try bool), op func(s *S
 	if err != nil {
 		return 0, err
 	}
-	defer closeAll(socks)
-	n := 0
-	var errs []error
-	for _, s := range socks {
-		must, try := rule(s.Family)
-		if !try {
-			continue
-		}
-		switch err := op(s, must); {
-		case err != nil && must:
-			errs = append(errs, err)
-		case err == nil && must:
-			n++
-		}
-	}
-	return n, errors.Join(errs...)
+	return eachOf(socks, rule, op)
 }
 
 // DeleteListenerKey removes k's scope from every listener of this process
 // on port that SetListenerKey would have keyed. A key that is not there is
 // not an error, nor is a failure on a listener that only tried k.
 func (ProcessSockets) DeleteListenerKey(port uint16, k Key) error {
-	_, err := eachListener(port, func(fam int) (bool, bool) { return applies(fam, k) }, func(s *Socket, _ bool) error {
-		if err := s.DeleteKey(k); !errors.Is(err, ErrKeyNotInstalled) {
-			return err
-		}
-		return nil
-	})
+	_, err := eachListener(port, func(fam int) (bool, bool) { return applies(fam, k) }, deleteListenerKeyOp(k))
 	return err
 }
 

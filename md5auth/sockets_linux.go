@@ -166,8 +166,9 @@ func normAddrPort(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
 }
 
-// procFdDir lists this process's descriptors.
-const procFdDir = "/proc/self/fd"
+// procFdDir lists this process's descriptors (a variable for the tests
+// of a walk that fails).
+var procFdDir = "/proc/self/fd"
 
 // socketFds calls fn for every descriptor of this process that was a
 // socket when /proc/self/fd was read, with the inode its link names

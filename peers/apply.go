@@ -53,17 +53,23 @@ type action struct {
 	prefix, group string
 	local, remote netip.AddrPort
 	why           string
+	// addrs: a dropped range's sessions in the session table.
+	addrs []netip.Addr
 }
 
-// apply carries out a (m.mu held: nothing else acts meanwhile).
-func (m *Manager) apply(ctx context.Context, a action) error {
+// apply carries out a, without m.mu: it reads only what the pass
+// recorded (its inputs, its look at the sockets) and the action itself.
+// Nothing else acts meanwhile (the reconciler's goroutine alone runs
+// passes).
+func (p *pass) apply(ctx context.Context, a action) error {
+	m := p.m
 	switch a.kind {
 	case actSetListenerKey:
-		return m.setListenerKey(a.peer, a.key)
+		return p.setListenerKey(a.peer, a.key)
 	case actDeleteListenerKey:
-		return m.socks.DeleteListenerKey(m.port, a.key)
+		return p.socks.deleteListenerKey(p.listenPort, a.key)
 	case actSetConnKey:
-		return m.socks.SetConnKey(a.local, a.remote, a.key)
+		return p.socks.setConnKey(a.local, a.remote, a.key)
 	case actAddNeighbor:
 		ap, err := apiPeer(a.peer, a.adminDown)
 		if err != nil {
@@ -77,27 +83,27 @@ func (m *Manager) apply(ctx context.Context, a action) error {
 	case actAddRange:
 		return m.addRange(ctx, a.peer)
 	case actDropRange:
-		return m.dropRange(ctx, a.peer)
+		return m.dropRange(ctx, a.peer, a.addrs)
 	case actDeleteRange:
 		return m.bgp.DeleteDynamicNeighbor(ctx, a.prefix, a.group)
 	case actResetSession:
 		return m.bgp.ResetPeer(ctx, a.addr.String(), a.why, false, api.ResetPeerRequest_BOTH)
 	case actSetListenerAO, actDeleteListenerAO, actSetConnAO:
-		return m.applyAO(a)
+		return p.applyAO(a)
 	}
 	return fmt.Errorf("peers: unknown action %d", a.kind)
 }
 
-// setListenerKey puts p's key on the listeners.
-func (m *Manager) setListenerKey(p *config.Peer, k md5auth.Key) error {
-	if m.preErr != nil {
-		return m.preErr
+// setListenerKey puts c's key on the listeners.
+func (p *pass) setListenerKey(c *config.Peer, k md5auth.Key) error {
+	if p.in.Preflight != nil {
+		return p.in.Preflight
 	}
-	if m.port == 0 {
+	if p.listenPort == 0 {
 		return nil // GoBGP does not listen: only dialed sockets, keyed by dialKey
 	}
-	if _, err := m.socks.SetListenerKey(m.port, k); err != nil {
-		return fmt.Errorf("peers: peer %s (%s:%d): %w", p.ID(), m.cfg.File, p.Line, err)
+	if _, err := p.socks.setListenerKey(p.listenPort, k); err != nil {
+		return fmt.Errorf("peers: peer %s (%s:%d): %w", c.ID(), p.in.Config.File, c.Line, err)
 	}
 	return nil
 }
@@ -138,18 +144,20 @@ func (m *Manager) addRange(ctx context.Context, p *config.Peer) error {
 }
 
 // dropRange removes a range from GoBGP: the range first (so that no new
-// sessions come), then the sessions GoBGP accepted through it, then its
-// group. GoBGP leaves such sessions running when the range goes, and
-// refuses to delete their peer group ("neighbor X is in use"): a removed
-// or held-down range would keep its sessions, unseen in /status, and its
-// group, so that adding the range back fails.
-func (m *Manager) dropRange(ctx context.Context, p *config.Peer) error {
+// sessions come), then the sessions GoBGP accepted through it (table: those
+// the session table owned to it when the pass decided, and those GoBGP
+// lists in its peer group), then its group. GoBGP leaves such sessions
+// running when the range goes, and refuses to delete their peer group
+// ("neighbor X is in use"): a removed or held-down range would keep its
+// sessions, unseen in /status, and its group, so that adding the range
+// back fails.
+func (m *Manager) dropRange(ctx context.Context, p *config.Peer, table []netip.Addr) error {
 	group := groupName(p.Prefix)
 	var errs []error
 	if err := m.bgp.DeleteDynamicNeighbor(ctx, p.Prefix.String(), group); err != nil {
 		errs = append(errs, err)
 	}
-	for _, a := range m.rangeSessions(ctx, p) {
+	for _, a := range m.rangeSessions(ctx, p, table) {
 		if err := m.bgp.DeletePeer(ctx, a.String()); err != nil {
 			m.log.WithError(err).WithField("peer", a.String()).Debug("dynamic neighbor already gone")
 			continue
@@ -165,9 +173,21 @@ func (m *Manager) dropRange(ctx context.Context, p *config.Peer) error {
 	return nil
 }
 
-// rangeSessions lists the neighbors GoBGP accepted through range p: those
-// the session table owns to p, and those GoBGP lists in p's peer group.
-func (m *Manager) rangeSessions(ctx context.Context, p *config.Peer) []netip.Addr {
+// rangeTable lists the sessions of the session table that range c owns
+// (m.mu held).
+func (p *pass) rangeTable(c *config.Peer) []netip.Addr {
+	var out []netip.Addr
+	for _, a := range p.m.sessionAddrs() {
+		if c.Prefix.Contains(a) && !p.isStatic(a) && p.rangeOwns(c, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// rangeSessions lists the neighbors GoBGP accepted through range p: table
+// (see rangeTable), and those GoBGP lists in p's peer group.
+func (m *Manager) rangeSessions(ctx context.Context, p *config.Peer, table []netip.Addr) []netip.Addr {
 	group := groupName(p.Prefix)
 	seen := map[netip.Addr]bool{}
 	var out []netip.Addr
@@ -177,10 +197,8 @@ func (m *Manager) rangeSessions(ctx context.Context, p *config.Peer) []netip.Add
 			out = append(out, a)
 		}
 	}
-	for a := range m.sess {
-		if p.Prefix.Contains(a) && !m.isStatic(a) && m.rangeOwns(p, a) {
-			add(a)
-		}
+	for _, a := range table {
+		add(a)
 	}
 	ps, err := m.bgp.ListPeer(ctx, "")
 	if err != nil {
@@ -197,38 +215,135 @@ func (m *Manager) rangeSessions(ctx context.Context, p *config.Peer) []netip.Add
 	return out
 }
 
-// rangeOwns reports whether a session with a belongs to range p: p is the
-// most specific range of the config containing a, or p is no longer
+// rangeOwns reports whether a session with a belongs to range c: c is the
+// most specific range of the pass's config containing a, or c is no longer
 // configured (a removed range's sessions are its own still).
-func (m *Manager) rangeOwns(p *config.Peer, a netip.Addr) bool {
-	if m.cfg.Peer(p.ID()) == nil {
+func (p *pass) rangeOwns(c *config.Peer, a netip.Addr) bool {
+	if p.in.Config.Peer(c.ID()) == nil {
 		return true
 	}
-	return ownerOf(m.cfg, a) == p.ID()
+	return p.peerFor(a) == c.ID()
 }
 
 // applyAO carries out a TCP-AO socket action.
-func (m *Manager) applyAO(a action) error {
-	ao, ok := m.socks.(AOSockets)
-	if !ok {
+func (p *pass) applyAO(a action) error {
+	if !p.socks.canAO() {
 		return errNoAOSockets
 	}
-	if m.aoPreErr != nil {
-		return m.aoPreErr
+	if p.in.AOPreflight != nil {
+		return p.in.AOPreflight
 	}
 	switch a.kind {
 	case actSetListenerAO:
-		if m.port == 0 {
+		if p.listenPort == 0 {
 			return nil
 		}
-		if _, err := ao.SetListenerAO(m.port, a.ao); err != nil {
-			return fmt.Errorf("peers: peer %s (%s:%d): %w", a.peer.ID(), m.cfg.File, a.peer.Line, err)
+		if _, err := p.socks.setListenerAO(p.listenPort, a.ao); err != nil {
+			return fmt.Errorf("peers: peer %s (%s:%d): %w", a.peer.ID(), p.in.Config.File, a.peer.Line, err)
 		}
 		return nil
 	case actDeleteListenerAO:
-		return ao.DeleteListenerAO(m.port, a.ao.Prefix)
+		return p.socks.deleteListenerAO(p.listenPort, a.ao.Prefix)
 	}
-	return ao.SetConnAO(a.local, a.remote, a.ao)
+	return p.socks.setConnAO(a.local, a.remote, a.ao)
+}
+
+// passSockets is one pass's look at the sockets, through which it
+// observes and acts. With md5auth.ProcessSockets it is an md5auth.Scan:
+// one sock_diag dump and one walk of /proc/self/fd, which every action
+// of the pass uses (it walks again only for a socket that was not there).
+// Any other Sockets (tests' fakes, a wrapper of ProcessSockets that
+// injects failures) is called as it is, each call on its own.
+type passSockets struct {
+	socks Sockets
+	scan  *md5auth.Scan
+	port  uint16
+}
+
+// look starts a pass's look at the sockets on port.
+func (m *Manager) look(port uint16) *passSockets {
+	ps := &passSockets{socks: m.socks, port: port}
+	if real, ok := m.socks.(md5auth.ProcessSockets); ok {
+		ps.scan = real.Scan(port)
+	}
+	return ps
+}
+
+// lookCounts is how often a pass walked /proc/self/fd and dumped
+// sock_diag (an md5auth.Scan's; zero for other Sockets).
+type lookCounts struct{ walks, dumps int }
+
+func (ps *passSockets) counts() lookCounts {
+	if ps.scan == nil {
+		return lookCounts{}
+	}
+	return lookCounts{walks: ps.scan.Walks(), dumps: ps.scan.Dumps()}
+}
+
+func (ps *passSockets) observe() (Observed, error) {
+	if ps.scan != nil {
+		return ps.scan.Observe()
+	}
+	return ps.socks.Observe(ps.port)
+}
+
+// observeAO reads the TCP-AO keys of the sockets when use (TCP-AO peers
+// are configured and TCP-AO works here) and the socket layer can.
+func (ps *passSockets) observeAO(use bool) ([]md5auth.AOSocket, error) {
+	switch {
+	case !use || !ps.canAO():
+		return nil, errNoAOSockets
+	case ps.scan != nil:
+		return ps.scan.ObserveAO()
+	}
+	return ps.socks.(AOSockets).ObserveAO(ps.port)
+}
+
+func (ps *passSockets) canAO() bool {
+	_, ok := ps.socks.(AOSockets)
+	return ok
+}
+
+func (ps *passSockets) setListenerKey(port uint16, k md5auth.Key) (int, error) {
+	if ps.scan != nil && port == ps.port {
+		return ps.scan.SetListenerKey(k)
+	}
+	return ps.socks.SetListenerKey(port, k)
+}
+
+func (ps *passSockets) deleteListenerKey(port uint16, k md5auth.Key) error {
+	if ps.scan != nil && port == ps.port {
+		return ps.scan.DeleteListenerKey(k)
+	}
+	return ps.socks.DeleteListenerKey(port, k)
+}
+
+func (ps *passSockets) setConnKey(local, remote netip.AddrPort, k md5auth.Key) error {
+	if ps.scan != nil {
+		return ps.scan.SetConnKey(local, remote, k)
+	}
+	return ps.socks.SetConnKey(local, remote, k)
+}
+
+func (ps *passSockets) setListenerAO(port uint16, set md5auth.AOSet) (int, error) {
+	if ps.scan != nil && port == ps.port {
+		return ps.scan.SetListenerAO(set)
+	}
+	return ps.socks.(AOSockets).SetListenerAO(port, set)
+}
+
+func (ps *passSockets) deleteListenerAO(port uint16, p netip.Prefix) error {
+	if ps.scan != nil && port == ps.port {
+		return ps.scan.DeleteListenerAO(p)
+	}
+	return ps.socks.(AOSockets).DeleteListenerAO(port, p)
+}
+
+func (ps *passSockets) setConnAO(local, remote netip.AddrPort, set md5auth.AOSet) error {
+	if ps.scan != nil {
+		return ps.scan.SetConnAO(local, remote, set)
+	}
+	return ps.socks.(AOSockets).SetConnAO(local, remote, set)
 }
 
 // dialKey is the dial hook (plugin.Host.OnDial): GoBGP is about to dial

@@ -128,6 +128,10 @@ type Manager struct {
 	told   map[netip.Addr]netip.AddrPort        // the observers' view of each session's connection
 	aoLast map[[2]netip.AddrPort]md5auth.AOInfo // TCP-AO counters of each connection at the last pass
 	passes uint64
+	// lastLook: how often the last pass walked /proc/self/fd and dumped
+	// sock_diag (one each, unless an action needed a socket its look did
+	// not have).
+	lastLook lookCounts
 
 	reqs     chan *passReq   // passes asked for by callers who wait
 	kick     chan struct{}   // a light pass soon (buffered 1)

@@ -94,7 +94,11 @@ func (m *Manager) inputs() Inputs {
 		Links: m.links, VRFs: m.vrfs}
 }
 
-// pass is one reconciliation pass in progress (m.mu held while it acts).
+// pass is one reconciliation pass in progress. It holds m.mu while it
+// decides and records, and releases it for each action (act) and each
+// question to GoBGP (unlocked): what it reads of m after one may have
+// changed (GoBGP's events, a reload's config), so it decides from its own
+// snapshot (in, obs, gv) and looks its records up again.
 type pass struct {
 	m    *Manager
 	ctx  context.Context
@@ -110,7 +114,11 @@ type pass struct {
 	// aoSeenConns are the TCP-AO connections whose counters this pass
 	// read, by peer ID.
 	aoSeenConns map[string][]md5auth.AOSocket
-	port        uint16
+	// port is the BGP port the sockets were looked at on; listenPort
+	// GoBGP's listening port (0: it does not listen).
+	port, listenPort uint16
+	// socks is the pass's look at the sockets, which its actions use.
+	socks *passSockets
 	// prev holds, for peers whose key this pass changed, the key before.
 	prev map[string]md5auth.Secret
 	// deleted are listener key scopes this pass removed; gone the
@@ -120,15 +128,19 @@ type pass struct {
 	gone    map[netip.Addr]bool
 	dropped map[string]bool
 	errs    []error
+	statics map[netip.Addr]bool // the config's static peers (isStatic)
 }
 
-// runPass observes, then decides and acts under m.mu. It returns the time
-// of the next keychain switch and the errors GoBGP answered.
+// runPass observes, then decides under m.mu and acts outside it (act): the
+// triggers, Status, the API guard and GoBGP's events take the lock while
+// the pass waits for GoBGP or the kernel. It returns the time of the next
+// keychain switch and the errors GoBGP answered.
 func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	m.mu.Lock()
-	port, cfg := m.port, m.cfg
+	port, listen, cfg := m.port, m.port, m.cfg
+	useAO := needs(m.cfg, config.AuthTCPAO) && m.aoPreErr == nil
 	m.mu.Unlock()
 	links, vrfs := observeScopes(m.scopes, m.adv, cfg)
 	if port == 0 {
@@ -138,9 +150,10 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 	if full {
 		gv = m.observeGoBGP(ctx)
 	}
-	obs, oerr := m.socks.Observe(port)
+	ps := m.look(port)
+	obs, oerr := ps.observe()
 	defer wipeObserved(obs)
-	aoObs, aoErr := m.observeAO(port)
+	aoObs, aoErr := ps.observeAO(useAO)
 	defer md5auth.WipeAO(aoObs)
 	zoneObserved(&obs, aoObs)
 
@@ -162,9 +175,10 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 		full = false
 	}
 	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
-		port: port, prev: map[string]md5auth.Secret{}, deleted: map[netip.Prefix]bool{},
+		port: port, listenPort: listen, socks: ps, prev: map[string]md5auth.Secret{}, deleted: map[netip.Prefix]bool{},
 		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
 	p.run()
+	m.lastLook = ps.counts()
 	return p.d.NextSwitch, errors.Join(p.errs...)
 }
 
@@ -203,13 +217,57 @@ func (m *Manager) keepPins(seen map[string]int, d Desired) {
 	}
 }
 
-// act applies a and notes its error.
+// act applies a outside m.mu and notes its error. Nothing else acts
+// meanwhile: only the reconciler's goroutine runs passes.
 func (p *pass) act(a action) error {
-	err := p.m.apply(p.ctx, a)
+	var err error
+	p.unlocked(func() { err = p.apply(p.ctx, a) })
 	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
 		p.errs = append(p.errs, err)
 	}
 	return err
+}
+
+// unlocked runs f, the pass's I/O (GoBGP's API, the sockets), with m.mu
+// released: the triggers, Status and the API guard answer meanwhile.
+func (p *pass) unlocked(f func()) {
+	p.m.mu.Unlock()
+	defer p.m.mu.Lock()
+	f()
+}
+
+// peerFor is the ID of the pass's config's peer that owns address a.
+func (p *pass) peerFor(a netip.Addr) string { return ownerOf(p.in.Config, a) }
+
+// isStatic reports whether a is a static peer of the pass's config (a set
+// made once per pass: config.Peer formats every peer's ID, and a full pass
+// asks for each of GoBGP's neighbors — 16% of an idle daemon's CPU with
+// 1,000 peers). A zoned link-local address is an interface peer's, as
+// Manager.isStatic says.
+func (p *pass) isStatic(a netip.Addr) bool {
+	if id, ok := interfaceOwner(p.in.Config, a); ok {
+		return id != ""
+	}
+	if p.statics == nil {
+		p.statics = map[netip.Addr]bool{}
+		for i := range p.in.Config.Peers {
+			if c := &p.in.Config.Peers[i]; !c.IsDynamic() && !c.IsInterface() {
+				p.statics[c.Address] = true
+			}
+		}
+	}
+	return p.statics[a]
+}
+
+// sessionAddrs returns the addresses of the session table in order, for
+// loops that act (the table may change while an action runs).
+func (m *Manager) sessionAddrs() []netip.Addr {
+	out := make([]netip.Addr, 0, len(m.sess))
+	for a := range m.sess {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out
 }
 
 // sorted returns the reconciler's records in ID order.
@@ -277,7 +335,7 @@ func (p *pass) removeFromGoBGP(st *peer) {
 	a := action{kind: actDeleteNeighbor, peer: st.cfg, addr: st.cfg.Address}
 	p.gone[st.cfg.Address] = true
 	if st.cfg.IsDynamic() {
-		a = action{kind: actDropRange, peer: st.cfg}
+		a = action{kind: actDropRange, peer: st.cfg, addrs: p.rangeTable(st.cfg)}
 		p.dropped[groupName(st.cfg.Prefix)] = true
 	}
 	if err := p.act(a); err != nil {
@@ -322,7 +380,7 @@ func (p *pass) deleteKey(st *peer) {
 		st.secret, st.keyID, st.installed, st.l3 = nil, -1, false, 0
 		return
 	}
-	if m.port != 0 && m.preErr == nil {
+	if m.port != 0 && p.in.Preflight == nil {
 		k := mdKey(st.cfg, st.l3, st.secret)
 		if err := p.act(action{kind: actDeleteListenerKey, peer: st.cfg, key: k}); err != nil {
 			m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's listener key")
@@ -426,7 +484,7 @@ func (p *pass) needsInstall(st *peer, w Want) bool {
 	if st.secret == nil || !st.secret.Equal(w.Key.MD5) || !st.installed || p.m.held[w.Cfg.ID()] != nil || st.l3 != w.IfIndex {
 		return true
 	}
-	if !p.seen || p.m.port == 0 || p.m.preErr != nil {
+	if !p.seen || p.m.port == 0 || p.in.Preflight != nil {
 		return false
 	}
 	if bad := listenerProblems(mdKey(st.cfg, st.l3, st.secret), p.listeners()); bad != "" {

@@ -7,7 +7,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/aocount"
-	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -21,19 +20,6 @@ import (
 // errNoAOKeysOnConn marks an established connection of a TCP-AO peer that
 // carries no TCP-AO key (unsigned).
 var errNoAOKeysOnConn = fmt.Errorf("connection carries no TCP-AO key")
-
-// observeAO reads the TCP-AO keys of this process's sockets when TCP-AO
-// peers are configured and the socket layer can.
-func (m *Manager) observeAO(port uint16) ([]md5auth.AOSocket, error) {
-	m.mu.Lock()
-	use := needs(m.cfg, config.AuthTCPAO) && m.aoPreErr == nil
-	m.mu.Unlock()
-	ao, ok := m.socks.(AOSockets)
-	if !use || !ok {
-		return nil, errNoAOSockets
-	}
-	return ao.ObserveAO(port)
-}
 
 // keysAO puts a TCP-AO peer's MKTs on the listeners where they are not.
 //
@@ -169,11 +155,12 @@ func (p *pass) deleteAO(st *peer) {
 // of the chain or asking for another RNextKeyID is brought in line.
 func (p *pass) connsAO() {
 	m := p.m
-	for a, s := range m.sess {
-		if !s.established() {
-			continue
+	for _, a := range m.sessionAddrs() {
+		s := m.sess[a]
+		if s == nil || !s.established() {
+			continue // gone while an action ran
 		}
-		st := m.peers[m.peerFor(a)]
+		st := m.peers[p.peerFor(a)]
 		if st == nil || len(st.ao.Keys) == 0 || p.tookOut(a, st) {
 			continue
 		}
@@ -228,11 +215,15 @@ func (p *pass) aoConn(s *session) (md5auth.AOSocket, bool) {
 
 // setConnAO brings one connection's MKTs and RNextKeyID in line.
 func (p *pass) setConnAO(a netip.Addr, s *session, st *peer, set md5auth.AOSet) {
-	err := p.act(action{kind: actSetConnAO, local: s.local, remote: s.remote, ao: set})
-	log := p.m.log.WithFields(logrus.Fields{"peer": a, "connection": s.remote})
+	local, remote := s.local, s.remote
+	err := p.act(action{kind: actSetConnAO, local: local, remote: remote, ao: set})
+	log := p.m.log.WithFields(logrus.Fields{"peer": a, "connection": remote})
 	if err != nil {
 		log.WithError(err).Warn("could not set the session's TCP-AO keys in place")
 		return
+	}
+	if p.m.sess[a] != s || s.local != local || s.remote != remote {
+		return // another session since the action began: the next pass looks at it
 	}
 	s.aoRNext, s.aoICMPs = set.RNext, set.AcceptICMPs
 	log.WithFields(logrus.Fields{"rnext_key_id": set.RNext, "accept_icmps": set.AcceptICMPs}).Info("established session's TCP-AO keys set in place (RNextKeyID)")

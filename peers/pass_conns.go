@@ -109,9 +109,9 @@ func (p *pass) conns() {
 		}
 		return
 	}
-	for a, s := range p.m.sess {
-		if s.established() {
-			p.recordedConn(a, s)
+	for _, a := range p.m.sessionAddrs() {
+		if s := p.m.sess[a]; s != nil && s.established() {
+			p.recordedConn(a, s) // s may be gone once an action ran
 		}
 	}
 }
@@ -119,7 +119,7 @@ func (p *pass) conns() {
 // owner returns the record of the keyed peer that owns connections with a
 // (nil when none, or it has no key on the sockets).
 func (p *pass) owner(a netip.Addr) (string, *peer) {
-	id := p.m.peerFor(a)
+	id := p.peerFor(a)
 	st := p.m.peers[id]
 	if st == nil || st.secret == nil {
 		return id, nil
@@ -191,7 +191,7 @@ func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
 	}
 	s.key.Wipe()
 	s.key = append(md5auth.Secret(nil), st.secret...)
-	m.noteRekeyed(p.ctx, s)
+	p.noteRekeyed(a, s)
 	m.log.WithFields(logrus.Fields{"peer": a, "connection": remote}).Info("established session re-keyed in place")
 }
 

@@ -161,7 +161,7 @@ func (p *pass) unmanaged() {
 		}
 	}
 	for a, gp := range p.gv.peers {
-		if m.isStatic(a) || p.gone[a] || p.dropped[gp.GetConf().GetPeerGroup()] {
+		if p.isStatic(a) || p.gone[a] || p.dropped[gp.GetConf().GetPeerGroup()] {
 			continue
 		}
 		if pfx, ok := groups[gp.GetConf().GetPeerGroup()]; ok && pfx.Contains(a) {

@@ -21,10 +21,11 @@ import (
 // asked about (m.mu held: the pass, or the loop's judgeStale).
 func (p *pass) endStale() {
 	m := p.m
-	for a, w := range m.stale {
-		delete(m.stale, a)
+	asked := m.stale // what is asked while an action runs waits for the next time
+	m.stale = map[netip.Addr]staleWant{}
+	for a, w := range asked {
 		s := m.sess[a]
-		if s == nil || s.state != "established" || m.peerFor(a) == "" {
+		if s == nil || s.state != "established" || p.peerFor(a) == "" {
 			continue // already gone, or not ours
 		}
 		if !w.proven {
@@ -60,9 +61,13 @@ func (p *pass) staleByRefusal(addr netip.Addr, s *session) error {
 	if _, st := p.owner(addr); st == nil {
 		return nil
 	}
-	rx, err := m.received(p.ctx, addr)
+	remote := s.remote
+	rx, err := p.received(addr)
 	if err != nil {
 		return fmt.Errorf("peers: is the session with %s stale: %w", addr, err)
+	}
+	if m.sess[addr] != s || s.remote != remote || s.state != "established" {
+		return nil // another session since GoBGP was asked
 	}
 	log := m.log.WithFields(logrus.Fields{"peer": addr, "connection": s.remote})
 	if rx != s.rxAtRekey {
@@ -86,9 +91,14 @@ func (p *pass) resetStale(addr netip.Addr, s *session) error {
 }
 
 // received returns the number of BGP messages GoBGP has received from addr
-// on its current session.
-func (m *Manager) received(ctx context.Context, addr netip.Addr) (uint64, error) {
-	ps, err := m.bgp.ListPeer(ctx, addr.String())
+// on its current session (asked without m.mu).
+func (p *pass) received(addr netip.Addr) (rx uint64, err error) {
+	p.unlocked(func() { rx, err = received(p.ctx, p.m.bgp, addr) })
+	return rx, err
+}
+
+func received(ctx context.Context, b BGP, addr netip.Addr) (uint64, error) {
+	ps, err := b.ListPeer(ctx, addr.String())
 	if err != nil {
 		return 0, err
 	}
@@ -104,12 +114,16 @@ func (m *Manager) received(ctx context.Context, addr netip.Addr) (uint64, error)
 // key, and how many messages it had received by then (after the socket was
 // re-keyed: anything counted later passed the new key). Without the count
 // the session is not marked, so it is never judged stale by a refusal.
-func (m *Manager) noteRekeyed(ctx context.Context, s *session) {
+func (p *pass) noteRekeyed(addr netip.Addr, s *session) {
 	s.rekeyedConn = netip.AddrPort{}
-	rx, err := m.received(ctx, s.remote.Addr())
+	remote := s.remote
+	rx, err := p.received(remote.Addr())
 	if err != nil {
-		m.log.WithError(err).WithField("peer", s.remote.Addr()).Debug("cannot read the session's message count after re-keying it")
+		p.m.log.WithError(err).WithField("peer", remote.Addr()).Debug("cannot read the session's message count after re-keying it")
 		return
 	}
-	s.rekeyedConn, s.rxAtRekey = s.remote, rx
+	if p.m.sess[addr] != s || s.remote != remote || s.state != "established" {
+		return // another session since GoBGP was asked
+	}
+	s.rekeyedConn, s.rxAtRekey = remote, rx
 }

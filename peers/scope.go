@@ -213,7 +213,7 @@ func vrfName(v string) string {
 func (p *pass) guards() {
 	m := p.m
 	want := p.d.Guards
-	if m.port == 0 || (len(want) == 0 && !m.guarded) || (!p.full && slices.Equal(want, m.guardsSet)) {
+	if p.listenPort == 0 || (len(want) == 0 && !m.guarded) || (!p.full && slices.Equal(want, m.guardsSet)) {
 		return
 	}
 	gs, ok := m.socks.(GuardSockets)
@@ -221,7 +221,7 @@ func (p *pass) guards() {
 	if !ok {
 		err = errors.New("the socket layer cannot put link-local guards on the listeners")
 	} else {
-		err = gs.SetListenerGuards(m.port, want)
+		p.unlocked(func() { err = gs.SetListenerGuards(p.listenPort, want) }) // I/O, as an action's
 	}
 	if err == nil {
 		if !slices.Equal(want, m.guardsSet) {
