@@ -997,7 +997,9 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		b.Fatal(err)
 	}
 	trial.rssUp, trial.hwm = fin.rss, fin.hwm
+	stopIdleProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d-idle", receiver, round+1))
 	time.Sleep(peersIdleWindow())
+	stopIdleProf()
 	idle1, err := sampleProc(pid)
 	if err != nil {
 		b.Fatal(err)

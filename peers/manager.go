@@ -89,11 +89,12 @@ var ErrNotNewer = errors.New("not newer")
 // proofs, GoBGP's session events, refused connections — records its input
 // under mu and asks for a pass (pass.go).
 type Manager struct {
-	log   *logrus.Entry
-	socks Sockets
-	obs   Observer
-	now   func() time.Time
-	every time.Duration // the timer's full pass
+	log       *logrus.Entry
+	socks     Sockets
+	obs       Observer
+	now       func() time.Time
+	every     time.Duration // the timer's full pass
+	idleEvery time.Duration // its cadence while steady (loop.go)
 	// scopes observes interfaces and VRFs; links and vrfs are the last
 	// pass's view (learnt keeps interface peers' addresses, scope.go).
 	scopes ScopeObserver
@@ -166,6 +167,10 @@ type Options struct {
 	// GoBGP and the sockets really hold (default 2 s); every trigger also
 	// asks for a pass.
 	ReconcileEvery time.Duration
+	// ReconcileIdleEvery is the timer's cadence while its passes find
+	// nothing to do (default 5 min; see loop.go's idleCadence for the
+	// configs that keep ReconcileEvery).
+	ReconcileIdleEvery time.Duration
 	// Scopes observes interfaces and VRF devices (default: the kernel's,
 	// through ndp and netdev).
 	Scopes ScopeObserver
@@ -178,32 +183,36 @@ type Options struct {
 // host starts it.
 func New(o Options) *Manager {
 	m := &Manager{
-		socks:    o.Sockets,
-		obs:      o.Observer,
-		now:      o.Now,
-		cfg:      o.Config,
-		every:    o.ReconcileEvery,
-		pins:     map[string]int{},
-		sess:     map[netip.Addr]*session{},
-		stale:    map[netip.Addr]staleWant{},
-		peers:    map[string]*peer{},
-		held:     map[string]error{},
-		told:     map[netip.Addr]netip.AddrPort{},
-		aoLast:   map[[2]netip.AddrPort]md5auth.AOInfo{},
-		reqs:     make(chan *passReq),
-		kick:     make(chan struct{}, 1),
-		refused:  make(chan netip.Addr, 64),
-		dialErr:  map[netip.Addr]dialFailure{},
-		peerIdle: map[netip.Addr]time.Time{},
-		scopes:   o.Scopes,
-		adv:      o.Advertiser,
-		learnt:   map[string]netip.Addr{},
+		socks:     o.Sockets,
+		obs:       o.Observer,
+		now:       o.Now,
+		cfg:       o.Config,
+		every:     o.ReconcileEvery,
+		idleEvery: o.ReconcileIdleEvery,
+		pins:      map[string]int{},
+		sess:      map[netip.Addr]*session{},
+		stale:     map[netip.Addr]staleWant{},
+		peers:     map[string]*peer{},
+		held:      map[string]error{},
+		told:      map[netip.Addr]netip.AddrPort{},
+		aoLast:    map[[2]netip.AddrPort]md5auth.AOInfo{},
+		reqs:      make(chan *passReq),
+		kick:      make(chan struct{}, 1),
+		refused:   make(chan netip.Addr, 64),
+		dialErr:   map[netip.Addr]dialFailure{},
+		peerIdle:  map[netip.Addr]time.Time{},
+		scopes:    o.Scopes,
+		adv:       o.Advertiser,
+		learnt:    map[string]netip.Addr{},
 	}
 	if m.scopes == nil {
 		m.scopes = defaultScopes()
 	}
 	if m.every <= 0 {
 		m.every = 2 * time.Second
+	}
+	if m.idleEvery <= 0 {
+		m.idleEvery = 5 * time.Minute
 	}
 	if m.socks == nil {
 		m.socks = defaultSockets()

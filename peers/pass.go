@@ -128,14 +128,23 @@ type pass struct {
 	gone    map[netip.Addr]bool
 	dropped map[string]bool
 	errs    []error
+	acts    int                 // the actions taken (act)
 	statics map[netip.Addr]bool // the config's static peers (isStatic)
+}
+
+// passResult is what a pass tells the loop: the time of the next keychain
+// switch, whether it found nothing to do (steady: it may set the timer's
+// cadence to idle), and the errors GoBGP answered.
+type passResult struct {
+	next   time.Time
+	steady bool
+	err    error
 }
 
 // runPass observes, then decides under m.mu and acts outside it (act): the
 // triggers, Status, the API guard and GoBGP's events take the lock while
-// the pass waits for GoBGP or the kernel. It returns the time of the next
-// keychain switch and the errors GoBGP answered.
-func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
+// the pass waits for GoBGP or the kernel.
+func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	m.mu.Lock()
@@ -160,7 +169,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopping {
-		return time.Time{}, nil
+		return passResult{}
 	}
 	m.passes++
 	if m.cfg == cfg { // a reload since: the next pass observes its names
@@ -179,7 +188,23 @@ func (m *Manager) runPass(ctx context.Context, full bool) (time.Time, error) {
 		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
 	p.run()
 	m.lastLook = ps.counts()
-	return p.d.NextSwitch, errors.Join(p.errs...)
+	return passResult{next: p.d.NextSwitch, steady: p.steady(oerr, useAO), err: errors.Join(p.errs...)}
+}
+
+// steady reports whether the pass found nothing to do (m.mu held): it
+// observed the sockets (and, with TCP-AO peers, their TCP-AO keys), took
+// no action, got no error from GoBGP, and left no peer held down or
+// drifted. (A full pass that could not read GoBGP is a light one.)
+func (p *pass) steady(observeErr error, useAO bool) bool {
+	if observeErr != nil || (useAO && !p.aoSeen) || p.acts > 0 || len(p.errs) > 0 || len(p.m.held) > 0 {
+		return false
+	}
+	for _, st := range p.m.peers {
+		if st.obs.drift != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // run is the pass's order of work. Keys go on the listeners before GoBGP
@@ -221,6 +246,7 @@ func (m *Manager) keepPins(seen map[string]int, d Desired) {
 // meanwhile: only the reconciler's goroutine runs passes.
 func (p *pass) act(a action) error {
 	var err error
+	p.acts++
 	p.unlocked(func() { err = p.apply(p.ctx, a) })
 	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
 		p.errs = append(p.errs, err)
