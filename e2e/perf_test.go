@@ -1018,6 +1018,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		defer cancel()
 		stopPoll := make(chan struct{})
 		apiMax := pollAPI(cli, stopPoll)
+		stopRekeyProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d-rekey", receiver, round+1))
 		tr0 := time.Now()
 		reload()
 		cmds := []string{"configure terminal", "router bgp 65002"}
@@ -1076,6 +1077,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		} else {
 			trial.rekey = time.Since(tr0)
 		}
+		stopRekeyProf()
 		c1, err := sampleProc(pid)
 		if err != nil {
 			b.Fatal(err)

@@ -38,6 +38,9 @@ type Scan struct {
 	unknown []fdRef
 	walks   int
 	dumps   int
+	// connWalked: the look walked again for a connection it lacked
+	// (conn), which it does once.
+	connWalked bool
 }
 
 // sockRef is one socket of a Scan: where it was (descriptor number and

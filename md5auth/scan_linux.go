@@ -206,10 +206,17 @@ func (s *Scan) conn(local, remote netip.AddrPort) (*Socket, error) {
 			}
 			gone = append(gone, r.inode)
 		}
-		if walked {
+		if walked || s.connWalked {
+			// One walk per look for connections it lacks: the walk finds
+			// every connection there is then, and one that came up since
+			// is the next pass's (after a key change, a walk per session
+			// the peer had just closed cost 100 walks of 2,000
+			// descriptors: half a second of CPU).
+			s.forget(gone)
 			return nil, &NotFoundError{Local: local, Remote: remote}
 		}
 		s.forget(gone)
+		s.connWalked = true
 		if err := s.rewalk(); err != nil {
 			return nil, err
 		}

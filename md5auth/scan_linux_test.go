@@ -23,9 +23,12 @@ const (
 // TestScanWalksOnce: a Scan looks once (one sock_diag dump, one walk of
 // /proc/self/fd) and every key operation on the sockets of that look uses
 // it: twenty listener keys, a deletion and a connection re-keyed cost no
-// walk more. A connection that came up after the look costs one walk, and
-// so does one that is not there at all (then ErrSocketNotFound). The keys
-// are where the operations said, as the kernel reports them.
+// walk more. A connection that came up after the look costs one walk; after
+// it, one that is not there at all costs none (ErrSocketNotFound), and one
+// newer than that walk is the next look's (ErrSocketNotFound too: a look
+// walks again once, or a key change that found 100 sessions just closed
+// walked 100 times). The keys are where the operations said, as the kernel
+// reports them.
 func TestScanWalksOnce(t *testing.T) {
 	t.Parallel()
 	ns := procNS(t, "pscan")
@@ -80,7 +83,13 @@ func TestScanWalksOnce(t *testing.T) {
 	if !errors.Is(err, ErrSocketNotFound) {
 		t.Fatalf("SetConnKey of a missing connection = %v", err)
 	}
-	walks(3, "a missing connection")
+	walks(2, "a missing connection")
+	c3 := dialEcho(t, ns, loV4, lst, AddrKey(loV4, secretA))
+	local3, remote3 := apOf(c3.RemoteAddr()), apOf(c3.LocalAddr())
+	if err := sc.SetConnKey(local3, remote3, AddrKey(loV4, secretB)); !errors.Is(err, ErrSocketNotFound) {
+		t.Fatalf("SetConnKey of a connection newer than the look's second walk = %v, want ErrSocketNotFound", err)
+	}
+	walks(2, "a connection newer than the second walk")
 
 	lkeys := append([]Key{AddrKey(loV4, secretA)}, keys...)
 	checkDump(t, observeIn(t, ns, portScan).Sockets, []wantSock{
@@ -89,6 +98,8 @@ func TestScanWalksOnce(t *testing.T) {
 		{SocketKeys{Local: local2, Remote: remote2, Family: unix.AF_INET}, []Key{AddrKey(loV4, secretB)}},
 		{SocketKeys{Local: remote, Remote: local, Family: unix.AF_INET}, []Key{AddrKey(loV4, secretA)}},
 		{SocketKeys{Local: remote2, Remote: local2, Family: unix.AF_INET}, []Key{AddrKey(loV4, secretA)}},
+		{SocketKeys{Local: local3, Remote: remote3, Family: unix.AF_INET}, []Key{AddrKey(loV4, secretA)}}, // not re-keyed
+		{SocketKeys{Local: remote3, Remote: local3, Family: unix.AF_INET}, []Key{AddrKey(loV4, secretA)}},
 	})
 }
 

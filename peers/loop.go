@@ -14,7 +14,6 @@ import (
 //     proposals, Reconcile);
 //   - kickSessions: a light pass soon (a session changed state: GoBGP's
 //     event told it, so the pass need not read every neighbor back);
-//   - kickReconcile: a full pass soon;
 //   - askStale / ConnectionRefused: judge the sessions asked to be ended
 //     now, not behind a kicked pass's delay.
 //
@@ -54,12 +53,6 @@ func (m *Manager) pass(ctx context.Context) error {
 	case <-stop:
 		return nil
 	}
-}
-
-// kickReconcile asks for a full pass soon (never blocks).
-func (m *Manager) kickReconcile() {
-	m.fullKick.Store(true)
-	m.kickSessions()
 }
 
 // kickSessions asks for a pass soon that need not read GoBGP's view: a
@@ -120,7 +113,7 @@ func (m *Manager) loop(stop, done chan struct{}) {
 			if r != nil {
 				reqs = append(reqs, r)
 			} else {
-				full = m.fullKick.Swap(false)
+				full = false
 			}
 		}
 		if m.dropped != nil {
@@ -128,9 +121,6 @@ func (m *Manager) loop(stop, done chan struct{}) {
 				m.log.WithField("dropped_events", d-lastDropped).Warn("GoBGP peer events were dropped: resynchronising from GoBGP and the sockets")
 				lastDropped, full = d, true // the session table cannot be trusted
 			}
-		}
-		if full {
-			m.fullKick.Store(false)
 		}
 		t0 := time.Now()
 		res := m.runPass(context.Background(), full)

@@ -137,7 +137,6 @@ type Manager struct {
 	reqs     chan *passReq   // passes asked for by callers who wait
 	kick     chan struct{}   // a light pass soon (buffered 1)
 	refused  chan netip.Addr // connections GoBGP turned away while Established
-	fullKick atomic.Bool     // a kick since the last full pass asked for GoBGP's view
 	stop     chan struct{}
 	loopDone chan struct{}
 	cancel   func()

@@ -197,8 +197,8 @@ func (p *pass) connsAO() {
 // neighbor or range deleted, e.g. to be re-added on TCP-AO after TCP-MD5).
 // The session's record and the sockets observed at the start of the pass
 // still show the connection GoBGP has closed since; "ending" it would reset
-// the neighbor just added instead, and GoBGP then may hold that one Idle
-// for IdleHoldTimeAfterReset (30 s), closing every connection of the peer.
+// the neighbor just added instead, and GoBGP then holds that one Idle for
+// IdleHoldAfterReset, closing every connection of the peer.
 func (p *pass) tookOut(a netip.Addr, st *peer) bool {
 	return p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.Prefix)])
 }

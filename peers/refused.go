@@ -86,7 +86,11 @@ func (p *pass) resetStale(addr netip.Addr, s *session) error {
 		return fmt.Errorf("peers: end stale session with %s: %w", addr, err)
 	}
 	s.rekeyedConn = netip.AddrPort{}
-	p.m.kickReconcile()
+	// GoBGP's event of the session going down asks for the next pass: a
+	// light one (a full pass per ended session made 100 of them, after a
+	// key change, ask GoBGP for all 1,000 neighbors several times,
+	// stalling its API behind those answers).
+	p.m.kickSessions()
 	return nil
 }
 
