@@ -141,6 +141,20 @@ func (d *Digester) digestWords(w *[4]uint64, fam uint8, segment []byte, hdrLen i
 	if len(segment) > 0xffff {
 		return ErrSegmentTooBig
 	}
+	b := d.cover(w, fam, segment, hdrLen, key)
+	if b == nil {
+		return ErrAddrFamily
+	}
+	d.sum = md5.Sum(b)
+	return nil
+}
+
+// cover returns the bytes an RFC 2385 digest of segment (header length
+// hdrLen, checked by the caller; at most 0xffff bytes) covers,
+// contiguous in d.buf: the pseudo-header of the address words w of family
+// fam, the TCP header with a zero checksum, the payload and key. It is
+// nil for a family other than 4 or 6.
+func (d *Digester) cover(w *[4]uint64, fam uint8, segment []byte, hdrLen int, key []byte) []byte {
 	need := 40 + 20 + len(segment) - hdrLen + len(key)
 	if cap(d.buf) < need {
 		d.buf = make([]byte, 0, need+need/4)
@@ -164,7 +178,7 @@ func (d *Digester) digestWords(w *[4]uint64, fam uint8, segment []byte, hdrLen i
 		le.PutUint64(b[32:40], uint64(bits.ReverseBytes32(uint32(len(segment))))|6<<56)
 		n = 40
 	default:
-		return ErrAddrFamily
+		return nil
 	}
 	le.PutUint64(b[n:n+8], le.Uint64(segment[0:8]))
 	le.PutUint64(b[n+8:n+16], le.Uint64(segment[8:16]))
@@ -172,8 +186,27 @@ func (d *Digester) digestWords(w *[4]uint64, fam uint8, segment []byte, hdrLen i
 	m := n + 20
 	m += copy(b[m:], segment[hdrLen:])
 	m += copy(b[m:], key)
-	d.sum = md5.Sum(b[:m])
-	return nil
+	return b[:m]
+}
+
+// VerifyPrepared reports whether sig is the RFC 2385 signature of segment
+// under key, the addresses prepared in ph, for a caller that has parsed
+// the segment (hl: its header length, as tcpopt.ParseSegment returned it):
+// CheckSignaturePrepared's digest and constant-time comparison without its
+// layers, for the shadow checker's per-segment path. It fails closed:
+// false for everything CheckSignaturePrepared does not find Valid (another
+// signature, a sig not 16 bytes long, an hl that is not segment's header
+// length, a segment too big, the zero PseudoHeader).
+func (d *Digester) VerifyPrepared(ph *PseudoHeader, segment []byte, hl int, sig, key []byte) bool {
+	if len(segment) < 20 || len(segment) > 0xffff || hl != int(segment[12]>>4)*4 || hl < 20 || hl > len(segment) || len(sig) != DigestLen {
+		return false
+	}
+	b := d.cover(&ph.w, ph.fam, segment, hl, key)
+	if b == nil {
+		return false
+	}
+	d.sum = md5.Sum(b)
+	return equal16(&d.sum, sig)
 }
 
 // Check verifies the MD5 option of segment against key. A segment without

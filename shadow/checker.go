@@ -225,7 +225,7 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 			act = p.active(t)
 			// The active key first, here: on the per-segment path a
 			// call to classify costs more than its test.
-			if act >= 0 && sig != nil && c.verify(ph, segment, sig, p.Keys[act].Secret) {
+			if act >= 0 && sig != nil && c.d.VerifyPrepared(ph, segment, hl, sig, p.Keys[act].Secret) {
 				r.Verdict, r.KeyID = Valid, p.Keys[act].ID
 			} else {
 				r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
@@ -249,8 +249,16 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 			st.rollKey == -1 && st.rollRun == 0 && st.rep.ProvenKeyID == nil {
 			// observe's steady state, inlined: ok diagnosed and
 			// supported, no rollover pending. Only the runs grow.
+			// And connRunOf's common case: the last segment's
+			// connection, ok.
 			st.run++
-			st.connRunOf(srcPort, dcOK, -1)
+			st.runTick++
+			if s := &st.runs[st.lastRun%maxConnRuns]; s.used != 0 && s.port == srcPort && s.diag == dcOK && s.key == -1 {
+				s.run++
+				s.used = st.runTick
+			} else {
+				st.connRunTicked(srcPort, dcOK, -1)
+			}
 			return r
 		}
 	} else {
