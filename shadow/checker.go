@@ -1,11 +1,13 @@
 package shadow
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpao"
 	"github.com/authbgp/authbgpd/tcpopt"
 )
 
@@ -187,9 +189,58 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		if st == nil {
 			st = c.stateOf(remote, p)
 		}
-		c.checkAO(p, st, &r, src, dst, srcPort, dstPort, segment, t)
-		if r.Verdict == Malformed {
-			return r
+		// checkAO's common segment, here: not a SYN, carrying TCP-AO,
+		// on the last connection used, whose traffic key of the
+		// segment's KeyID is derived for the current peers and has the
+		// option's MAC length. Everything else (and the handshakes)
+		// goes through checkAO.
+		opts, hl, err := tcpopt.ParseSegment(segment)
+		dir, lAddr, lPort, rPort := dirRecv, dst, dstPort, srcPort
+		if outgoing {
+			dir, lAddr, lPort, rPort = dirSent, src, srcPort, dstPort
+		}
+		var cn *aoConn
+		var key *tcpao.TrafficKey
+		idx := -1
+		if err == nil && opts.HasAO() && segment[13]&0x02 == 0 && len(p.Keys) > 0 && st.aoLast < len(st.ao) {
+			cn = st.ao[st.aoLast]
+			if cn.remotePort == rPort && cn.local.Port() == lPort && cn.local.Addr() == lAddr && cn.ao && cn.gen == c.gen && cn.keys != nil {
+				list := segment[tcpopt.FixedHeaderLen:hl]
+				r.AOKeyID, r.RNextKeyID = opts.AOKeyIDs(list)
+				if idx = aoKeyIndex(p, r.AOKeyID, outgoing); idx >= 0 && idx < len(cn.keys) && !cn.keys[idx].bad {
+					if key = cn.keys[idx].other[dir][0]; key != nil && opts.AOLen(list)-tcpopt.AOMinLen != key.MACLen() {
+						key = nil
+					}
+				}
+			}
+		}
+		if key == nil {
+			r.AOKeyID, r.RNextKeyID = 0, 0
+			c.checkAO(p, st, &r, src, dst, srcPort, dstPort, segment, t)
+			if r.Verdict == Malformed {
+				return r
+			}
+		} else {
+			r.AO = true
+			if !outgoing {
+				st.countKeyIDs(r.AOKeyID, r.RNextKeyID)
+			}
+			cn.last = t
+			seq := binary.BigEndian.Uint32(segment[4:8])
+			sne := cn.sne[dir].SNE(seq)
+			ok, err := key.VerifyPrepared(sne, &cn.ph[dir], segment, opts, hl)
+			switch {
+			case err != nil:
+				r.Verdict = Malformed
+				return r
+			case ok:
+				r.Verdict, r.KeyID = Valid, p.Keys[idx].ID
+				cn.sne[dir].Observe(seq)
+				cn.closed = cn.closed || segment[13]&0x05 != 0 // a FIN or RST that verifies
+			default:
+				r.Verdict = BadMAC
+				r.Flipped, _ = cn.keys[idx].other[dir][1].VerifyPrepared(sne, &cn.ph[dir], segment, opts, hl)
+			}
 		}
 	} else {
 		// One walk of the options, by tcpopt's rules (the TCP-AO
