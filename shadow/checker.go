@@ -245,7 +245,12 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 	} else {
 		// One walk of the options, by tcpopt's rules (the TCP-AO
 		// checker's too): a malformed list, or TCP-MD5 with TCP-AO.
-		opts, hl, err := tcpopt.ParseSegment(segment)
+		// Linux's TCP-MD5 list is answered inline.
+		opts, hl, known := tcpopt.RecognisedMD5(segment)
+		var err error
+		if !known {
+			opts, hl, err = tcpopt.ParseSegment(segment)
+		}
 		if err != nil {
 			r.Verdict = Malformed
 			return r
