@@ -141,21 +141,30 @@ func (d *Digester) digestWords(w *[4]uint64, fam uint8, segment []byte, hdrLen i
 	if len(segment) > 0xffff {
 		return ErrSegmentTooBig
 	}
-	b := d.cover(w, fam, segment, hdrLen, key)
-	if b == nil {
+	if fam != 4 && fam != 6 {
 		return ErrAddrFamily
 	}
-	d.sum = md5.Sum(b)
+	ph := PseudoHeader{w: *w, fam: fam}
+	d.VerifyPrepared(&ph, segment, hdrLen, nil, key) // (no signature: only the digest, in d.sum)
 	return nil
 }
 
-// cover returns the bytes an RFC 2385 digest of segment (header length
-// hdrLen, checked by the caller; at most 0xffff bytes) covers,
-// contiguous in d.buf: the pseudo-header of the address words w of family
-// fam, the TCP header with a zero checksum, the payload and key. It is
-// nil for a family other than 4 or 6.
-func (d *Digester) cover(w *[4]uint64, fam uint8, segment []byte, hdrLen int, key []byte) []byte {
-	need := 40 + 20 + len(segment) - hdrLen + len(key)
+// VerifyPrepared reports whether sig is the RFC 2385 signature of segment
+// under key, the addresses prepared in ph, for a caller that has parsed
+// the segment (hl: its header length, as tcpopt.ParseSegment returned it):
+// CheckSignaturePrepared's digest and constant-time comparison in one
+// function, for the shadow checker's per-segment path. It fails closed:
+// false for everything CheckSignaturePrepared does not find Valid (another
+// signature, a sig not 16 bytes long, an hl that is not segment's header
+// length, a segment too big, the zero PseudoHeader). It is the one place
+// the covered bytes are assembled: every digest of the package is its.
+func (d *Digester) VerifyPrepared(ph *PseudoHeader, segment []byte, hl int, sig, key []byte) bool {
+	if len(segment) < 20 || len(segment) > 0xffff || hl != int(segment[12]>>4)*4 || hl < 20 || hl > len(segment) {
+		return false
+	}
+	// The covered bytes, contiguous in d.buf: pseudo-header, TCP header
+	// with a zero checksum, payload, key.
+	need := 40 + 20 + len(segment) - hl + len(key)
 	if cap(d.buf) < need {
 		d.buf = make([]byte, 0, need+need/4)
 	}
@@ -165,29 +174,29 @@ func (d *Digester) cover(w *[4]uint64, fam uint8, segment []byte, hdrLen int, ke
 	// where byte stores would stall every load that spans several.
 	le := binary.LittleEndian
 	var n int
-	switch fam {
+	switch ph.fam {
 	case 4:
-		le.PutUint64(b[0:8], w[0])
+		le.PutUint64(b[0:8], ph.w[0])
 		le.PutUint32(b[8:12], 6<<8|uint32(bits.ReverseBytes16(uint16(len(segment))))<<16)
 		n = 12
 	case 6:
-		le.PutUint64(b[0:8], w[0])
-		le.PutUint64(b[8:16], w[1])
-		le.PutUint64(b[16:24], w[2])
-		le.PutUint64(b[24:32], w[3])
+		le.PutUint64(b[0:8], ph.w[0])
+		le.PutUint64(b[8:16], ph.w[1])
+		le.PutUint64(b[16:24], ph.w[2])
+		le.PutUint64(b[24:32], ph.w[3])
 		le.PutUint64(b[32:40], uint64(bits.ReverseBytes32(uint32(len(segment))))|6<<56)
 		n = 40
 	default:
-		return nil
+		return false
 	}
 	le.PutUint64(b[n:n+8], le.Uint64(segment[0:8]))
 	le.PutUint64(b[n+8:n+16], le.Uint64(segment[8:16]))
 	le.PutUint32(b[n+16:n+20], le.Uint32(segment[16:20])&0xffff0000) // checksum zeroed
 	m := n + 20
-	// The payload and key of a keepalive or a short update, and any
-	// key, are moved inline: a call to memmove spills cover's registers,
-	// which costs more than the move.
-	if pl := segment[hdrLen:]; len(pl) >= 16 && len(pl) <= 256 {
+	// The payload of a keepalive or a short update, and any key, are
+	// moved inline: a call to memmove spills the registers, which costs
+	// more than the move.
+	if pl := segment[hl:]; len(pl) >= 16 && len(pl) <= 256 {
 		move16(b[m:m+len(pl)], pl)
 		m += len(pl)
 	} else {
@@ -199,7 +208,8 @@ func (d *Digester) cover(w *[4]uint64, fam uint8, segment []byte, hdrLen int, ke
 	} else {
 		m += copy(b[m:], key)
 	}
-	return b[:m]
+	d.sum = md5.Sum(b[:m])
+	return equal16(&d.sum, sig)
 }
 
 // move16 copies src to dst, both of the same length, at least 16 bytes:
@@ -210,26 +220,6 @@ func move16(dst, src []byte) {
 		*(*[16]byte)(dst[i:]) = *(*[16]byte)(src[i:])
 	}
 	*(*[16]byte)(dst[n-16:]) = *(*[16]byte)(src[n-16:])
-}
-
-// VerifyPrepared reports whether sig is the RFC 2385 signature of segment
-// under key, the addresses prepared in ph, for a caller that has parsed
-// the segment (hl: its header length, as tcpopt.ParseSegment returned it):
-// CheckSignaturePrepared's digest and constant-time comparison without its
-// layers, for the shadow checker's per-segment path. It fails closed:
-// false for everything CheckSignaturePrepared does not find Valid (another
-// signature, a sig not 16 bytes long, an hl that is not segment's header
-// length, a segment too big, the zero PseudoHeader).
-func (d *Digester) VerifyPrepared(ph *PseudoHeader, segment []byte, hl int, sig, key []byte) bool {
-	if len(segment) < 20 || len(segment) > 0xffff || hl != int(segment[12]>>4)*4 || hl < 20 || hl > len(segment) || len(sig) != DigestLen {
-		return false
-	}
-	b := d.cover(&ph.w, ph.fam, segment, hl, key)
-	if b == nil {
-		return false
-	}
-	d.sum = md5.Sum(b)
-	return equal16(&d.sum, sig)
 }
 
 // Check verifies the MD5 option of segment against key. A segment without

@@ -3,6 +3,7 @@ package md5auth
 import (
 	"bytes"
 	"crypto/md5"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"net/netip"
@@ -86,6 +87,13 @@ func sameVerifyPrepared(t *testing.T, d *Digester, ph *PseudoHeader, seg, sig, k
 	if got := d.VerifyPrepared(ph, seg, hl, sig, key); got != (err == nil && v == Valid) {
 		t.Fatalf("%d-byte segment, header length %d: VerifyPrepared %v; CheckSignaturePrepared %v, %v", len(seg), hl, got, v, err)
 	}
+	if err == nil && v == Valid {
+		// (The forger's digest is right for the segment's own header
+		// length, so the ones below are what a forger would sign.)
+		if own := forgedDigest(ph, seg, hl, key); !d.VerifyPrepared(ph, seg, hl, own[:], key) {
+			t.Fatalf("%d-byte segment: forgedDigest at its own header length does not verify", len(seg))
+		}
+	}
 	for _, other := range []int{hl - 4, hl + 4, 0, 20, 60, len(seg) + 1} {
 		if other == hl {
 			continue
@@ -96,7 +104,7 @@ func sameVerifyPrepared(t *testing.T, d *Digester, ph *PseudoHeader, seg, sig, k
 		// Not even with the digest that header length would give: a
 		// header length that is not the segment's fails closed.
 		if other >= 20 && other <= len(seg) && len(seg) <= 0xffff && (ph.fam == 4 || ph.fam == 6) {
-			forged := md5.Sum(d.cover(&ph.w, ph.fam, seg, other, key))
+			forged := forgedDigest(ph, seg, other, key)
 			if d.VerifyPrepared(ph, seg, other, forged[:], key) {
 				t.Fatalf("%d-byte segment, header length %d: VerifyPrepared with header length %d and its digest is true", len(seg), hl, other)
 			}
@@ -170,11 +178,30 @@ func TestPreparedFamilies(t *testing.T) {
 
 // md5Digest is the digest of seg under key with the address words all
 // zero, as the zero PseudoHeader would give it if it were digested.
-func md5Digest(d *Digester, seg, key []byte) []byte {
-	var w [4]uint64
-	b := d.cover(&w, 4, seg, int(seg[12]>>4)*4, key)
-	s := md5.Sum(b)
+func md5Digest(_ *Digester, seg, key []byte) []byte {
+	s := forgedDigest(&PseudoHeader{fam: 4}, seg, int(seg[12]>>4)*4, key)
 	return s[:]
+}
+
+// forgedDigest is the digest VerifyPrepared would compute for seg if its
+// header length were hl (and ph's family were valid): what a forger
+// would sign to make a wrong header length verify.
+func forgedDigest(ph *PseudoHeader, seg []byte, hl int, key []byte) [16]byte {
+	var b []byte
+	le := binary.LittleEndian
+	if ph.fam == 4 {
+		b = le.AppendUint64(b, ph.w[0])
+		b = append(b, 0, 6, byte(len(seg)>>8), byte(len(seg)))
+	} else {
+		for _, w := range ph.w {
+			b = le.AppendUint64(b, w)
+		}
+		b = append(b, byte(len(seg)>>24), byte(len(seg)>>16), byte(len(seg)>>8), byte(len(seg)), 0, 0, 0, 6)
+	}
+	h := append([]byte(nil), seg[:20]...)
+	h[16], h[17] = 0, 0
+	b = append(append(append(b, h...), seg[hl:]...), key...)
+	return md5.Sum(b)
 }
 
 func TestPreparedZeroAllocs(t *testing.T) {

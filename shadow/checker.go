@@ -161,9 +161,9 @@ func (c *Checker) Begin() { c.mu.Lock() }
 // not through a helper: on the per-segment path a call passing this many
 // argument words (more than fit in registers) and the Result back costs
 // a measurable share of a keepalive's digest.
-func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
+func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) (r Result) {
 	if srcPort != c.opts.Port && dstPort != c.opts.Port {
-		return Result{}
+		return r
 	}
 	src, dst = src.Unmap(), dst.Unmap()
 	// The one-entry cache of the last remote address answers most
@@ -177,13 +177,13 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 	default:
 		st = nil
 		if p, remote, outgoing = c.attribute(src, dst, srcPort, dstPort); p == nil {
-			return Result{}
+			return r
 		}
 		if outgoing {
 			c.lastLocal = src
 		}
 	}
-	r := Result{Outgoing: outgoing, PeerID: p.ID, KeyID: -1}
+	r.Outgoing, r.PeerID, r.KeyID = outgoing, p.ID, -1
 	act := -1
 	if p.TCPAO {
 		if st == nil {
