@@ -194,7 +194,11 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		// segment's KeyID is derived for the current peers and has the
 		// option's MAC length. Everything else (and the handshakes)
 		// goes through checkAO.
-		opts, hl, err := tcpopt.ParseSegment(segment)
+		opts, hl, known := tcpopt.RecognisedAO(segment)
+		var err error
+		if !known {
+			opts, hl, err = tcpopt.ParseSegment(segment)
+		}
 		dir, lAddr, lPort, rPort := dirRecv, dst, dstPort, srcPort
 		if outgoing {
 			dir, lAddr, lPort, rPort = dirSent, src, srcPort, dstPort

@@ -270,6 +270,24 @@ func RecognisedMD5(segment []byte) (o Options, hl int, ok bool) {
 	return Options{}, 0, false
 }
 
+// RecognisedAO is RecognisedMD5 for the two TCP-AO lists Parse
+// recognises (a 16-byte TCP-AO option and NOP, NOP, timestamps, in
+// either order: a 48-byte header), the lists of Linux's and RFC 9235's
+// established TCP-AO sessions.
+func RecognisedAO(segment []byte) (o Options, hl int, ok bool) {
+	if len(segment) < 48 || segment[12]>>4 != 12 {
+		return Options{}, 0, false
+	}
+	be := binary.BigEndian
+	switch {
+	case be.Uint16(segment[20:22]) == aoHead16 && be.Uint32(segment[36:40]) == nopNopTS:
+		return Options{ao: 0 + 1}, 48, true
+	case be.Uint32(segment[20:24]) == nopNopTS && be.Uint16(segment[32:34]) == aoHead16:
+		return Options{ao: 12 + 1}, 48, true
+	}
+	return Options{}, 0, false
+}
+
 // AppendMD5 appends a TCP-MD5 option carrying sig (16 bytes; a sig of
 // another length makes an option Parse refuses).
 func AppendMD5(b, sig []byte) []byte {

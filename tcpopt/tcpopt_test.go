@@ -377,7 +377,13 @@ func FuzzParse(f *testing.F) {
 // same options and header length, without an error.
 func sameRecognisedMD5(t *testing.T, seg []byte) {
 	t.Helper()
-	o, hl, ok := RecognisedMD5(seg)
+	sameRecognised(t, seg, RecognisedMD5)
+	sameRecognised(t, seg, RecognisedAO)
+}
+
+func sameRecognised(t *testing.T, seg []byte, recognised func([]byte) (Options, int, bool)) {
+	t.Helper()
+	o, hl, ok := recognised(seg)
 	if !ok {
 		if o != (Options{}) || hl != 0 {
 			t.Fatalf("%x: RecognisedMD5 %+v, %d without ok", seg, o, hl)
@@ -414,4 +420,36 @@ func TestRecognisedMD5(t *testing.T) {
 		t.Errorf("reserved bits set: %d, %v", hl, ok)
 	}
 	sameRecognisedMD5(t, flags)
+}
+
+// TestRecognisedAO: the two TCP-AO lists, and nothing else, are answered
+// without ParseSegment.
+func TestRecognisedAO(t *testing.T) {
+	ao16 := AppendAO(nil, 7, 9, bytes.Repeat([]byte{0xab}, 12))
+	for _, c := range []struct {
+		list []byte
+		off  int
+	}{{cat(ao16, ts), 0}, {cat(ts, ao16), 12}} {
+		seg := segment(c.list, []byte("payload"))
+		o, hl, ok := RecognisedAO(seg)
+		if !ok || hl != 48 || o.AOOffset() != c.off {
+			t.Fatalf("%x: RecognisedAO = %+v, %d, %v", c.list, o, hl, ok)
+		}
+		sameRecognisedMD5(t, seg)
+		if _, _, ok := RecognisedAO(seg[:47]); ok {
+			t.Errorf("%x: short segment recognised", c.list)
+		}
+		other := bytes.Clone(seg)
+		other[12] = 13 << 4
+		if _, _, ok := RecognisedAO(other); ok {
+			t.Errorf("%x: data offset 52 recognised", c.list)
+		}
+		sameRecognisedMD5(t, other)
+	}
+	for _, l := range [][]byte{cat(ts, []byte{KindAO, 15}, ao16[2:]), cat(ao16, []byte{KindNOP, KindNOP, 8, 9, 1, 2, 3, 4, 5, 6, 7, KindNOP}), cat(linuxMD5, make([]byte, 8))} {
+		if _, _, ok := RecognisedAO(segment(l, nil)); ok {
+			t.Errorf("%x: recognised", l)
+		}
+		sameRecognisedMD5(t, segment(l, nil))
+	}
 }
