@@ -99,6 +99,29 @@ const (
 // nil if the frame holds a whole TCP segment in an unfragmented IPv4 or
 // IPv6 packet. It does not allocate.
 func DecodeTCP(link uint32, data []byte, out *TCP) error {
+	// The common frame, a whole TCP segment in an untagged, unfragmented
+	// IPv4 packet, in one pass (the shadow checker's per-segment path: no
+	// calls, each field stored once). It checks what decodeIPv4 and
+	// decodeTCP check; any other frame is decoded the general way below,
+	// which gives this one the same result.
+	if be := binary.BigEndian; link == LinkEthernet && len(data) >= 14+20 && be.Uint16(data[12:14]) == etherTypeIPv4 {
+		ip := data[14:]
+		hl := int(ip[0]&0x0f) * 4
+		total := int(be.Uint16(ip[2:4]))
+		// (total 0, an offload super-packet, goes the general way.)
+		if ip[0]>>4 == 4 && hl >= 20 && total >= hl && total <= len(ip) && be.Uint16(ip[6:8])&0x3fff == 0 && ip[9] == protoTCP {
+			seg := ip[hl:total:total]
+			if len(seg) >= 20 {
+				if thl := int(seg[12]>>4) * 4; thl >= 20 && thl <= len(seg) {
+					out.Src = netip.AddrFrom4([4]byte(ip[12:16]))
+					out.Dst = netip.AddrFrom4([4]byte(ip[16:20]))
+					out.SrcPort, out.DstPort = be.Uint16(seg[0:2]), be.Uint16(seg[2:4])
+					out.Segment, out.SRH, out.Proto = seg, nil, protoTCP
+					return nil
+				}
+			}
+		}
+	}
 	*out = TCP{}
 	switch link {
 	case LinkEthernet:

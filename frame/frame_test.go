@@ -256,6 +256,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 		for cut := 0; cut < len(fr.data); cut++ {
 			var out TCP
 			err := DecodeTCP(fr.link, fr.data[:cut], &out)
+			sameAsGeneral(t, fr.link, fr.data[:cut], &out, err)
 			if cut >= end {
 				if err != nil || out.Src != full.Src || len(out.Segment) != len(full.Segment) {
 					t.Fatalf("%s frame %d cut at %d (packet ends at %d): %v", fr.file, fr.index+1, cut, end, err)
@@ -508,6 +509,14 @@ func TestDecodeTable(t *testing.T) {
 		{"ipv6 ah length overrun", LinkIPv6, mutate(ipv6([]ext{ah}, 6, seg), func(b []byte) { b[41] = 200 }), want{err: ErrTruncated}},
 		{"ipv6 ah cut", LinkIPv6, ipv6(nil, 51, []byte{6, 4, 0, 0}), want{err: ErrTruncated}},
 		{"ipv6 tcp doff beyond", LinkIPv6, ipv6(nil, 6, mutate(seg, func(b []byte) { b[12] = 0xf0 })), want{err: ErrTruncated}},
+	}
+	// Every IPv4 case again in an untagged Ethernet frame, which DecodeTCP
+	// decodes in one pass when it can: the same verdicts.
+	for _, tc := range tests {
+		if tc.link == LinkIPv4 {
+			tc.name, tc.link, tc.data = tc.name+" (ethernet)", LinkEthernet, eth(0x0800, tc.data)
+			tests = append(tests, tc)
+		}
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,6 +54,7 @@ func FuzzDecodeTCP(f *testing.F) {
 		orig := bytes.Clone(data)
 		var out TCP
 		err := DecodeTCP(link, data, &out)
+		sameAsGeneral(t, link, data, &out, err)
 		// The cooked header's fields: there exactly when the header is,
 		// and never more than DecodeTCP needs (it decodes past it).
 		if _, _, ok := CookedHeader(link, data); ok != (link == LinkLinuxSLL && len(data) >= 16 || link == LinkLinuxSLL2 && len(data) >= 20) {
@@ -150,4 +151,20 @@ func sameTCP(a, b TCP) bool {
 	return a.Src == b.Src && a.Dst == b.Dst && a.SrcPort == b.SrcPort && a.DstPort == b.DstPort &&
 		a.Proto == b.Proto && bytes.Equal(a.Segment, b.Segment) && bytes.Equal(a.SRH, b.SRH) &&
 		(a.Segment == nil) == (b.Segment == nil) && (a.SRH == nil) == (b.SRH == nil)
+}
+
+// sameAsGeneral: DecodeTCP's one-pass decoding of untagged Ethernet IPv4
+// frames gives what the general walk (decodeLink) gives, result and error.
+func sameAsGeneral(t *testing.T, link uint32, data []byte, out *TCP, err error) {
+	t.Helper()
+	if link != LinkEthernet {
+		return
+	}
+	var ref TCP
+	rerr := decodeLink(data, 14, 12, &ref)
+	if rerr != err || ref.Src != out.Src || ref.Dst != out.Dst || ref.SrcPort != out.SrcPort || ref.DstPort != out.DstPort ||
+		ref.Proto != out.Proto || !bytes.Equal(ref.Segment, out.Segment) || !bytes.Equal(ref.SRH, out.SRH) ||
+		len(ref.Segment) > 0 && (&ref.Segment[0] != &out.Segment[0] || cap(ref.Segment) != cap(out.Segment)) {
+		t.Fatalf("%x: DecodeTCP %+v, %v; the general walk %+v, %v", data, *out, err, ref, rerr)
+	}
 }

@@ -141,7 +141,30 @@ func (d *Digester) digestWords(w *[4]uint64, fam uint8, segment []byte, hdrLen i
 	if len(segment) > 0xffff {
 		return ErrSegmentTooBig
 	}
-	need := 40 + 20 + len(segment) - hdrLen + len(key)
+	if fam != 4 && fam != 6 {
+		return ErrAddrFamily
+	}
+	ph := PseudoHeader{w: *w, fam: fam}
+	d.VerifyPrepared(&ph, segment, hdrLen, nil, key) // (no signature: only the digest, in d.sum)
+	return nil
+}
+
+// VerifyPrepared reports whether sig is the RFC 2385 signature of segment
+// under key, the addresses prepared in ph, for a caller that has parsed
+// the segment (hl: its header length, as tcpopt.ParseSegment returned it):
+// CheckSignaturePrepared's digest and constant-time comparison in one
+// function, for the shadow checker's per-segment path. It fails closed:
+// false for everything CheckSignaturePrepared does not find Valid (another
+// signature, a sig not 16 bytes long, an hl that is not segment's header
+// length, a segment too big, the zero PseudoHeader). It is the one place
+// the covered bytes are assembled: every digest of the package is its.
+func (d *Digester) VerifyPrepared(ph *PseudoHeader, segment []byte, hl int, sig, key []byte) bool {
+	if len(segment) < 20 || len(segment) > 0xffff || hl != int(segment[12]>>4)*4 || hl < 20 || hl > len(segment) {
+		return false
+	}
+	// The covered bytes, contiguous in d.buf: pseudo-header, TCP header
+	// with a zero checksum, payload, key.
+	need := 40 + 20 + len(segment) - hl + len(key)
 	if cap(d.buf) < need {
 		d.buf = make([]byte, 0, need+need/4)
 	}
@@ -151,29 +174,53 @@ func (d *Digester) digestWords(w *[4]uint64, fam uint8, segment []byte, hdrLen i
 	// where byte stores would stall every load that spans several.
 	le := binary.LittleEndian
 	var n int
-	switch fam {
+	switch ph.fam {
 	case 4:
-		le.PutUint64(b[0:8], w[0])
+		le.PutUint64(b[0:8], ph.w[0])
 		le.PutUint32(b[8:12], 6<<8|uint32(bits.ReverseBytes16(uint16(len(segment))))<<16)
 		n = 12
 	case 6:
-		le.PutUint64(b[0:8], w[0])
-		le.PutUint64(b[8:16], w[1])
-		le.PutUint64(b[16:24], w[2])
-		le.PutUint64(b[24:32], w[3])
+		le.PutUint64(b[0:8], ph.w[0])
+		le.PutUint64(b[8:16], ph.w[1])
+		le.PutUint64(b[16:24], ph.w[2])
+		le.PutUint64(b[24:32], ph.w[3])
 		le.PutUint64(b[32:40], uint64(bits.ReverseBytes32(uint32(len(segment))))|6<<56)
 		n = 40
 	default:
-		return ErrAddrFamily
+		return false
 	}
 	le.PutUint64(b[n:n+8], le.Uint64(segment[0:8]))
 	le.PutUint64(b[n+8:n+16], le.Uint64(segment[8:16]))
 	le.PutUint32(b[n+16:n+20], le.Uint32(segment[16:20])&0xffff0000) // checksum zeroed
 	m := n + 20
-	m += copy(b[m:], segment[hdrLen:])
-	m += copy(b[m:], key)
+	// The payload of a keepalive (up to 48 bytes: longer ones memmove
+	// moves faster, call and all) and any key of 16 bytes or more are
+	// moved inline: a call to memmove spills the registers, which costs
+	// more than the move.
+	if pl := segment[hl:]; len(pl) >= 16 && len(pl) <= 48 {
+		move16(b[m:m+len(pl)], pl)
+		m += len(pl)
+	} else {
+		m += copy(b[m:], pl)
+	}
+	if len(key) >= 16 {
+		move16(b[m:m+len(key)], key)
+		m += len(key)
+	} else {
+		m += copy(b[m:], key)
+	}
 	d.sum = md5.Sum(b[:m])
-	return nil
+	return equal16(&d.sum, sig)
+}
+
+// move16 copies src to dst, both of the same length, at least 16 bytes:
+// 16 bytes at a time, the last 16 overlapping what came before.
+func move16(dst, src []byte) {
+	n := len(src)
+	for i := 0; i < n-16; i += 16 {
+		*(*[16]byte)(dst[i:]) = *(*[16]byte)(src[i:])
+	}
+	*(*[16]byte)(dst[n-16:]) = *(*[16]byte)(src[n-16:])
 }
 
 // Check verifies the MD5 option of segment against key. A segment without

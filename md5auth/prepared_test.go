@@ -2,6 +2,8 @@ package md5auth
 
 import (
 	"bytes"
+	"crypto/md5"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"net/netip"
@@ -68,6 +70,45 @@ func samePrepared(t *testing.T, d *Digester, src, dst netip.Addr, seg, key []byt
 		if v2, err2 := d.CheckSignature(src, dst, seg, tc.sig, key); v2 != v || err2 != err {
 			t.Fatalf("CheckSignature %v -> %v: %v, %v; prepared %v, %v", src, dst, v2, err2, v, err)
 		}
+		sameVerifyPrepared(t, d, &ph, seg, tc.sig, key)
+	}
+}
+
+// sameVerifyPrepared checks that VerifyPrepared, given the header length
+// tcpopt finds, is true exactly when CheckSignaturePrepared is Valid, and
+// false for any other header length.
+func sameVerifyPrepared(t *testing.T, d *Digester, ph *PseudoHeader, seg, sig, key []byte) {
+	t.Helper()
+	v, err := d.CheckSignaturePrepared(ph, seg, sig, key)
+	hl := 0
+	if len(seg) > 12 {
+		hl = int(seg[12]>>4) * 4
+	}
+	if got := d.VerifyPrepared(ph, seg, hl, sig, key); got != (err == nil && v == Valid) {
+		t.Fatalf("%d-byte segment, header length %d: VerifyPrepared %v; CheckSignaturePrepared %v, %v", len(seg), hl, got, v, err)
+	}
+	if err == nil && v == Valid {
+		// (The forger's digest is right for the segment's own header
+		// length, so the ones below are what a forger would sign.)
+		if own := forgedDigest(ph, seg, hl, key); !d.VerifyPrepared(ph, seg, hl, own[:], key) {
+			t.Fatalf("%d-byte segment: forgedDigest at its own header length does not verify", len(seg))
+		}
+	}
+	for _, other := range []int{hl - 4, hl + 4, 0, 20, 60, len(seg) + 1} {
+		if other == hl {
+			continue
+		}
+		if d.VerifyPrepared(ph, seg, other, sig, key) {
+			t.Fatalf("%d-byte segment, header length %d: VerifyPrepared with header length %d is true", len(seg), hl, other)
+		}
+		// Not even with the digest that header length would give: a
+		// header length that is not the segment's fails closed.
+		if other >= 20 && other <= len(seg) && len(seg) <= 0xffff && (ph.fam == 4 || ph.fam == 6) {
+			forged := forgedDigest(ph, seg, other, key)
+			if d.VerifyPrepared(ph, seg, other, forged[:], key) {
+				t.Fatalf("%d-byte segment, header length %d: VerifyPrepared with header length %d and its digest is true", len(seg), hl, other)
+			}
+		}
 	}
 }
 
@@ -109,6 +150,13 @@ func TestPreparedFamilies(t *testing.T) {
 		if _, err := d.CheckSignaturePrepared(&ph, seg, make([]byte, 16), []byte("k")); !errors.Is(err, ErrAddrFamily) {
 			t.Fatalf("refused header (%v, %v) digested: err = %v", pair[0], pair[1], err)
 		}
+		// (The zero PseudoHeader with the digest its zero address
+		// words would give is not valid either.)
+		zero := make([]byte, 0, 16)
+		zero = append(zero, md5Digest(d, seg, []byte("k"))...)
+		if d.VerifyPrepared(&ph, seg, 40, zero, []byte("k")) {
+			t.Fatalf("refused header (%v, %v) verified", pair[0], pair[1])
+		}
 	}
 	// The segment is checked as CheckSignature checks it.
 	ph, _ := NewPseudoHeader(randAddr(r, 4), randAddr(r, 4))
@@ -123,6 +171,37 @@ func TestPreparedFamilies(t *testing.T) {
 	if _, err := d.CheckSignaturePrepared(&ph, big, make([]byte, 16), []byte("k")); !errors.Is(err, ErrSegmentTooBig) {
 		t.Fatalf("65556-byte segment: err = %v", err)
 	}
+	if d.VerifyPrepared(&ph, big, 20, make([]byte, 16), []byte("k")) || d.VerifyPrepared(&ph, seg[:19], 40, make([]byte, 16), []byte("k")) {
+		t.Fatal("VerifyPrepared of a segment too big or too short")
+	}
+}
+
+// md5Digest is the digest of seg under key with the address words all
+// zero, as the zero PseudoHeader would give it if it were digested.
+func md5Digest(_ *Digester, seg, key []byte) []byte {
+	s := forgedDigest(&PseudoHeader{fam: 4}, seg, int(seg[12]>>4)*4, key)
+	return s[:]
+}
+
+// forgedDigest is the digest VerifyPrepared would compute for seg if its
+// header length were hl (and ph's family were valid): what a forger
+// would sign to make a wrong header length verify.
+func forgedDigest(ph *PseudoHeader, seg []byte, hl int, key []byte) [16]byte {
+	var b []byte
+	le := binary.LittleEndian
+	if ph.fam == 4 {
+		b = le.AppendUint64(b, ph.w[0])
+		b = append(b, 0, 6, byte(len(seg)>>8), byte(len(seg)))
+	} else {
+		for _, w := range ph.w {
+			b = le.AppendUint64(b, w)
+		}
+		b = append(b, byte(len(seg)>>24), byte(len(seg)>>16), byte(len(seg)>>8), byte(len(seg)), 0, 0, 0, 6)
+	}
+	h := append([]byte(nil), seg[:20]...)
+	h[16], h[17] = 0, 0
+	b = append(append(append(b, h...), seg[hl:]...), key...)
+	return md5.Sum(b)
 }
 
 func TestPreparedZeroAllocs(t *testing.T) {
@@ -139,6 +218,7 @@ func TestPreparedZeroAllocs(t *testing.T) {
 			if _, err := d.CheckSignaturePrepared(&ph, seg, sig, key); err != nil {
 				t.Fatal(err)
 			}
+			d.VerifyPrepared(&ph, seg, 40, sig, key)
 		}); n != 0 {
 			t.Fatalf("%s: %v allocations per segment, want 0", fam.s, n)
 		}
@@ -175,5 +255,6 @@ func FuzzPseudoHeader(f *testing.F) {
 		if wantErr == nil && d.sum != wantSum {
 			t.Fatalf("%v -> %v, %d-byte segment: prepared digest differs", s, a, len(seg))
 		}
+		sameVerifyPrepared(t, d, &ph, seg, sig, key)
 	})
 }

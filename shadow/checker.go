@@ -1,11 +1,13 @@
 package shadow
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpao"
 	"github.com/authbgp/authbgpd/tcpopt"
 )
 
@@ -159,9 +161,9 @@ func (c *Checker) Begin() { c.mu.Lock() }
 // not through a helper: on the per-segment path a call passing this many
 // argument words (more than fit in registers) and the Result back costs
 // a measurable share of a keepalive's digest.
-func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) Result {
+func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) (r Result) {
 	if srcPort != c.opts.Port && dstPort != c.opts.Port {
-		return Result{}
+		return r
 	}
 	src, dst = src.Unmap(), dst.Unmap()
 	// The one-entry cache of the last remote address answers most
@@ -175,26 +177,84 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 	default:
 		st = nil
 		if p, remote, outgoing = c.attribute(src, dst, srcPort, dstPort); p == nil {
-			return Result{}
+			return r
 		}
 		if outgoing {
 			c.lastLocal = src
 		}
 	}
-	r := Result{Outgoing: outgoing, PeerID: p.ID, KeyID: -1}
+	r.Outgoing, r.PeerID, r.KeyID = outgoing, p.ID, -1
 	act := -1
 	if p.TCPAO {
 		if st == nil {
 			st = c.stateOf(remote, p)
 		}
-		c.checkAO(p, st, &r, src, dst, srcPort, dstPort, segment, t)
-		if r.Verdict == Malformed {
-			return r
+		// checkAO's common segment, here: not a SYN, carrying TCP-AO,
+		// on the last connection used, whose traffic key of the
+		// segment's KeyID is derived for the current peers and has the
+		// option's MAC length. Everything else (and the handshakes)
+		// goes through checkAO.
+		opts, hl, known := tcpopt.RecognisedAO(segment)
+		var err error
+		if !known {
+			opts, hl, err = tcpopt.ParseSegment(segment)
+		}
+		dir, lAddr, lPort, rPort := dirRecv, dst, dstPort, srcPort
+		if outgoing {
+			dir, lAddr, lPort, rPort = dirSent, src, srcPort, dstPort
+		}
+		var cn *aoConn
+		var key *tcpao.TrafficKey
+		idx := -1
+		if err == nil && opts.HasAO() && segment[13]&0x02 == 0 && len(p.Keys) > 0 && st.aoLast < len(st.ao) {
+			cn = st.ao[st.aoLast]
+			if cn.remotePort == rPort && cn.local.Port() == lPort && cn.local.Addr() == lAddr && cn.ao && cn.gen == c.gen && cn.keys != nil {
+				list := segment[tcpopt.FixedHeaderLen:hl]
+				r.AOKeyID, r.RNextKeyID = opts.AOKeyIDs(list)
+				if idx = aoKeyIndex(p, r.AOKeyID, outgoing); idx >= 0 && idx < len(cn.keys) && !cn.keys[idx].bad {
+					if key = cn.keys[idx].other[dir][0]; key != nil && opts.AOLen(list)-tcpopt.AOMinLen != key.MACLen() {
+						key = nil
+					}
+				}
+			}
+		}
+		if key == nil {
+			r.AOKeyID, r.RNextKeyID = 0, 0
+			c.checkAO(p, st, &r, src, dst, srcPort, dstPort, segment, t)
+			if r.Verdict == Malformed {
+				return r
+			}
+		} else {
+			r.AO = true
+			if !outgoing {
+				st.countKeyIDs(r.AOKeyID, r.RNextKeyID)
+			}
+			cn.last = t
+			seq := binary.BigEndian.Uint32(segment[4:8])
+			sne := cn.sne[dir].SNE(seq)
+			ok, err := key.VerifyPrepared(sne, &cn.ph[dir], segment, opts, hl)
+			switch {
+			case err != nil:
+				r.Verdict = Malformed
+				return r
+			case ok:
+				r.Verdict, r.KeyID = Valid, p.Keys[idx].ID
+				cn.sne[dir].Observe(seq)
+				cn.closed = cn.closed || segment[13]&0x05 != 0 // a FIN or RST that verifies
+			default:
+				r.Verdict = BadMAC
+				r.Flipped, _ = cn.keys[idx].other[dir][1].VerifyPrepared(sne, &cn.ph[dir], segment, opts, hl)
+			}
 		}
 	} else {
 		// One walk of the options, by tcpopt's rules (the TCP-AO
 		// checker's too): a malformed list, or TCP-MD5 with TCP-AO.
-		opts, hl, err := tcpopt.ParseSegment(segment)
+		// Linux's TCP-MD5 list is answered inline.
+		opts, hl, known := tcpopt.RecognisedMD5(segment)
+		var err error
+		if !known {
+			opts, hl, err = tcpopt.ParseSegment(segment)
+		}
 		if err != nil {
 			r.Verdict = Malformed
 			return r
@@ -225,7 +285,7 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 			act = p.active(t)
 			// The active key first, here: on the per-segment path a
 			// call to classify costs more than its test.
-			if act >= 0 && sig != nil && c.verify(ph, segment, sig, p.Keys[act].Secret) {
+			if act >= 0 && sig != nil && c.d.VerifyPrepared(ph, segment, hl, sig, p.Keys[act].Secret) {
 				r.Verdict, r.KeyID = Valid, p.Keys[act].ID
 			} else {
 				r.Verdict, r.KeyID, r.Other = c.classify(p, ph, segment, sig, act)
@@ -249,8 +309,16 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 			st.rollKey == -1 && st.rollRun == 0 && st.rep.ProvenKeyID == nil {
 			// observe's steady state, inlined: ok diagnosed and
 			// supported, no rollover pending. Only the runs grow.
+			// And connRunOf's common case: the last segment's
+			// connection, ok.
 			st.run++
-			st.connRunOf(srcPort, dcOK, -1)
+			st.runTick++
+			if s := &st.runs[st.lastRun%maxConnRuns]; s.used != 0 && s.port == srcPort && s.diag == dcOK && s.key == -1 {
+				s.run++
+				s.used = st.runTick
+			} else {
+				st.connRunTicked(srcPort, dcOK, -1)
+			}
 			return r
 		}
 	} else {

@@ -25,6 +25,12 @@ const maxConnRuns = 4
 // from port and returns that connection's run.
 func (st *addrState) connRunOf(port uint16, diag diagCode, key int) int {
 	st.runTick++
+	return st.connRunTicked(port, diag, key)
+}
+
+// connRunTicked is connRunOf after its st.runTick++ (CheckHeld's steady
+// state does that and the common case itself).
+func (st *addrState) connRunTicked(port uint16, diag diagCode, key int) int {
 	// The slot of the last segment's connection first: a used slot's port
 	// is in no other used slot, so it is the one the walk would find.
 	slot := &st.runs[st.lastRun%maxConnRuns]

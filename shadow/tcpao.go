@@ -62,11 +62,11 @@ type aoConn struct {
 	gen        uint64      // the Checker's peers generation keys were derived for
 	last       time.Time
 	closed     bool // a FIN or RST was seen: the connection is ending
-	// seg are the segments of the two directions as package tcpao sees
-	// them, by direction, their addresses set once (the connection's
-	// ends): checking a segment only points TCP at its bytes, for the
-	// one MAC, and clears it again.
-	seg [2]tcpao.Segment
+	// ph are the MAC pseudo-headers of the two directions' segments, by
+	// direction, prepared once from the connection's ends (a pair of
+	// mixed families leaves the zero PseudoHeader, with which
+	// VerifyPrepared fails: malformed, as from VerifyParsed).
+	ph [2]tcpao.PseudoHeader
 }
 
 // aoTraffic are the prepared traffic keys of one master key on one
@@ -168,8 +168,9 @@ func (st *addrState) newConn(old *aoConn, local netip.AddrPort, remotePort uint1
 	// st is the remote address's state (its Address, as CheckHeld
 	// attributes the segment); local is our end, both unmapped.
 	remote := st.rep.Address
-	*cn = aoConn{local: local, remotePort: remotePort, last: t,
-		seg: [2]tcpao.Segment{dirRecv: {Src: remote, Dst: local.Addr()}, dirSent: {Src: local.Addr(), Dst: remote}}}
+	*cn = aoConn{local: local, remotePort: remotePort, last: t}
+	cn.ph[dirRecv], _ = tcpao.NewPseudoHeader(remote, local.Addr())
+	cn.ph[dirSent], _ = tcpao.NewPseudoHeader(local.Addr(), remote)
 	return cn
 }
 
@@ -383,10 +384,8 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 		r.Verdict, r.MACLenMismatch = BadMAC, true
 		return
 	}
-	seg := &cn.seg[dir]
-	seg.TCP = segment
 	sne := cn.sne[dir].SNE(seq)
-	ok, err := key.VerifyParsed(sne, seg, opts, hl)
+	ok, err := key.VerifyPrepared(sne, &cn.ph[dir], segment, opts, hl)
 	switch {
 	case err != nil:
 		r.Verdict = Malformed
@@ -396,9 +395,8 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 		cn.closed = cn.closed || ending
 	default:
 		r.Verdict = BadMAC
-		r.Flipped, _ = keys[1].VerifyParsed(sne, seg, opts, hl)
+		r.Flipped, _ = keys[1].VerifyPrepared(sne, &cn.ph[dir], segment, opts, hl)
 	}
-	seg.TCP = nil // the frame is not kept
 }
 
 // noKeys are the traffic keys of a SYN in the direction that did not

@@ -611,3 +611,30 @@ func BenchmarkAOVerifyPath(b *testing.B) {
 }
 
 var aoSink bool
+
+// TestAOTooBigIsMalformed: a TCP-AO segment longer than 65535 bytes (an
+// offload super-packet captured before segmentation) on an established
+// connection cannot be checked: malformed, never a MAC verdict, on the
+// per-segment path as in checkAO, both directions; the segment at its size
+// still verifies.
+func TestAOTooBigIsMalformed(t *testing.T) {
+	r := newAORig(t, aoPeers(t))
+	r.conn.session(true, "valid")
+	r.conn.send(true, fPSH|fACK, bgpKeepalive, "valid")
+	r.conn.send(false, fPSH|fACK, bgpKeepalive, "sent:valid")
+	pkts := r.conn.g.pkts
+	r.flush()
+	for _, p := range pkts[len(pkts)-2:] {
+		var tcp frame.TCP
+		if err := frame.DecodeTCP(frame.LinkEthernet, bytes.Clone(p.frame), &tcp); err != nil {
+			t.Fatal(err)
+		}
+		big := append(bytes.Clone(tcp.Segment), make([]byte, 0x10000)...)
+		if res := r.c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, big, p.t); res.Verdict != Malformed {
+			t.Errorf("%s, %d bytes: %+v, want malformed", p.desc, len(big), res)
+		}
+		if res := r.c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, p.t); res.Verdict != Valid {
+			t.Errorf("%s: %+v, want valid", p.desc, res)
+		}
+	}
+}

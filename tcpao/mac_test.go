@@ -136,17 +136,25 @@ func TestMACEveryByteCompared(t *testing.T) {
 		opts, _ := SegmentOptions(seg.TCP)
 		mac, _ := tk.MAC(nil, 0, seg)
 		copy(opts.AO.MAC, mac)
+		ph, _ := NewPseudoHeader(seg.Src, seg.Dst)
+		o, hl, _ := tcpopt.ParseSegment(seg.TCP)
 		for pos := 0; pos < MACLen; pos++ {
 			for bit := 0; bit < 8; bit++ {
 				opts.AO.MAC[pos] ^= 1 << bit
 				if ok, _ := tk.Verify(0, seg); ok {
 					t.Errorf("%s: MAC byte %d bit %d flipped: still verifies", alg, pos, bit)
 				}
+				if ok, _ := tk.VerifyPrepared(0, &ph, seg.TCP, o, hl); ok {
+					t.Errorf("%s: MAC byte %d bit %d flipped: VerifyPrepared still verifies", alg, pos, bit)
+				}
 				opts.AO.MAC[pos] ^= 1 << bit
 			}
 		}
 		if ok, _ := tk.Verify(0, seg); !ok {
 			t.Fatalf("%s: the good MAC no longer verifies", alg)
+		}
+		if ok, err := tk.VerifyPrepared(0, &ph, seg.TCP, o, hl); !ok || err != nil {
+			t.Fatalf("%s: the good MAC: VerifyPrepared = %v, %v", alg, ok, err)
 		}
 		// A 16-byte MAC field starting with the right 12 bytes is not it.
 		long := Segment{Src: seg.Src, Dst: seg.Dst}
@@ -179,6 +187,7 @@ func TestZeroAllocs(t *testing.T) {
 				opts, _ := SegmentOptions(seg.TCP)
 				copy(opts.AO.MAC, mac)
 				buf := make([]byte, 0, MACLen)
+				ph, _ := NewPseudoHeader(seg.Src, seg.Dst)
 				var tr SNETracker
 				for name, f := range map[string]func(){
 					"MAC":         func() { buf, _ = tk.MAC(buf[:0], 0, seg) },
@@ -187,6 +196,10 @@ func TestZeroAllocs(t *testing.T) {
 					"VerifyParsed": func() {
 						o, hl, _ := tcpopt.ParseSegment(seg.TCP)
 						tk.VerifyParsed(0, &seg, o, hl)
+					},
+					"VerifyPrepared": func() {
+						o, hl, _ := tcpopt.ParseSegment(seg.TCP)
+						tk.VerifyPrepared(0, &ph, seg.TCP, o, hl)
 					},
 					"SNE":     func() { tr.Observe(tr.SNE(12345)) },
 					"Options": func() { SegmentOptions(seg.TCP) },
@@ -422,6 +435,11 @@ func sameAsVerify(t *testing.T, k *TrafficKey, sne uint32, seg Segment) {
 	if ok != pok || (err == nil) != (perr == nil) {
 		t.Fatalf("Verify = %v, %v; VerifyParsed = %v, %v", ok, err, pok, perr)
 	}
+	ph, _ := NewPseudoHeader(seg.Src, seg.Dst)
+	pok, perr = k.VerifyPrepared(sne, &ph, seg.TCP, o, hl)
+	if ok != pok || (err == nil) != (perr == nil) {
+		t.Fatalf("Verify = %v, %v; VerifyPrepared = %v, %v", ok, err, pok, perr)
+	}
 }
 
 // TestVerifyParsed: VerifyParsed verifies what Verify does, and parsed
@@ -481,6 +499,37 @@ func TestVerifyParsed(t *testing.T) {
 			if ok || !errors.Is(err, c.want) {
 				t.Errorf("%s: %s: VerifyParsed = %v, %v; want false, %v", alg, c.name, ok, err, c.want)
 			}
+			ph, _ := NewPseudoHeader(seg.Src, seg.Dst)
+			if ok, err := tk.VerifyPrepared(7, &ph, seg.TCP, c.o, c.hl); ok || !errors.Is(err, c.want) {
+				t.Errorf("%s: %s: VerifyPrepared = %v, %v; want false, %v", alg, c.name, ok, err, c.want)
+			}
+		}
+		// VerifyPrepared: the same verdicts, from the addresses prepared
+		// once (IPv4-mapped ones as IPv4); the zero PseudoHeader and
+		// mixed families fail closed.
+		ph, err := NewPseudoHeader(seg.Src, seg.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mapped, _ := NewPseudoHeader(netip.AddrFrom16(seg.Src.As16()), netip.AddrFrom16(seg.Dst.As16()))
+		if mapped != ph {
+			t.Errorf("%s: IPv4-mapped pseudo-header %+v, want %+v", alg, mapped, ph)
+		}
+		if ok, err := tk.VerifyPrepared(7, &ph, seg.TCP, o, hl); !ok || err != nil {
+			t.Fatalf("%s: VerifyPrepared = %v, %v", alg, ok, err)
+		}
+		if ok, err := tk.VerifyPrepared(8, &ph, seg.TCP, o, hl); ok || err != nil {
+			t.Fatalf("%s: VerifyPrepared with SNE+1 = %v, %v", alg, ok, err)
+		}
+		swapped, _ := NewPseudoHeader(seg.Dst, seg.Src)
+		if ok, err := tk.VerifyPrepared(7, &swapped, seg.TCP, o, hl); ok || err != nil {
+			t.Fatalf("%s: VerifyPrepared with the addresses swapped = %v, %v", alg, ok, err)
+		}
+		if ok, err := tk.VerifyPrepared(7, &PseudoHeader{}, seg.TCP, o, hl); ok || !errors.Is(err, ErrAddrFamily) {
+			t.Errorf("%s: zero PseudoHeader: %v, %v", alg, ok, err)
+		}
+		if _, err := NewPseudoHeader(seg.Src, netip.MustParseAddr("2001:db8::1")); !errors.Is(err, ErrAddrFamily) {
+			t.Errorf("mixed families: %v", err)
 		}
 	}
 }

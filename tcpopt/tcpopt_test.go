@@ -362,10 +362,94 @@ func FuzzParse(f *testing.F) {
 		for len(padded)%4 != 0 {
 			padded = append(padded, KindEOL)
 		}
-		s, hl, serr := ParseSegment(segment(padded, []byte{0xee, 0xee}))
+		seg := segment(padded, []byte{0xee, 0xee})
+		s, hl, serr := ParseSegment(seg)
 		p, perr := Parse(padded)
 		if hl != 20+len(padded) || s != p || (serr == nil) != (perr == nil) {
 			t.Fatalf("%x: ParseSegment %+v, %d, %v; Parse %+v, %v", padded, s, hl, serr, p, perr)
 		}
+		sameRecognisedMD5(t, seg)
+		sameRecognisedMD5(t, seg[:len(seg)-2])
 	})
+}
+
+// sameRecognisedMD5: where RecognisedMD5 answers, ParseSegment gives the
+// same options and header length, without an error.
+func sameRecognisedMD5(t *testing.T, seg []byte) {
+	t.Helper()
+	sameRecognised(t, seg, RecognisedMD5)
+	sameRecognised(t, seg, RecognisedAO)
+}
+
+func sameRecognised(t *testing.T, seg []byte, recognised func([]byte) (Options, int, bool)) {
+	t.Helper()
+	o, hl, ok := recognised(seg)
+	if !ok {
+		if o != (Options{}) || hl != 0 {
+			t.Fatalf("%x: RecognisedMD5 %+v, %d without ok", seg, o, hl)
+		}
+		return
+	}
+	po, phl, err := ParseSegment(seg)
+	if o != po || hl != phl || err != nil {
+		t.Fatalf("%x: RecognisedMD5 %+v, %d; ParseSegment %+v, %d, %v", seg, o, hl, po, phl, err)
+	}
+}
+
+// TestRecognisedMD5: Linux's TCP-MD5 list, and nothing else, is answered
+// without ParseSegment: another data offset, a short segment, another
+// list of the same length are not.
+func TestRecognisedMD5(t *testing.T) {
+	seg := segment(linuxMD5, []byte("payload"))
+	if o, hl, ok := RecognisedMD5(seg); !ok || hl != 40 || o.MD5Offset() != 2 || !bytes.Equal(o.Signature(seg[20:hl]), sig16) {
+		t.Fatalf("RecognisedMD5 = %+v, %d, %v", o, hl, ok)
+	}
+	sameRecognisedMD5(t, seg)
+	other := bytes.Clone(seg)
+	other[12] = 11<<4 | seg[12]&0x0f // data offset 44
+	flags := bytes.Clone(seg)
+	flags[12] |= 0x0f // the low bits are not the data offset
+	for _, s := range [][]byte{seg[:39], other, segment(cat([]byte{KindNOP, KindMD5, MD5Len}, sig16, []byte{KindNOP}), nil),
+		segment(cat([]byte{KindNOP, KindNOP, KindMD5, 17}, sig16), nil)} {
+		if _, _, ok := RecognisedMD5(s); ok {
+			t.Errorf("%x: recognised", s)
+		}
+		sameRecognisedMD5(t, s)
+	}
+	if _, hl, ok := RecognisedMD5(flags); !ok || hl != 40 {
+		t.Errorf("reserved bits set: %d, %v", hl, ok)
+	}
+	sameRecognisedMD5(t, flags)
+}
+
+// TestRecognisedAO: the two TCP-AO lists, and nothing else, are answered
+// without ParseSegment.
+func TestRecognisedAO(t *testing.T) {
+	ao16 := AppendAO(nil, 7, 9, bytes.Repeat([]byte{0xab}, 12))
+	for _, c := range []struct {
+		list []byte
+		off  int
+	}{{cat(ao16, ts), 0}, {cat(ts, ao16), 12}} {
+		seg := segment(c.list, []byte("payload"))
+		o, hl, ok := RecognisedAO(seg)
+		if !ok || hl != 48 || o.AOOffset() != c.off {
+			t.Fatalf("%x: RecognisedAO = %+v, %d, %v", c.list, o, hl, ok)
+		}
+		sameRecognisedMD5(t, seg)
+		if _, _, ok := RecognisedAO(seg[:47]); ok {
+			t.Errorf("%x: short segment recognised", c.list)
+		}
+		other := bytes.Clone(seg)
+		other[12] = 13 << 4
+		if _, _, ok := RecognisedAO(other); ok {
+			t.Errorf("%x: data offset 52 recognised", c.list)
+		}
+		sameRecognisedMD5(t, other)
+	}
+	for _, l := range [][]byte{cat(ts, []byte{KindAO, 15}, ao16[2:]), cat(ao16, []byte{KindNOP, KindNOP, 8, 9, 1, 2, 3, 4, 5, 6, 7, KindNOP}), cat(linuxMD5, make([]byte, 8))} {
+		if _, _, ok := RecognisedAO(segment(l, nil)); ok {
+			t.Errorf("%x: recognised", l)
+		}
+		sameRecognisedMD5(t, segment(l, nil))
+	}
 }
