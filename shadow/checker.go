@@ -254,16 +254,20 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		// One walk of the options, by tcpopt's rules (the TCP-AO
 		// checker's too): a malformed list, or TCP-MD5 with TCP-AO.
 		// Linux's TCP-MD5 list is answered inline.
+		// (Its signature is segment[24:40], what Signature finds in the
+		// list RecognisedMD5 answers: no slicing of the list.)
 		opts, hl, known := tcpopt.RecognisedMD5(segment)
-		var err error
-		if !known {
-			opts, hl, err = tcpopt.ParseSegment(segment)
+		var sig []byte
+		if known {
+			sig = segment[24:40:40]
+		} else {
+			var err error
+			if opts, hl, err = tcpopt.ParseSegment(segment); err != nil {
+				r.Verdict = Malformed
+				return r
+			}
+			sig = opts.Signature(segment[20:hl])
 		}
-		if err != nil {
-			r.Verdict = Malformed
-			return r
-		}
-		sig := opts.Signature(segment[20:hl])
 		// An unsigned segment may carry TCP-AO: to a peer without keys
 		// it is unexpected, to a TCP-MD5 peer the wrong mechanism.
 		if sig == nil && !opts.HasAO() && len(p.Keys) == 0 {
