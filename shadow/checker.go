@@ -61,6 +61,10 @@ type addrState struct {
 	lastRun uint8 // the index in runs of the last segment's connection
 	rollKey int   // candidate rollover key
 	rollRun int
+	// steady caches isSteady (observe's steady state): observe and
+	// newAddrState are the only writers of the fields it depends on,
+	// and observe sets it again each time.
+	steady bool
 	// conn is the peer's port of the established session (SetSession);
 	// connBad counts the consecutive segments on it that failed; stale is
 	// set once OnStale fired for it.
@@ -250,16 +254,20 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 		// One walk of the options, by tcpopt's rules (the TCP-AO
 		// checker's too): a malformed list, or TCP-MD5 with TCP-AO.
 		// Linux's TCP-MD5 list is answered inline.
+		// (Its signature is segment[24:40], what Signature finds in the
+		// list RecognisedMD5 answers: no slicing of the list.)
 		opts, hl, known := tcpopt.RecognisedMD5(segment)
-		var err error
-		if !known {
-			opts, hl, err = tcpopt.ParseSegment(segment)
+		var sig []byte
+		if known {
+			sig = segment[24:40:40]
+		} else {
+			var err error
+			if opts, hl, err = tcpopt.ParseSegment(segment); err != nil {
+				r.Verdict = Malformed
+				return r
+			}
+			sig = opts.Signature(segment[20:hl])
 		}
-		if err != nil {
-			r.Verdict = Malformed
-			return r
-		}
-		sig := opts.Signature(segment[20:hl])
 		// An unsigned segment may carry TCP-AO: to a peer without keys
 		// it is unexpected, to a TCP-MD5 peer the wrong mechanism.
 		if sig == nil && !opts.HasAO() && len(p.Keys) == 0 {
@@ -305,10 +313,10 @@ func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segmen
 	}
 	if r.Verdict == Valid { // count's common case, inlined
 		st.rep.Received.Valid++
-		if st.diag == dcOK && st.cand == dcOK && st.candKey == -1 && st.rep.PeerKeyID == nil &&
-			st.rollKey == -1 && st.rollRun == 0 && st.rep.ProvenKeyID == nil {
+		if st.steady {
 			// observe's steady state, inlined: ok diagnosed and
-			// supported, no rollover pending. Only the runs grow.
+			// supported, no rollover pending (isSteady, cached).
+			// Only the runs grow.
 			// And connRunOf's common case: the last segment's
 			// connection, ok.
 			st.run++
@@ -426,6 +434,14 @@ func (c *Checker) stateOf(remote netip.Addr, p *Peer) *addrState {
 // first segment.
 func newAddrState(remote netip.Addr, p *Peer) *addrState {
 	return &addrState{rep: PeerReport{Address: remote, PeerID: p.ID, Interface: p.Interface, VRF: p.VRF, TCPAO: p.TCPAO, Diagnosis: DiagNoTraffic}, rollKey: -1}
+}
+
+// isSteady reports observe's steady state: ok diagnosed and supported, no
+// rollover pending, so that a valid segment only makes the runs grow.
+// st.steady caches it.
+func (st *addrState) isSteady() bool {
+	return st.diag == dcOK && st.cand == dcOK && st.candKey == -1 && st.rep.PeerKeyID == nil &&
+		st.rollKey == -1 && st.rollRun == 0 && st.rep.ProvenKeyID == nil
 }
 
 // isSYN reports a SYN without ACK (a new connection attempt).

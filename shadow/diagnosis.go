@@ -191,6 +191,7 @@ func (c *Checker) observe(p *Peer, st *addrState, diag diagCode, key, act int, p
 		st.rollKey, st.rollRun = -1, 0
 		st.rep.ProvenKeyID = nil
 	}
+	st.steady = st.isSteady()
 }
 
 func sameKey(a *int, k int) bool {
