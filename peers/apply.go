@@ -361,7 +361,7 @@ func (m *Manager) dialKey(neighbor netip.Addr, remote netip.AddrPort, c syscall.
 	var err error
 	switch {
 	case ok && d.refuse == nil && m.deferDial(neighbor):
-		m.log.WithField("peer", d.id).Debug("dial deferred: GoBGP refused the peer's connection while Idle; waiting for its dial")
+		m.log.WithField("peer", d.id).Debug("dial deferred: waiting for the peer's own dial")
 		return fmt.Errorf("peers: dial to peer %s: %w", d.id, errDialDeferred)
 	case !ok:
 		err = fmt.Errorf("peers: dial to %s: %w: no static peer of the config has that address", remote, ErrDialRefused)

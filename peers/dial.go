@@ -34,8 +34,17 @@ type DialSockets interface {
 // failed dial does not leave Active) and accepts the peer's next dial.
 const PeerIdleHold = 7 * time.Second
 
-// errDialDeferred marks a dial deferred while the peer is in its idle hold.
-var errDialDeferred = errors.New("dial deferred: the peer is in its idle hold (GoBGP refused its connection while Idle); waiting for its dial")
+// restartDialDefer is how long our dials to a neighbor restarted after a
+// key change (restartAfterKeyChange) wait for the peer's: the peer ended
+// the session and dials again (FRR about 2 s later), while the new
+// neighbor's first dial comes 1-2 s after it is added. Both at once are a
+// collision GoBGP resolves badly (in OpenSent it closes the connection it
+// accepted, the peer then closes ours: 10 s lost). A peer that does not
+// dial by then is dialed by a second restart (restartAgain).
+const restartDialDefer = 3 * time.Second
+
+// errDialDeferred marks a dial deferred while the peer is expected to dial.
+var errDialDeferred = errors.New("dial deferred: waiting for the peer's own dial (it is in its idle hold, or ended the session around a key change)")
 
 // ErrDialRefused marks a dial the reconciler did not let connect.
 var ErrDialRefused = errors.New("dial refused")
@@ -131,17 +140,25 @@ func (m *Manager) dialNoted(neighbor netip.Addr, id string, err error) {
 // refused a connection addr dialed. It only records the time (the dial hook
 // reads it); it never blocks.
 func (m *Manager) IdleRefused(addr netip.Addr) {
+	m.waitForPeer(addr.Unmap(), PeerIdleHold)
+}
+
+// waitForPeer defers our dials to neighbor for d (or until an earlier
+// deferral ends, whichever is later).
+func (m *Manager) waitForPeer(neighbor netip.Addr, d time.Duration) {
 	m.dialMu.Lock()
-	m.peerIdle[addr.Unmap()] = m.now()
-	m.dialMu.Unlock()
+	defer m.dialMu.Unlock()
+	if until := m.now().Add(d); until.After(m.waitPeer[neighbor]) {
+		m.waitPeer[neighbor] = until
+	}
 }
 
 // deferDial reports whether a dial to neighbor waits for the peer's own
 // dial instead (dialMu held).
 func (m *Manager) deferDial(neighbor netip.Addr) bool {
-	t, ok := m.peerIdle[neighbor]
-	if ok && m.now().Sub(t) >= PeerIdleHold {
-		delete(m.peerIdle, neighbor)
+	until, ok := m.waitPeer[neighbor]
+	if ok && !m.now().Before(until) {
+		delete(m.waitPeer, neighbor)
 		ok = false
 	}
 	return ok

@@ -149,7 +149,7 @@ func TestDialDeferredWhilePeerIdle(t *testing.T) {
 		t.Fatalf("another peer's dial: %v", err)
 	}
 	m.dialMu.Lock()
-	m.peerIdle[netip.MustParseAddr("192.0.2.2")] = time.Now().Add(-PeerIdleHold)
+	m.waitPeer[netip.MustParseAddr("192.0.2.2")] = time.Now()
 	m.dialMu.Unlock()
 	if err := dial(t, m, "192.0.2.2"); err != nil || s.dialedWith("192.0.2.2:179") != "Secret-Alpha" {
 		t.Fatalf("after the hold: %v, key %q", err, s.dialedWith("192.0.2.2:179"))

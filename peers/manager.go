@@ -150,9 +150,11 @@ type Manager struct {
 	dialMu  sync.Mutex
 	dials   map[netip.Addr]dialWant
 	dialErr map[netip.Addr]dialFailure
-	// peerIdle: when GoBGP, Idle, last refused a connection the peer
-	// dialed (IdleRefused): the peer is in its own idle hold since.
-	peerIdle map[netip.Addr]time.Time
+	// waitPeer: until when our dials to a neighbor wait for the peer's
+	// own dial: GoBGP, Idle, refused a connection the peer dialed
+	// (IdleRefused, for PeerIdleHold), or the pass restarted the neighbor
+	// after the peer ended its session (restartDialDefer).
+	waitPeer map[netip.Addr]time.Time
 }
 
 // Options configures a Manager.
@@ -199,7 +201,7 @@ func New(o Options) *Manager {
 		kick:      make(chan struct{}, 1),
 		refused:   make(chan netip.Addr, 64),
 		dialErr:   map[netip.Addr]dialFailure{},
-		peerIdle:  map[netip.Addr]time.Time{},
+		waitPeer:  map[netip.Addr]time.Time{},
 		scopes:    o.Scopes,
 		adv:       o.Advertiser,
 		learnt:    map[string]netip.Addr{},

@@ -180,6 +180,9 @@ type fakeSockets struct {
 	dialed   map[string]string    // dialed remote -> the key its socket got
 	guards   []md5auth.Guard      // the listeners' link-local guards
 	noGuards bool                 // SetListenerGuards fails
+	// connGone: SetConnKey finds no socket; onConnKey runs in it.
+	connGone  bool
+	onConnKey func()
 }
 
 func (s *fakeSockets) SetListenerGuards(_ uint16, g []md5auth.Guard) error {
@@ -211,10 +214,19 @@ func (s *fakeSockets) DeleteListenerKey(_ uint16, k md5auth.Key) error {
 	delete(s.listener, k.Scope())
 	return nil
 }
-func (s *fakeSockets) SetConnKey(_, remote netip.AddrPort, k md5auth.Key) error {
+func (s *fakeSockets) SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.conns[remote.String()] = string(k.Secret)
+	gone, hook := s.connGone, s.onConnKey
+	if !gone {
+		s.conns[remote.String()] = string(k.Secret)
+	}
+	s.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	if gone {
+		return fmt.Errorf("md5auth: re-key session %s-%s: %w", remote, local, md5auth.ErrSocketNotFound)
+	}
 	return nil
 }
 func (s *fakeSockets) Preflight() error { return s.pre }

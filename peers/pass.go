@@ -67,6 +67,13 @@ type peer struct {
 	aoCurrent int
 	// obs is what the last pass saw on the sockets.
 	obs observation
+	// keyChanged is when a pass last changed the peer's TCP-MD5 key in
+	// place, restarted the keyChanged a restart of its Idle neighbor was
+	// made for (restartAfterKeyChange: once per key change), restartedAt
+	// when, and restarts how many were made for it (restartAgain: at most
+	// 2).
+	keyChanged, restarted, restartedAt time.Time
+	restarts                           int
 }
 
 // observation is the observed state of one peer's keys.
@@ -188,7 +195,23 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
 	p.run()
 	m.lastLook = ps.counts()
-	return passResult{next: p.d.NextSwitch, steady: p.steady(oerr, useAO), err: errors.Join(p.errs...)}
+	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...)}
+}
+
+// nextDue is when a pass is due next for the pass's own reasons (zero:
+// none): the desired state's next keychain switch, or the end of a
+// restarted neighbor's dial deferral (restartAgain decides then).
+func (p *pass) nextDue() time.Time {
+	next, now := p.d.NextSwitch, p.m.now()
+	for _, st := range p.m.peers {
+		if st.restarts != 1 {
+			continue
+		}
+		if t := st.restartedAt.Add(restartDialDefer); t.After(now) && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	return next
 }
 
 // steady reports whether the pass found nothing to do (m.mu held): it
@@ -546,6 +569,7 @@ func (p *pass) install(st *peer, w Want) {
 	changed := st.secret != nil && (!st.secret.Equal(w.Key.MD5) || st.keyID != w.Key.KeyID)
 	if changed {
 		p.prev[id] = st.secret
+		st.keyChanged = m.now()
 		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "reason": p.why(w, st)}).Info("TCP-MD5 key changed in place")
 	} else {
 		st.secret.Wipe()

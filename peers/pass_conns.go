@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -182,6 +183,12 @@ func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
 	m := p.m
 	err := p.act(action{kind: actSetConnKey, local: local, remote: remote, key: connKey(a, st)})
 	if err != nil {
+		if s := m.sess[a]; errors.Is(err, md5auth.ErrSocketNotFound) && (s == nil || s.state != "established" || s.remote != remote) {
+			// The session ended meanwhile (the peer resets it when its
+			// own key changes): nothing left to re-key.
+			m.log.WithError(err).WithField("peer", a).Debug("the session's connection closed before it was re-keyed")
+			return
+		}
 		m.log.WithError(err).WithField("peer", a).Warn("could not re-key the session's connection in place; it will recover on reconnect")
 		return
 	}
