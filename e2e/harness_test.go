@@ -147,6 +147,7 @@ type abConf struct {
 	RouterID   string
 	ListenPort string // e.g. "-1" (no listener); "" = the default
 	NoAPI      bool   // [api] grpc = "" and http = "": no API at all
+	Pprof      bool   // [api] pprof = true
 	Extra      string // TOML sections before the peers (keychains, [shadow], [srv6...])
 	Peers      []abPeer
 	Tail       string // TOML sections after the peers
@@ -180,7 +181,11 @@ func (c abConf) String() string {
 	if c.NoAPI {
 		grpc, http = "", ""
 	}
-	fmt.Fprintf(&b, "\n[api]\ngrpc = %q\nhttp = %q\n\n", grpc, http)
+	fmt.Fprintf(&b, "\n[api]\ngrpc = %q\nhttp = %q\n", grpc, http)
+	if c.Pprof {
+		b.WriteString("pprof = true\n")
+	}
+	b.WriteString("\n")
 	b.WriteString(c.Extra)
 	for _, p := range c.Peers {
 		b.WriteString(p.toml())

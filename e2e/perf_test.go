@@ -29,6 +29,10 @@ package e2e
 //	PERF_PEER_RECEIVERS=a,b  receivers of peers-200 (authbgpd, gobgpd337, gobgpd)
 //	PERF_KEEP=DIR        copy the logs of every trial's daemons into DIR
 //	PERF_PROFILE=DIR     record a CPU profile of each receiver with perf(1) into DIR
+//	PERF_AUTHBGPD_ENV="K=V ..."  peers benchmarks: extra environment of authbgpd (GOGC=50, say)
+//	PERF_HEAP=DIR        peers benchmarks: authbgpd's heap profiles (pprof, after a GC)
+//	                     with every peer configured and with every session up, into DIR
+//	                     (the GCs and profiles add to its CPU figures)
 //	PERF_TRACE=1         log the receiver's accepted count at every poll
 //
 // Receivers log at info level (except authbgpd-debug): at debug level GoBGP
@@ -48,6 +52,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -149,6 +154,17 @@ func (p *perfAPI) peers(ctx context.Context, addr string) ([]*api.Peer, error) {
 	}
 }
 
+// countEstablished is how many of ps are Established.
+func countEstablished(ps []*api.Peer) int {
+	n := 0
+	for _, p := range ps {
+		if p.GetState().GetSessionState() == api.PeerState_ESTABLISHED {
+			n++
+		}
+	}
+	return n
+}
+
 func peerAccepted(p *api.Peer) int {
 	n := 0
 	for _, af := range p.GetAfiSafis() {
@@ -185,6 +201,105 @@ func (p *perfAPI) watchEstablished(ctx context.Context, addr string) <-chan time
 		}
 	}()
 	return ch
+}
+
+// sessionWatch follows the receiver's peer events (one WatchEvent stream)
+// and keeps which neighbors are Established: the peers benchmark's view of
+// the sessions. Polling ListPeer for 1,000 neighbors every 100 ms instead
+// cost the receiver ~25 ms of CPU a poll (a quarter of a core, charged to
+// its figures and taken from FRR's) and held GoBGP's management loop for
+// tens of ms each time, in front of every other API call.
+type sessionWatch struct {
+	mu    sync.Mutex
+	up    map[string]bool
+	first map[string]time.Duration // first Established, after t1
+	t1    time.Time
+	err   error
+}
+
+func (p *perfAPI) watchSessions(ctx context.Context) (*sessionWatch, error) {
+	st, err := p.c.WatchEvent(ctx, &api.WatchEventRequest{Peer: &api.WatchEventRequest_Peer{}})
+	if err != nil {
+		return nil, err
+	}
+	w := &sessionWatch{up: map[string]bool{}, first: map[string]time.Duration{}}
+	go func() {
+		for {
+			r, err := st.Recv()
+			if err != nil {
+				w.mu.Lock()
+				if ctx.Err() == nil {
+					w.err = err
+				}
+				w.mu.Unlock()
+				return
+			}
+			pe := r.GetPeer()
+			if pe == nil || pe.GetPeer() == nil || pe.GetType() != api.WatchEventResponse_PeerEvent_STATE {
+				continue
+			}
+			a := pe.GetPeer().GetState().GetNeighborAddress() // a dynamic neighbor's Conf has none
+			if a == "" {
+				a = pe.GetPeer().GetConf().GetNeighborAddress()
+			}
+			up := pe.GetPeer().GetState().GetSessionState() == api.PeerState_ESTABLISHED
+			w.mu.Lock()
+			w.up[a] = up
+			if _, ok := w.first[a]; up && !ok && !w.t1.IsZero() {
+				w.first[a] = time.Since(w.t1)
+			}
+			w.mu.Unlock()
+		}
+	}()
+	return w, nil
+}
+
+// start sets the time first-Established times are counted from.
+func (w *sessionWatch) start(t1 time.Time) {
+	w.mu.Lock()
+	w.t1 = t1
+	w.mu.Unlock()
+}
+
+// established is how many neighbors are Established, and the stream's
+// error if it ended.
+func (w *sessionWatch) established() (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, up := range w.up {
+		if up {
+			n++
+		}
+	}
+	return n, w.err
+}
+
+// isUp reports whether addr's session is Established.
+func (w *sessionWatch) isUp(addr string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.up[addr]
+}
+
+// histogram counts the first Established times per whole second, the
+// neighbors in dynamic (a range's) and the others apart: where the tail
+// is.
+func (w *sessionWatch) histogram(dynamic netip.Prefix) (static, dyn []int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for a, d := range w.first {
+		h := &static
+		if x, err := netip.ParseAddr(a); err == nil && dynamic.Contains(x.Unmap()) {
+			h = &dyn
+		}
+		s := int(d / time.Second)
+		for len(*h) <= s {
+			*h = append(*h, 0)
+		}
+		(*h)[s]++
+	}
+	return static, dyn
 }
 
 // ---------------------------------------------------------------- /proc
@@ -685,28 +800,53 @@ type peersTrial struct {
 func peersIdleWindow() time.Duration { return time.Duration(envInt("SCALE_IDLE", 60)) * time.Second }
 
 // pollAPI calls GoBGP's GetBgp every 20 ms until stop is closed and
-// returns the longest call (a failed call counts with its duration).
-func pollAPI(cli *perfAPI, stop <-chan struct{}) <-chan time.Duration {
-	out := make(chan time.Duration, 1)
+// returns the longest call (a failed call counts with its duration) and
+// the slowest calls, with when they started after t0.
+func pollAPI(cli *perfAPI, stop <-chan struct{}, t0 time.Time) <-chan apiCalls {
+	out := make(chan apiCalls, 1)
 	go func() {
-		var longest time.Duration
+		var all []apiCall
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
 			case <-stop:
-				out <- longest
+				slices.SortFunc(all, func(a, b apiCall) int { return int(b.took - a.took) })
+				r := apiCalls{n: len(all)}
+				if len(all) > 0 {
+					r.longest = all[0].took
+					r.slowest = all[:min(5, len(all))]
+				}
+				out <- r
 				return
 			case <-tick.C:
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			t := time.Now()
 			_, _ = cli.c.GetBgp(ctx, &api.GetBgpRequest{})
-			longest = max(longest, time.Since(t))
+			all = append(all, apiCall{at: t.Sub(t0), took: time.Since(t)})
 			cancel()
 		}
 	}()
 	return out
+}
+
+type apiCall struct{ at, took time.Duration }
+
+// apiCalls is what pollAPI measured.
+type apiCalls struct {
+	n       int
+	longest time.Duration
+	slowest []apiCall
+}
+
+func (c apiCalls) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d calls, slowest:", c.n)
+	for _, x := range c.slowest {
+		fmt.Fprintf(&b, " %.1f ms at +%.2fs", float64(x.took.Microseconds())/1000, x.at.Seconds())
+	}
+	return b.String()
 }
 
 func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey int, v6 bool) peersTrial {
@@ -809,12 +949,13 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	var pid int
 	var cli *perfAPI
 	var recv *daemon
-	var t0 time.Time  // receiver started
-	var reload func() // the receiver's key change (rekey)
+	var t0 time.Time               // receiver started
+	var reload func()              // the receiver's key change (rekey)
+	heapProfile := func(string) {} // PERF_HEAP: the receiver's heap profile (authbgpd)
 	var rekeyVerified func(i int) bool
 	switch receiver {
 	case "authbgpd":
-		cfg := abConf{RouterID: "192.0.2.1"}
+		cfg := abConf{RouterID: "192.0.2.1", Pprof: os.Getenv("PERF_HEAP") != ""}
 		files := map[string]string{"dyn": dynKey + "\n"}
 		for i := 0; i < static; i++ {
 			name := fmt.Sprintf("s%d", i)
@@ -824,7 +965,11 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		cfg.Peers = append(cfg.Peers, abPeer{addr: dynRange, asn: 65002, src: "password-file", ref: "dyn"})
 		authbgpdBinary(b, "") // built before the clock starts
 		t0 = time.Now()
-		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: envStr("SCALE_LOG_LEVEL", "info"), Files: files})
+		var env []string
+		if v := os.Getenv("PERF_AUTHBGPD_ENV"); v != "" {
+			env = strings.Fields(v)
+		}
+		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: envStr("SCALE_LOG_LEVEL", "info"), Files: files, Env: env})
 		pid, recv = a.cmd.Process.Pid, a.daemon
 		// Start-up: every configured entry (static peers and the
 		// range) has its key installed.
@@ -842,6 +987,24 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		}
 		trial.startup = time.Since(t0)
 		cli = dialPerfAPI(b, nsA)
+		heapProfile = func(name string) {
+			dir := os.Getenv("PERF_HEAP")
+			if dir == "" {
+				return
+			}
+			body, err := a.HTTPGet("/debug/pprof/heap?gc=1")
+			if err != nil {
+				b.Logf("PERF_HEAP: %v", err)
+				return
+			}
+			_ = os.MkdirAll(dir, 0o755)
+			f := filepath.Join(dir, fmt.Sprintf("peers-%s-round%d-%s.heap", receiver, round+1, name))
+			if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+				b.Logf("PERF_HEAP: %v", err)
+				return
+			}
+			b.Logf("heap profile %s: %s (go tool pprof -sample_index=inuse_space %s)", name, f, f)
+		}
 		reload = func() {
 			dir := filepath.Dir(a.Config)
 			for i := 0; i < rekey; i++ {
@@ -958,21 +1121,25 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		b.Fatal(err)
 	}
 	trial.rssIdle = idle.rss
+	heapProfile("idle")
 
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	sw, err := cli.watchSessions(wctx)
+	if err != nil {
+		b.Fatalf("%s: WatchEvent: %v", receiver, err)
+	}
 	stopProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d", receiver, round+1))
 	t1 := time.Now()
+	sw.start(t1)
 	f := startFRRConf(b, tp, nsF, fc.String())
-	var up, seen int
+	var up int
+	var werr error
+	// The sessions as the receiver's peer events tell them (no ListPeer
+	// polling: see sessionWatch), then one ListPeer to agree.
 	if !netns.WaitFor(ctx, func() bool {
-		ps, err := cli.peers(ctx, "")
-		if err != nil {
-			return false
-		}
-		seen, up = len(ps), 0
-		for _, p := range ps {
-			if p.GetState().GetSessionState() == api.PeerState_ESTABLISHED {
-				up++
-			}
+		if up, werr = sw.established(); werr != nil {
+			return true
 		}
 		if trial.first == 0 && up > 0 {
 			trial.first = time.Since(t1)
@@ -981,11 +1148,18 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 			trial.half = time.Since(t1)
 		}
 		return up >= total
-	}) {
-		b.Fatalf("%s: %d of %d sessions Established (%d neighbors known)\nFRR log:\n%s", receiver, up, total, seen, tail(f.Log(), 3000))
+	}) || werr != nil {
+		b.Fatalf("%s: %d of %d sessions Established (%v)\nFRR log:\n%s", receiver, up, total, werr, tail(f.Log(), 3000))
 	}
 	trial.allUp = time.Since(t1)
 	stopProf()
+	if ps, err := cli.peers(ctx, ""); err != nil {
+		b.Fatalf("%s: ListPeer: %v", receiver, err)
+	} else if n := countEstablished(ps); n != total {
+		b.Fatalf("%s: the peer events say %d sessions are Established, ListPeer %d", receiver, total, n)
+	}
+	hs, hd := sw.histogram(netip.MustParsePrefix(dynRange))
+	b.Logf("%s first Established, per second after FRR's start: static %v, dynamic %v", receiver, hs, hd)
 	up1, err := sampleProc(pid)
 	if err != nil {
 		b.Fatal(err)
@@ -997,6 +1171,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		b.Fatal(err)
 	}
 	trial.rssUp, trial.hwm = fin.rss, fin.hwm
+	heapProfile("up")
 	stopIdleProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d-idle", receiver, round+1))
 	time.Sleep(peersIdleWindow())
 	stopIdleProf()
@@ -1013,11 +1188,11 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		if err != nil {
 			b.Fatal(err)
 		}
-		const rekeyLimit = 3 * time.Minute
+		rekeyLimit := time.Duration(envInt("SCALE_REKEY_LIMIT", 180)) * time.Second
 		ctx, cancel := context.WithTimeout(context.Background(), rekeyLimit)
 		defer cancel()
 		stopPoll := make(chan struct{})
-		apiMax := pollAPI(cli, stopPoll)
+		apiMax := pollAPI(cli, stopPoll, time.Now())
 		stopRekeyProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d-rekey", receiver, round+1))
 		tr0 := time.Now()
 		reload()
@@ -1042,24 +1217,13 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 				why = err.Error()
 				return false
 			}
-			ps, err := cli.peers(ctx, "")
-			if err != nil {
-				why = err.Error()
-				return false
-			}
-			recvUp := map[string]bool{}
-			for _, p := range ps {
-				if p.GetState().GetSessionState() == api.PeerState_ESTABLISHED {
-					recvUp[p.GetConf().GetNeighborAddress()] = true
-				}
-			}
 			for i := 0; i < rekey; i++ {
 				a := staticAddr(i)
 				up, ok := frrUp[recvAddr(i).String()]
 				switch {
 				case !ok || up >= time.Since(tr0):
 					why = fmt.Sprintf("%s: FRR not Established since the change", a)
-				case !recvUp[a.String()]:
+				case !sw.isUp(a.String()):
 					why = fmt.Sprintf("%s: receiver not Established", a)
 				case !socketsCarry(socks, a, newKey(i), staticKey(i)):
 					why = fmt.Sprintf("%s: new key not read back from the receiver's connection", a)
@@ -1084,7 +1248,9 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		}
 		trial.rekeyCPU = c1.cpu - c0.cpu
 		close(stopPoll)
-		trial.apiMax = <-apiMax
+		calls := <-apiMax
+		trial.apiMax = calls.longest
+		b.Logf("%s GetBgp during the key change (from the reload): %v", receiver, calls)
 	}
 	keepLogs(b, fmt.Sprintf("peers-%s-round%d", receiver, round+1), recv, f.daemon)
 	return trial

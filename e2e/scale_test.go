@@ -24,6 +24,7 @@ package e2e
 //	SCALE_PEERS=N        peers in peers-1000, half static, half dynamic (default 1000)
 //	SCALE_REKEY=N        static peers whose keys change in peers-1000 (default 100)
 //	SCALE_IDLE=N         seconds peers-1000 measures idle CPU with every session up (default 60)
+//	SCALE_REKEY_LIMIT=N  seconds peers-1000 waits for the re-keyed sessions (default 180; -1 s recorded)
 //	SCALE_SYN_KEYS=a,b   key counts of syn-keys (default 10,100,1000)
 //	SCALE_ONLY=a,b       only these sub-benchmarks
 //	SCALE_LOG_LEVEL=L    authbgpd's --log-level in peers-1000 (default info)
