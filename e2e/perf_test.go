@@ -82,6 +82,15 @@ func envInt(name string, def int) int {
 	return def
 }
 
+// envCount is envInt for a count where 0 means none (SCALE_REKEY=0: no key
+// change phase).
+func envCount(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0

@@ -76,7 +76,7 @@ func BenchmarkBGPScale(b *testing.B) {
 	run("full-table-v4", func(b *testing.B) { benchFullTable(b, false, envInt("SCALE_PREFIXES", 1000000)) })
 	run("full-table-v6", func(b *testing.B) { benchFullTable(b, true, envInt("SCALE_PREFIXES6", 200000)) })
 	run("peers-1000", func(b *testing.B) {
-		benchPeersWith(b, envInt("SCALE_PEERS", 1000), envInt("SCALE_REKEY", 100), envInt("SCALE_ROUNDS", 1))
+		benchPeersWith(b, envInt("SCALE_PEERS", 1000), envCount("SCALE_REKEY", 100), envInt("SCALE_ROUNDS", 1))
 	})
 	run("syn-keys", benchSYNKeys)
 }
