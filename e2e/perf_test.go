@@ -182,33 +182,47 @@ func peerAccepted(p *api.Peer) int {
 	return n
 }
 
+// peerStates opens one WatchEvent stream of the receiver's peer events and
+// calls fn, on a goroutine of its own, with each state event's neighbor
+// (the State's address: a dynamic neighbor's Conf has none) and whether it
+// is Established; end gets the stream's error when it ends.
+func (p *perfAPI) peerStates(ctx context.Context, fn func(addr string, up bool), end func(error)) error {
+	st, err := p.c.WatchEvent(ctx, &api.WatchEventRequest{Peer: &api.WatchEventRequest_Peer{}})
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			r, err := st.Recv()
+			if err != nil {
+				end(err)
+				return
+			}
+			pe := r.GetPeer()
+			if pe == nil || pe.GetPeer() == nil || pe.GetType() != api.WatchEventResponse_PeerEvent_STATE {
+				continue
+			}
+			a := pe.GetPeer().GetState().GetNeighborAddress()
+			if a == "" {
+				a = pe.GetPeer().GetConf().GetNeighborAddress()
+			}
+			fn(a, pe.GetPeer().GetState().GetSessionState() == api.PeerState_ESTABLISHED)
+		}
+	}()
+	return nil
+}
+
 // watchEstablished returns a channel that receives the time the receiver
 // reports its session with addr Established (a peer event, so the time is
 // exact, not a polling step).
 func (p *perfAPI) watchEstablished(ctx context.Context, addr string) <-chan time.Time {
 	ch := make(chan time.Time, 1)
-	go func() {
-		st, err := p.c.WatchEvent(ctx, &api.WatchEventRequest{Peer: &api.WatchEventRequest_Peer{}})
-		if err != nil {
-			return
+	var once sync.Once
+	_ = p.peerStates(ctx, func(a string, up bool) {
+		if up && a == addr {
+			once.Do(func() { ch <- time.Now() })
 		}
-		for {
-			r, err := st.Recv()
-			if err != nil {
-				return
-			}
-			pe := r.GetPeer()
-			if pe == nil || pe.GetPeer() == nil {
-				continue
-			}
-			s := pe.GetPeer().GetState()
-			if s.GetSessionState() == api.PeerState_ESTABLISHED &&
-				(s.GetNeighborAddress() == addr || pe.GetPeer().GetConf().GetNeighborAddress() == addr) {
-				ch <- time.Now()
-				return
-			}
-		}
-	}()
+	}, func(error) {})
 	return ch
 }
 
@@ -227,39 +241,24 @@ type sessionWatch struct {
 }
 
 func (p *perfAPI) watchSessions(ctx context.Context) (*sessionWatch, error) {
-	st, err := p.c.WatchEvent(ctx, &api.WatchEventRequest{Peer: &api.WatchEventRequest_Peer{}})
+	w := &sessionWatch{up: map[string]bool{}, first: map[string]time.Duration{}}
+	err := p.peerStates(ctx, func(a string, up bool) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.up[a] = up
+		if _, ok := w.first[a]; up && !ok && !w.t1.IsZero() {
+			w.first[a] = time.Since(w.t1)
+		}
+	}, func(err error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if ctx.Err() == nil {
+			w.err = err
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	w := &sessionWatch{up: map[string]bool{}, first: map[string]time.Duration{}}
-	go func() {
-		for {
-			r, err := st.Recv()
-			if err != nil {
-				w.mu.Lock()
-				if ctx.Err() == nil {
-					w.err = err
-				}
-				w.mu.Unlock()
-				return
-			}
-			pe := r.GetPeer()
-			if pe == nil || pe.GetPeer() == nil || pe.GetType() != api.WatchEventResponse_PeerEvent_STATE {
-				continue
-			}
-			a := pe.GetPeer().GetState().GetNeighborAddress() // a dynamic neighbor's Conf has none
-			if a == "" {
-				a = pe.GetPeer().GetConf().GetNeighborAddress()
-			}
-			up := pe.GetPeer().GetState().GetSessionState() == api.PeerState_ESTABLISHED
-			w.mu.Lock()
-			w.up[a] = up
-			if _, ok := w.first[a]; up && !ok && !w.t1.IsZero() {
-				w.first[a] = time.Since(w.t1)
-			}
-			w.mu.Unlock()
-		}
-	}()
 	return w, nil
 }
 

@@ -67,12 +67,11 @@ type peer struct {
 	// obs is what the last pass saw on the sockets.
 	obs observation
 	// keyChanged is when a pass last changed the peer's TCP-MD5 key in
-	// place, restarted the keyChanged a restart of its Idle neighbor was
-	// made for (restartAfterKeyChange: once per key change), restartedAt
-	// when, and restarts how many were made for it (restartAgain: at most
-	// 2).
-	keyChanged, restarted, restartedAt time.Time
-	restarts                           int
+	// place; restarts how many restarts of its Idle neighbor were made
+	// for that change (restartNow, then restartAgain: at most 2), the
+	// first at restartedAt.
+	keyChanged, restartedAt time.Time
+	restarts                int
 }
 
 // observation is the observed state of one peer's keys.
@@ -577,7 +576,7 @@ func (p *pass) install(st *peer, w Want) {
 	changed := st.secret != nil && (!st.secret.Equal(w.Key.MD5) || st.keyID != w.Key.KeyID)
 	if changed {
 		p.prev[id] = st.secret
-		st.keyChanged = m.now()
+		st.keyChanged, st.restarts = m.now(), 0
 		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "reason": p.why(w, st)}).Info("TCP-MD5 key changed in place")
 	} else {
 		st.secret.Wipe()

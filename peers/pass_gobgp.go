@@ -60,21 +60,19 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 		case st.heldDown:
 			log.Info("key installed: peer no longer held down")
 		}
-	case p.restartNow(w, st):
-		// The peer ended the session and dials again: ours wait for it.
-		st.restarted, st.restartedAt, st.restarts = st.keyChanged, m.now(), 1
-		m.waitForPeer(w.Cfg.Address, restartDialDefer)
+	case p.restartNow(w, st) || p.restartAgain(w, st):
+		msg := "no connection from the peer since its neighbor was restarted: restarted again, to dial it"
+		if st.restarts == 0 {
+			// The peer ended the session and dials again: ours wait for it.
+			st.restartedAt, st.restarts = m.now(), 1
+			m.waitForPeer(w.Cfg.Address, restartDialDefer)
+			msg = "session ended around a key change: neighbor restarted, not left in GoBGP's 5 s idle hold"
+		}
 		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg}); err != nil {
 			log.WithError(err).Error("cannot restart the peer's neighbor in GoBGP")
 			return
 		}
-		log.Info("session ended around a key change: neighbor restarted, not left in GoBGP's 5 s idle hold")
-	case p.restartAgain(w, st):
-		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg}); err != nil {
-			log.WithError(err).Error("cannot restart the peer's neighbor in GoBGP")
-			return
-		}
-		log.Info("no connection from the peer since its neighbor was restarted: restarted again, to dial it")
+		log.Info(msg)
 	default:
 		return
 	}
@@ -84,9 +82,9 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 // restartNow reports whether the static peer's neighbor, in GoBGP and Idle
 // (not administratively) since its session ended around the peer's last
 // key change, is to be restarted now (restartAfterKeyChange), once per
-// key change.
+// key change (a key change sets restarts to 0).
 func (p *pass) restartNow(w Want, st *peer) bool {
-	if w.HeldDown || st.heldDown || st.keyChanged.IsZero() || st.restarted.Equal(st.keyChanged) {
+	if w.HeldDown || st.heldDown || st.keyChanged.IsZero() || st.restarts != 0 {
 		return false
 	}
 	s := p.m.sess[w.Cfg.Address]
