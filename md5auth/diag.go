@@ -301,6 +301,7 @@ func parseDiagMsg(p []byte) (diagSock, error) {
 		case diagAttrMark:
 			s.marked = true
 		case diagAttrMD5:
+			n = md5SigLen(n, len(a))
 			keys, err := parseMD5Keys(a[4:n])
 			if err != nil {
 				return s, err
@@ -312,13 +313,28 @@ func parseDiagMsg(p []byte) (diagSock, error) {
 	return s, nil
 }
 
+// md5SigLen is the true length of an INET_DIAG_MD5SIG attribute whose
+// 16-bit length field says n, with room bytes left in the message. For a
+// socket with more than 655 keys the kernel reserves the whole array but
+// writes its length modulo 65536, so the true length is n + k*65536 for
+// the k that makes the payload a whole number of 100-byte keys. Since
+// 65536 is 36 modulo 100, that k is unique below 25 (16,000 keys, far more
+// than a socket's option memory holds). When none fits, n stands, and
+// parseMD5Keys reports the payload as malformed.
+func md5SigLen(n, room int) int {
+	for l := n; l <= room && l-n < 25<<16; l += 1 << 16 {
+		if (l-4)%diagMD5SigLen == 0 { // less the attribute header
+			return l
+		}
+	}
+	return n
+}
+
 // parseMD5Keys parses an INET_DIAG_MD5SIG payload: an array of
 // struct tcp_diag_md5sig { u8 family; u8 prefixlen; u16 keylen;
 // be32 addr[4]; u8 key[80]; }.
 func parseMD5Keys(p []byte) ([]ObservedKey, error) {
 	if len(p)%diagMD5SigLen != 0 {
-		// Also what a socket with more than 655 keys gives: the kernel's
-		// 16-bit attribute length wraps.
 		return nil, fmt.Errorf("INET_DIAG_MD5SIG of %d bytes is not a whole number of %d-byte keys", len(p), diagMD5SigLen)
 	}
 	keys := make([]ObservedKey, 0, len(p)/diagMD5SigLen)

@@ -29,10 +29,11 @@ import (
 //
 // A dump skips a socket whose report does not fit the kernel's dump buffer
 // (and every socket after it): a socket with more than about 300 keys.
-// DumpSocketKeys therefore also lists the sockets without their keys and
-// asks for each one the keyed dump missed individually. A socket with more
-// than 655 keys cannot be reported at all (the kernel's 16-bit attribute
-// length wraps): that is an error.
+// DumpSocketKeys therefore dumps the connections with their keys, lists
+// every socket without them, and asks for each listener (and any socket
+// the keyed dump missed) individually. A socket with more than 655 keys
+// gets an attribute whose 16-bit length the kernel wrapped; its true
+// length is recovered (see md5SigLen).
 //
 // The netlink socket is opened on the calling goroutine's thread, which is
 // locked for the call, so a caller that has joined another namespace on a
@@ -100,9 +101,10 @@ const (
 
 // diagConn is a NETLINK_SOCK_DIAG socket connected to the kernel.
 type diagConn struct {
-	fd  int
-	seq uint32
-	buf []byte
+	fd     int
+	seq    uint32
+	buf    []byte
+	exacts int // exact requests sent (a test's measure of a dump's cost)
 }
 
 func openDiag() (*diagConn, error) {
@@ -135,18 +137,23 @@ func (c *diagConn) close() {
 
 // sockets returns the TCP sockets of family on port (0: all) with their
 // keys. A keyed dump silently stops at a socket whose report does not fit
-// the dump datagram, so a keyless dump (whose reports are small) lists
-// the sockets first, and each one the keyed dump missed is asked for
-// individually: the kernel sizes an exact reply for the socket.
+// the dump datagram (a listener with more than about 300 keys), and the
+// kernel dumps listeners first: one big listener would hide every
+// connection after it. So the keyed dump leaves the listeners out, a
+// keyless dump (whose reports are small) lists every socket, and each one
+// the keyed dump lacks (the listeners, and any connection it missed) is
+// asked for individually: the kernel sizes an exact reply for the socket.
+// A pass of the reconciler thus costs two dumps and one request per
+// listener, however many sessions are up.
 func (c *diagConn) sockets(family uint8, port uint16) ([]diagSock, error) {
 	// The keyless dump goes first for a second reason: reading it with a
 	// large buffer makes the kernel allocate later dump datagrams of
 	// ~32 KiB instead of one page.
-	plain, err := c.dump(family, 0, port)
+	plain, err := c.dump(family, 0, port, diagAllStates)
 	if err != nil {
 		return nil, err
 	}
-	keyed, err := c.dump(family, diagExtInfo, port)
+	keyed, err := c.dump(family, diagExtInfo, port, diagAllStates&^(1<<tcpListen))
 	if err != nil {
 		return nil, err
 	}
@@ -176,11 +183,11 @@ func (s SocketKeys) describe() string {
 	return s.Local.String() + "->" + s.Remote.String()
 }
 
-// dump runs one SOCK_DIAG_BY_FAMILY dump of the TCP sockets of family with
-// extensions ext, filtered by the kernel on port, and reads it to
-// NLMSG_DONE.
-func (c *diagConn) dump(family, ext uint8, port uint16) ([]diagSock, error) {
-	seq, err := c.send(family, ext, port, nil)
+// dump runs one SOCK_DIAG_BY_FAMILY dump of the TCP sockets of family in
+// states (a bit per TCP state) with extensions ext, filtered by the kernel
+// on port, and reads it to NLMSG_DONE.
+func (c *diagConn) dump(family, ext uint8, port uint16, states uint32) ([]diagSock, error) {
+	seq, err := c.send(family, ext, port, states, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +212,8 @@ func (c *diagConn) dump(family, ext uint8, port uint16) ([]diagSock, error) {
 // exact asks for the one socket of family with inet_diag_sockid id (its
 // cookie included), with its keys. ok is false if it no longer exists.
 func (c *diagConn) exact(family uint8, id *[diagSockIDLen]byte) (d diagSock, ok bool, err error) {
-	seq, err := c.send(family, diagExtInfo, 0, id)
+	c.exacts++
+	seq, err := c.send(family, diagExtInfo, 0, diagAllStates, id)
 	if err != nil {
 		return d, false, err
 	}
@@ -226,10 +234,10 @@ func (c *diagConn) exact(family uint8, id *[diagSockIDLen]byte) (d diagSock, ok 
 	return socks[0], true, nil
 }
 
-// send sends a request: a dump (id nil), filtered on port unless it is 0,
-// or an exact request for the socket with id. It returns the sequence
-// number.
-func (c *diagConn) send(family, ext uint8, port uint16, id *[diagSockIDLen]byte) (uint32, error) {
+// send sends a request: a dump (id nil) of the sockets in states, filtered
+// on port unless it is 0, or an exact request for the socket with id. It
+// returns the sequence number.
+func (c *diagConn) send(family, ext uint8, port uint16, states uint32, id *[diagSockIDLen]byte) (uint32, error) {
 	ne := binary.NativeEndian
 	c.seq++
 	req := make([]byte, nlmsgHdrLen+diagReqLen)
@@ -246,7 +254,7 @@ func (c *diagConn) send(family, ext uint8, port uint16, id *[diagSockIDLen]byte)
 	ne.PutUint32(req[8:], c.seq)
 	r := req[nlmsgHdrLen:]
 	r[0], r[1], r[2] = family, unix.IPPROTO_TCP, ext
-	ne.PutUint32(r[4:], diagAllStates)
+	ne.PutUint32(r[4:], states)
 	if id != nil {
 		copy(r[8:], id[:])
 	}

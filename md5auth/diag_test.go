@@ -299,6 +299,46 @@ func TestParseDiagListenerAndTimeWait(t *testing.T) {
 	})
 }
 
+// TestParseDiagManyKeys: a listener with more than 655 keys gets an
+// INET_DIAG_MD5SIG whose 16-bit length the kernel wrapped (rtattr wraps it
+// the same way); every key is still read, also when another attribute
+// follows, and a partial key array is still refused.
+func TestParseDiagManyKeys(t *testing.T) {
+	listener := func(n int) md5auth.SocketKeys {
+		s := md5auth.SocketKeys{Local: netip.MustParseAddrPort("[::]:179"), Listening: true, Family: 10, Inode: 7}
+		for i := range n {
+			a := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 13: byte(i >> 16), 14: byte(i >> 8), 15: byte(i)})
+			s.Keys = append(s.Keys, md5auth.ObservedKey{Prefix: netip.PrefixFrom(a, 128), Secret: testSecret1})
+		}
+		return s
+	}
+	for _, n := range []int{654, 655, 656, 1001, 2000, 15000} {
+		want := []md5auth.SocketKeys{listener(n)}
+		b := encodeDiag(want)
+		got, err := md5auth.ParseDiagMessages(b)
+		if err != nil {
+			t.Fatalf("%d keys: %v", n, err)
+		}
+		sameSocks(t, got, want)
+		// Another attribute after the keys (INET_DIAG_ULP_INFO, say).
+		msg := append(diagMsg(want[0]), rtattr(22, []byte{1, 2, 3, 4})...)
+		got, err = md5auth.ParseDiagMessages(append(nlmsg(20, nlmFMulti, 1, msg), doneMsg()...))
+		if err != nil {
+			t.Fatalf("%d keys and an attribute after them: %v", n, err)
+		}
+		sameSocks(t, got, want)
+	}
+	// A wrapped array one byte short is no whole number of keys for any
+	// wrap count.
+	msg := diagMsg(listener(1001))
+	short := 1001*100 - 1
+	msg = msg[:len(msg)-1]
+	ne.PutUint16(msg[len(msg)-short-4:], uint16(4+short))
+	if _, err := md5auth.ParseDiagMessages(append(nlmsg(20, nlmFMulti, 1, msg), doneMsg()...)); err == nil {
+		t.Fatal("a partial key array of a wrapped attribute parsed")
+	}
+}
+
 func TestParseDiagMalformed(t *testing.T) {
 	good := diagMsg(md5auth.SocketKeys{Local: netip.MustParseAddrPort("192.0.2.1:179"), Family: 2, Listening: true})
 	withKeys := func(entries ...[]byte) []byte {

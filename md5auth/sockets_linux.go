@@ -171,34 +171,34 @@ func normAddrPort(ap netip.AddrPort) netip.AddrPort {
 var procFdDir = "/proc/self/fd"
 
 // socketFds calls fn for every descriptor of this process that was a
-// socket when /proc/self/fd was read, with the inode its link names
-// ("socket:[inode]"), until fn returns false. It is the one walk of
-// /proc/self/fd: the descriptor may be closed, and its number reused, by
-// the time fn runs, so the inode is a hint for filtering, never the
-// identity of the descriptor (see identify).
+// socket when /proc/self/fd was read, with its inode (fstat's st_ino, the
+// number its link names, "socket:[inode]"), until fn returns false. It is
+// the one walk of /proc/self/fd: the descriptor may be closed, and its
+// number reused, by the time fn runs, so the inode is a hint for
+// filtering, never the identity of the descriptor (see identify). The
+// names are read unsorted and each descriptor is asked with fstat, not
+// through its /proc link: with thousands of sessions, reading the links
+// was most of the walk.
 func socketFds(fn func(fd int, inode uint64) bool) error {
-	ents, err := os.ReadDir(procFdDir)
+	dir, err := os.Open(procFdDir)
 	if err != nil {
 		return fmt.Errorf("md5auth: list sockets: %w", err)
 	}
-	for _, e := range ents {
-		fd, err := strconv.Atoi(e.Name())
+	names, err := dir.Readdirnames(-1)
+	_ = dir.Close()
+	if err != nil {
+		return fmt.Errorf("md5auth: list sockets: %w", err)
+	}
+	for _, name := range names {
+		fd, err := strconv.Atoi(name)
 		if err != nil {
 			continue
 		}
-		link, err := os.Readlink(procFdDir + "/" + e.Name())
-		if err != nil {
-			continue // closed meanwhile
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+			continue // closed meanwhile, or not a socket
 		}
-		num, ok := strings.CutPrefix(link, "socket:[")
-		if !ok {
-			continue // not a socket
-		}
-		ino, err := strconv.ParseUint(strings.TrimSuffix(num, "]"), 10, 64)
-		if err != nil {
-			continue
-		}
-		if !fn(fd, ino) {
+		if !fn(fd, st.Ino) {
 			break
 		}
 	}
