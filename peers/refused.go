@@ -86,6 +86,13 @@ func (p *pass) resetStale(addr netip.Addr, s *session) error {
 		return fmt.Errorf("peers: end stale session with %s: %w", addr, err)
 	}
 	s.rekeyedConn = netip.AddrPort{}
+	if _, st := p.owner(addr); st != nil {
+		// Our reset, not the peer's: GoBGP holds the neighbor Idle for
+		// IdleHoldAfterReset only, and the peer, whose connection GoBGP
+		// just turned away, waits out its connect timer. So no restart
+		// (restartNow) and no waiting for the peer's dial: ours go first.
+		st.restarts = 2
+	}
 	// GoBGP's event of the session going down asks for the next pass: a
 	// light one (a full pass per ended session made 100 of them, after a
 	// key change, ask GoBGP for all 1,000 neighbors several times,

@@ -76,6 +76,36 @@ func TestStaleAfterKeyChange(t *testing.T) {
 	}
 }
 
+// TestNoRestartAfterOurStaleReset: a session we ended as stale goes Idle
+// right after its key change, but it is our reset (GoBGP's short
+// IdleHoldAfterReset), and the peer, turned away, waits out its connect
+// timer: no restart, and our dials do not wait for the peer's.
+func TestNoRestartAfterOurStaleReset(t *testing.T) {
+	const addr = "192.0.2.2"
+	m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
+	b.setReceived(addr, 7)
+	established(b, addr)
+	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
+	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
+		t.Fatal(err)
+	}
+	m.judgeStale(netip.MustParseAddr(addr))
+	if got := b.resets(addr); got != 1 {
+		t.Fatalf("%d resets of the stale session: calls %v", got, b.calls)
+	}
+	b.setState(addr, api.PeerState_IDLE)
+	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr(addr), State: "idle", Time: time.Now()}
+	waitFor(t, "idle", func() bool { return m.Status()[0].State == "idle" })
+	m.Reconcile(context.Background())
+	m.Reconcile(context.Background())
+	if n := restarts(b, addr); n != 0 {
+		t.Fatalf("%d restarts after our own reset: calls %v", n, b.calls)
+	}
+	if err := dial(t, m, addr); err != nil {
+		t.Fatalf("a dial after our own reset: %v", err)
+	}
+}
+
 // TestStaleAfterKeyChangeThroughTheHook: ConnectionRefused (what
 // plugin.Host calls from GoBGP's log) reaches endIfStale on the
 // reconciler's goroutine; a new session clears the mark.
