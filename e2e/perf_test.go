@@ -30,7 +30,7 @@ package e2e
 //	PERF_KEEP=DIR        copy the logs of every trial's daemons into DIR
 //	PERF_PROFILE=DIR     record a CPU profile of each receiver with perf(1) into DIR
 //	PERF_AUTHBGPD_ENV="K=V ..."  peers benchmarks: extra environment of authbgpd (GOGC=50, say)
-//	PERF_HEAP=DIR        peers benchmarks: authbgpd's heap profiles (pprof, after a GC)
+//	PERF_HEAP=DIR        peers benchmarks: authbgpd's heap profiles (pprof, after a GC; MemStats; goroutines)
 //	                     with every peer configured and with every session up, into DIR
 //	                     (the GCs and profiles add to its CPU figures)
 //	PERF_TRACE=1         log the receiver's accepted count at every poll
@@ -315,6 +315,7 @@ func (w *sessionWatch) histogram(dynamic netip.Prefix) (static, dyn []int) {
 type procSample struct {
 	cpu      time.Duration // user + system
 	rss, hwm int64         // kB
+	anon     int64         // kB of rss: anonymous (heap, stacks); the rest is mostly the binary's text
 }
 
 func sampleProc(pid int) (procSample, error) {
@@ -348,6 +349,8 @@ func sampleProc(pid int) (procSample, error) {
 			s.rss = n
 		case "VmHWM":
 			s.hwm = n
+		case "RssAnon":
+			s.anon = n
 		}
 	}
 	return s, nil
@@ -382,6 +385,37 @@ func perfRecord(b testing.TB, pid int, name string) func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 		b.Logf("CPU profile of %s: %s (perf report -i %s)", name, out, out)
+	}
+}
+
+// heapSnapshot writes the receiver's heap profile (after a GC), the text
+// form ending with the runtime's MemStats (what the Go heap holds, has
+// released, and its next goal) and a goroutine summary to PERF_HEAP, as
+// name.heap, name.txt and name.goroutines. get fetches a pprof path.
+func heapSnapshot(b testing.TB, get func(path string) (string, error), name string) {
+	dir := os.Getenv("PERF_HEAP")
+	if dir == "" {
+		return
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	for _, x := range []struct{ path, ext string }{
+		{"/debug/pprof/heap?gc=1", ".heap"},
+		{"/debug/pprof/heap?debug=1", ".txt"},
+		{"/debug/pprof/goroutine?debug=1", ".goroutines"},
+	} {
+		body, err := get(x.path)
+		if err != nil {
+			b.Logf("PERF_HEAP: %v", err)
+			return
+		}
+		f := filepath.Join(dir, name+x.ext)
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			b.Logf("PERF_HEAP: %v", err)
+			return
+		}
+		if x.ext == ".heap" {
+			b.Logf("heap profile: %s (go tool pprof -sample_index=inuse_space %s)", f, f)
+		}
 	}
 }
 
@@ -732,9 +766,9 @@ func benchPeersWith(b *testing.B, total, rekey, rounds int) {
 				b.Logf("round %d %-9s %d keys changed: all verified and Established after %.3fs, cpu %.3fs, longest GoBGP API call (GetBgp) %.1f ms",
 					r+1, name, rekey, t.rekey.Seconds(), t.rekeyCPU.Seconds(), float64(t.apiMax.Microseconds())/1000)
 			}
-			b.Logf("round %d %-9s %d MD5 peers: start->keys/peers ready %.3fs | FRR start -> first %.3fs, half %.3fs, all Established %.3fs | cpu %.3fs | RSS idle %.1f MB, all up %.1f MB, HWM %.1f MB | idle CPU %.2f%% over %v",
+			b.Logf("round %d %-9s %d MD5 peers: start->keys/peers ready %.3fs | FRR start -> first %.3fs, half %.3fs, all Established %.3fs | cpu %.3fs | RSS idle %.1f MB (anon %.1f), all up %.1f MB (anon %.1f), HWM %.1f MB | idle CPU %.2f%% over %v",
 				r+1, name, total, t.startup.Seconds(), t.first.Seconds(), t.half.Seconds(), t.allUp.Seconds(), t.cpu.Seconds(),
-				float64(t.rssIdle)/1024, float64(t.rssUp)/1024, float64(t.hwm)/1024, 100*t.idleCPU.Seconds()/peersIdleWindow().Seconds(), peersIdleWindow())
+				float64(t.rssIdle)/1024, float64(t.anonIdle)/1024, float64(t.rssUp)/1024, float64(t.anonUp)/1024, float64(t.hwm)/1024, 100*t.idleCPU.Seconds()/peersIdleWindow().Seconds(), peersIdleWindow())
 		}
 	}
 	for _, name := range receivers {
@@ -797,6 +831,7 @@ type peersTrial struct {
 	first, half, allUp  time.Duration // FRR start -> first / half / all sessions Established
 	cpu                 time.Duration // receiver CPU from FRR start to all Established
 	rssIdle, rssUp, hwm int64         // kB: before FRR starts, 1 s after all are up, peak
+	anonIdle, anonUp    int64         // kB of rssIdle and rssUp that is anonymous memory
 	idleCPU             time.Duration // receiver CPU, all Established, over peersIdleWindow
 	rekey, rekeyCPU     time.Duration // key change: first reload -> all new keys verified; receiver CPU meanwhile
 	apiMax              time.Duration // the longest GoBGP API call (GetBgp, polled) during the key change
@@ -959,7 +994,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	var recv *daemon
 	var t0 time.Time               // receiver started
 	var reload func()              // the receiver's key change (rekey)
-	heapProfile := func(string) {} // PERF_HEAP: the receiver's heap profile (authbgpd)
+	heapProfile := func(string) {} // PERF_HEAP: the receiver's heap profile
 	var rekeyVerified func(i int) bool
 	switch receiver {
 	case "authbgpd":
@@ -996,22 +1031,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		trial.startup = time.Since(t0)
 		cli = dialPerfAPI(b, nsA)
 		heapProfile = func(name string) {
-			dir := os.Getenv("PERF_HEAP")
-			if dir == "" {
-				return
-			}
-			body, err := a.HTTPGet("/debug/pprof/heap?gc=1")
-			if err != nil {
-				b.Logf("PERF_HEAP: %v", err)
-				return
-			}
-			_ = os.MkdirAll(dir, 0o755)
-			f := filepath.Join(dir, fmt.Sprintf("peers-%s-round%d-%s.heap", receiver, round+1, name))
-			if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
-				b.Logf("PERF_HEAP: %v", err)
-				return
-			}
-			b.Logf("heap profile %s: %s (go tool pprof -sample_index=inuse_space %s)", name, f, f)
+			heapSnapshot(b, a.HTTPGet, fmt.Sprintf("peers-%s-round%d-%s", receiver, round+1, name))
 		}
 		reload = func() {
 			dir := filepath.Dir(a.Config)
@@ -1128,7 +1148,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	if err != nil {
 		b.Fatal(err)
 	}
-	trial.rssIdle = idle.rss
+	trial.rssIdle, trial.anonIdle = idle.rss, idle.anon
 	heapProfile("idle")
 
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -1178,7 +1198,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	if err != nil {
 		b.Fatal(err)
 	}
-	trial.rssUp, trial.hwm = fin.rss, fin.hwm
+	trial.rssUp, trial.anonUp, trial.hwm = fin.rss, fin.anon, fin.hwm
 	heapProfile("up")
 	stopIdleProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d-idle", receiver, round+1))
 	time.Sleep(peersIdleWindow())
