@@ -23,12 +23,33 @@ type Running struct {
 	done   chan struct{}
 }
 
+// Hooks are told, after each poll, of the configured peers whose drops
+// moved; none may block.
+type Hooks struct {
+	// Demand gets the address and why (DemandReason): the on-demand
+	// shadow capture.
+	Demand func(addr netip.Addr, why string)
+	// BadDigest gets the address of a peer whose segments failed their
+	// TCP-MD5 signature: the reconciler re-keys a connection that kept a
+	// replaced key (the peer has moved).
+	BadDigest func(addr netip.Addr)
+}
+
 // Start opens the kernel's counters in the calling thread's network
-// namespace (counting starts now) and polls them every second until Stop.
-// demand, when set, is told of every configured peer's address whose drops
-// moved, and why (the on-demand shadow capture); it must not block.
-func Start(cfg *config.Config, log *logrus.Logger, demand func(peerID string, addr netip.Addr, why string)) *Running {
-	return start(cfg, log, demand, openKdrops, Options{})
+// namespace (counting starts now) and polls them every second until Stop,
+// telling h of every configured peer's address whose drops moved.
+func Start(cfg *config.Config, log *logrus.Logger, h Hooks) *Running {
+	return start(cfg, log, h.onDrops, openKdrops, Options{})
+}
+
+// onDrops calls the hooks that are set.
+func (h Hooks) onDrops(_ string, addr netip.Addr, r kdrops.Reason, delta uint64) {
+	if h.BadDigest != nil && r == kdrops.BadDigest {
+		h.BadDigest(addr)
+	}
+	if h.Demand != nil {
+		h.Demand(addr, DemandReason(r, delta))
+	}
 }
 
 // openKdrops is kdrops.Open as a Source (a nil *Counter is no Source).
@@ -40,13 +61,13 @@ func openKdrops() (Source, io.Closer, error) {
 	return ctr, ctr, nil
 }
 
-func start(cfg *config.Config, log *logrus.Logger, demand func(peerID string, addr netip.Addr, why string),
+func start(cfg *config.Config, log *logrus.Logger, onDrops func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64),
 	open func() (Source, io.Closer, error), o Options) *Running {
 	src, closer, err := open()
-	if demand != nil {
+	if onDrops != nil {
 		o.OnDrops = func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64) {
 			if peerID != "" {
-				demand(peerID, addr, DemandReason(r, delta))
+				onDrops(peerID, addr, r, delta)
 			}
 		}
 	}

@@ -20,8 +20,8 @@ type closeCount struct{ n int }
 
 func (c *closeCount) Close() error { c.n++; return nil }
 
-// TestStartDemandStop: Start polls the counters it opened, tells demand of
-// a configured peer's drops (never of an address of no peer), and Stop
+// TestStartDemandStop: Start polls the counters it opened, tells the hooks
+// of a configured peer's drops (BadDigest only of bad digests) (never of an address of no peer), and Stop
 // ends the polling and closes the counters once.
 func TestStartDemandStop(t *testing.T) {
 	l, hook := logtest.NewNullLogger()
@@ -29,12 +29,20 @@ func TestStartDemandStop(t *testing.T) {
 	src.tps = []string{"tcp_hash_md5_mismatch"}
 	var mu sync.Mutex
 	var got []string
-	demand := func(peerID string, addr netip.Addr, why string) {
-		mu.Lock()
-		got = append(got, peerID+" "+addr.String()+" "+why)
-		mu.Unlock()
+	var bad []netip.Addr
+	h := Hooks{
+		Demand: func(addr netip.Addr, why string) {
+			mu.Lock()
+			got = append(got, addr.String()+" "+why)
+			mu.Unlock()
+		},
+		BadDigest: func(addr netip.Addr) {
+			mu.Lock()
+			bad = append(bad, addr)
+			mu.Unlock()
+		},
 	}
-	d := start(parse(t, testConfig), l, demand, func() (Source, io.Closer, error) { return src, cl, nil }, Options{Interval: 5 * time.Millisecond})
+	d := start(parse(t, testConfig), l, h.onDrops, func() (Source, io.Closer, error) { return src, cl, nil }, Options{Interval: 5 * time.Millisecond})
 	src.add("192.0.2.2", kdrops.BadDigest, 3)
 	src.add("203.0.113.9", kdrops.Unexpected, 1) // no configured peer
 	deadline := time.Now().Add(5 * time.Second)
@@ -52,8 +60,11 @@ func TestStartDemandStop(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if want := "192.0.2.2 192.0.2.2 kernel dropped 3 segments from it (" + Text(kdrops.BadDigest) + ")"; len(got) != 1 || got[0] != want {
+	if want := "192.0.2.2 kernel dropped 3 segments from it (" + Text(kdrops.BadDigest) + ")"; len(got) != 1 || got[0] != want {
 		t.Fatalf("demand calls %q, want [%q]", got, want)
+	}
+	if len(bad) != 1 || bad[0] != netip.MustParseAddr("192.0.2.2") {
+		t.Fatalf("BadDigest calls %v, want [192.0.2.2]", bad)
 	}
 	if cl.n != 1 {
 		t.Fatalf("counters closed %d times, want 1", cl.n)

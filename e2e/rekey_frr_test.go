@@ -21,19 +21,23 @@ import (
 // the session comes back with the new key on the wire (read back from our
 // connection and verified by the kernel). With FRR passive, the restarted
 // neighbor waits for FRR's dial (none comes), is restarted a second time
-// and dials FRR itself.
+// and dials FRR itself. With authbgpd re-keyed first, its established
+// connection keeps the old key for the hold (rekeyhold.go), so FRR's Cease
+// still gets through: the same restart, and no stale session to end.
 func TestPeerResetsOnKeyChange(t *testing.T) {
 	testenv.RequireRoot(t)
 	t.Parallel()
 	for _, c := range []struct {
-		tag     string
-		passive bool
-		want    []string // log lines of authbgpd's that must appear
+		name, tag string
+		passive   bool
+		ourFirst  bool     // authbgpd reloads first, then FRR
+		want      []string // log lines of authbgpd's that must appear
 	}{
-		{"rkfa", false, []string{"session ended around a key change: neighbor restarted"}},
-		{"rkfp", true, []string{"session ended around a key change: neighbor restarted", "restarted again, to dial it"}},
+		{"FRR dials", "rkfa", false, false, []string{"session ended around a key change: neighbor restarted"}},
+		{"FRR passive", "rkfp", true, false, []string{"session ended around a key change: neighbor restarted", "restarted again, to dial it"}},
+		{"authbgpd first", "rkfo", false, true, []string{"session ended around a key change: neighbor restarted"}},
 	} {
-		t.Run(map[bool]string{false: "FRR dials", true: "FRR passive"}[c.passive], func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			pair := newPair(t, c.tag, false)
 			tp, nsA, nsB := pair.Topology, pair.A, pair.B
@@ -49,15 +53,27 @@ func TestPeerResetsOnKeyChange(t *testing.T) {
 			f.waitVty(t)
 			waitPeer(t, a, b4.String(), 60*time.Second, "the session", func(p *status.Peer) bool { return p.State == "established" })
 
-			// FRR first (its Cease ends the session), then authbgpd.
+			// FRR first (its Cease ends the session), then authbgpd; or
+			// the other way round.
 			t0 := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if out, err := f.Vtysh(ctx, "configure terminal", "router bgp 65002", "neighbor 192.0.2.1 password "+newKey); err != nil {
-				t.Fatalf("FRR password change: %v\n%s", err, out)
+			frr := func() {
+				if out, err := f.Vtysh(ctx, "configure terminal", "router bgp 65002", "neighbor 192.0.2.1 password "+newKey); err != nil {
+					t.Fatalf("FRR password change: %v\n%s", err, out)
+				}
 			}
-			write(t, filepath.Join(filepath.Dir(a.Config), "b.key"), newKey+"\n")
-			a.Reload(abConfig(noWatch, abPeer{addr: b4.String(), asn: 65002, src: "password-file", ref: "b.key"}))
+			ours := func() {
+				write(t, filepath.Join(filepath.Dir(a.Config), "b.key"), newKey+"\n")
+				a.Reload(abConfig(noWatch, abPeer{addr: b4.String(), asn: 65002, src: "password-file", ref: "b.key"}))
+			}
+			if c.ourFirst {
+				ours()
+				frr()
+			} else {
+				frr()
+				ours()
+			}
 			waitFor(t, 60*time.Second, "the session back with the new key", func() error {
 				s, err := edgFRRSession(f, a4)
 				if err != nil {
@@ -85,6 +101,9 @@ func TestPeerResetsOnKeyChange(t *testing.T) {
 				if !strings.Contains(log, w) {
 					t.Errorf("authbgpd's log lacks %q; its lines since the change:\n%s", w, linesSince(log, "SIGHUP"))
 				}
+			}
+			if strings.Contains(log, "ending stale session") {
+				t.Errorf("FRR's Cease did not get through: a stale session was ended; authbgpd's lines since the change:\n%s", linesSince(log, "SIGHUP"))
 			}
 			for _, s := range []string{key, newKey} {
 				if strings.Contains(log, s) {

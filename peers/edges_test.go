@@ -57,6 +57,7 @@ func TestRangeRekeySparesStaticPeerInside(t *testing.T) {
 	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(insideRange, "Range-Key-B", "Range-Key-B2", 1))); err != nil {
 		t.Fatal(err)
 	}
+	rekeyedAfterHold(t, s, "192.0.2.7:40002", "Range-Key-B2")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if got, ok := s.conns["192.0.2.2:40001"]; ok {

@@ -94,6 +94,7 @@ type Manager struct {
 	obs       Observer
 	now       func() time.Time
 	every     time.Duration // the timer's full pass
+	rekeyHold time.Duration // rekeyhold.go
 	idleEvery time.Duration // its cadence while steady (loop.go)
 	// scopes observes interfaces and VRFs; links and vrfs are the last
 	// pass's view (learnt keeps interface peers' addresses, scope.go).
@@ -111,16 +112,21 @@ type Manager struct {
 
 	mu sync.Mutex
 	// Inputs, recorded by the triggers.
-	cfg      *config.Config
-	pins     map[string]int           // accepted proposals (peer ID -> key id)
-	sess     map[netip.Addr]*session  // GoBGP's sessions, from its events
-	stale    map[netip.Addr]staleWant // sessions to end (proofs and refusals)
-	preErr   error
-	aoPreErr error
-	bgp      BGP
-	port     uint16 // 0: GoBGP does not listen
-	started  bool
-	stopping bool
+	cfg   *config.Config
+	pins  map[string]int           // accepted proposals (peer ID -> key id)
+	sess  map[netip.Addr]*session  // GoBGP's sessions, from its events
+	stale map[netip.Addr]staleWant // sessions to end (proofs and refusals)
+	// badDigest: when the kernel last dropped a segment from the address
+	// with a bad TCP-MD5 digest (BadDigest; rekeyhold.go).
+	badDigest map[netip.Addr]time.Time
+	// rekeyHeld: the last pass left a connection on a replaced key.
+	rekeyHeld bool
+	preErr    error
+	aoPreErr  error
+	bgp       BGP
+	port      uint16 // 0: GoBGP does not listen
+	started   bool
+	stopping  bool
 
 	// The reconciler's own state: what it applied and observed. Written
 	// only by the pass (under mu, so Status and GuardAPI can read it).
@@ -193,6 +199,8 @@ func New(o Options) *Manager {
 		pins:      map[string]int{},
 		sess:      map[netip.Addr]*session{},
 		stale:     map[netip.Addr]staleWant{},
+		badDigest: map[netip.Addr]time.Time{},
+		rekeyHold: rekeyHold,
 		peers:     map[string]*peer{},
 		held:      map[string]error{},
 		told:      map[netip.Addr]netip.AddrPort{},

@@ -325,12 +325,17 @@ address = "192.0.2.3"
 asn = 65003
 `
 
+// testRekeyHold is the tests' hold of a replaced key on established
+// connections (rekeyhold.go; 2 s in the daemon).
+const testRekeyHold = 100 * time.Millisecond
+
 func start(t *testing.T, c *config.Config, s *fakeSockets, logw io.Writer) (*Manager, *fakeBGP) {
 	t.Helper()
 	l := logrus.New()
 	l.SetOutput(logw)
 	l.SetLevel(logrus.DebugLevel)
 	m := New(Options{Config: c, Logger: l, Sockets: s})
+	m.rekeyHold = testRekeyHold
 	b := newFakeBGP()
 	if err := m.start(context.Background(), b); err != nil {
 		t.Fatal(err)
@@ -435,6 +440,25 @@ func established(b *fakeBGP, addr string) {
 		Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.AddrPortFrom(netip.MustParseAddr(addr), 40000)}
 }
 
+// connKey is the key the fake established connection conn carries ("":
+// none set by the reconciler).
+func (s *fakeSockets) connKey(conn string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns[conn]
+}
+
+// rekeyedAfterHold checks that the established connection conn keeps its
+// key through the hold on a replaced key (rekeyhold.go) and carries want
+// once it has run out.
+func rekeyedAfterHold(t *testing.T, s *fakeSockets, conn, want string) {
+	t.Helper()
+	if got := s.connKey(conn); got == want {
+		t.Fatalf("connection %s re-keyed at once, before the hold on the replaced key ran out", conn)
+	}
+	waitFor(t, "connection "+conn+" re-keyed after the hold", func() bool { return s.connKey(conn) == want })
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for i := 0; i < 200; i++ {
@@ -458,9 +482,7 @@ func TestHitlessKeyChange(t *testing.T) {
 	if v, _ := s.key("192.0.2.2"); v != "Secret-Delta" {
 		t.Fatalf("listener key %q", v)
 	}
-	if s.conns["192.0.2.2:40000"] != "Secret-Delta" {
-		t.Fatalf("established socket not re-keyed: %v", s.conns)
-	}
+	rekeyedAfterHold(t, s, "192.0.2.2:40000", "Secret-Delta")
 	if got := b.calls[before:]; len(got) != 0 {
 		t.Fatalf("GoBGP touched while Established (would reset the session): %v", got)
 	}
@@ -562,12 +584,7 @@ func TestKeychainSwitch(t *testing.T) {
 	established(b, "192.0.2.2")
 	waitFor(t, "switch to key 2", func() bool { v, _ := s.key("192.0.2.2"); return v == "Chain-Two" })
 	waitFor(t, "status key id 2", func() bool { k := m.Status()[0].Auth.KeyID; return k != nil && *k == 2 })
-	s.mu.Lock()
-	conn := s.conns["192.0.2.2:40000"]
-	s.mu.Unlock()
-	if conn != "Chain-Two" {
-		t.Fatalf("established socket %q", conn)
-	}
+	waitFor(t, "the established socket on key 2 after the hold", func() bool { return s.connKey("192.0.2.2:40000") == "Chain-Two" })
 }
 
 // dial runs the manager's dial hook as GoBGP's dialer would for addr.

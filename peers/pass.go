@@ -73,6 +73,9 @@ type peer struct {
 	// restartedAt.
 	keyChanged, restartedAt time.Time
 	restarts                int
+	// prevSecret is the key that change replaced, which established
+	// connections keep for rekeyHold (rekeyhold.go; nil: none).
+	prevSecret md5auth.Secret
 }
 
 // observation is the observed state of one peer's keys.
@@ -201,16 +204,22 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 }
 
 // nextDue is when a pass is due next for the pass's own reasons (zero:
-// none): the desired state's next keychain switch, or the end of a
-// restarted neighbor's dial deferral (restartAgain decides then).
+// none): the desired state's next keychain switch, the end of a
+// restarted neighbor's dial deferral (restartAgain decides then), or the
+// end of a connection's hold on a replaced key (rekeyhold.go).
 func (p *pass) nextDue() time.Time {
 	next, now := p.d.NextSwitch, p.m.now()
-	for _, st := range p.m.peers {
-		if st.restarts != 1 {
-			continue
-		}
-		if t := st.restartedAt.Add(restartDialDefer); t.After(now) && (next.IsZero() || t.Before(next)) {
+	soonest := func(t time.Time) {
+		if t.After(now) && (next.IsZero() || t.Before(next)) {
 			next = t
+		}
+	}
+	for _, st := range p.m.peers {
+		if st.restarts == 1 {
+			soonest(st.restartedAt.Add(restartDialDefer))
+		}
+		if st.prevSecret != nil {
+			soonest(st.keyChanged.Add(p.m.rekeyHold))
 		}
 	}
 	return next
@@ -422,6 +431,8 @@ func (p *pass) shareListener(st *peer, w Want) {
 // is left as it is).
 func (p *pass) deleteKey(st *peer) {
 	m := p.m
+	st.prevSecret.Wipe()
+	st.prevSecret = nil
 	if st.secret == nil {
 		return
 	}
@@ -578,6 +589,11 @@ func (p *pass) install(st *peer, w Want) {
 	if changed {
 		p.prev[id] = st.secret
 		st.keyChanged, st.restarts = m.now(), 0
+		st.prevSecret.Wipe()
+		st.prevSecret = nil
+		if w.Pin < 0 { // a peer proven on the newer key has moved already
+			st.prevSecret = append(md5auth.Secret(nil), st.secret...)
+		}
 		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "reason": p.why(w, st)}).Info("TCP-MD5 key changed in place")
 	} else {
 		st.secret.Wipe()

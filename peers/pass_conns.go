@@ -101,6 +101,8 @@ func (p *pass) conns() {
 			s.Wipe()
 		}
 	}()
+	p.m.rekeyHeld = false
+	defer p.endRekeyHolds()
 	p.connsAO()
 	if p.seen {
 		for _, c := range p.obs.Sockets {
@@ -148,7 +150,10 @@ func (p *pass) observedConn(c md5auth.SocketKeys) {
 			m.log.WithError(err).WithField("peer", a).Debug("reconcile: reset of the unsigned session")
 		}
 	case !st.secret.Equal(k.Secret):
-		if old := p.prev[id]; old == nil || !old.Equal(k.Secret) {
+		if p.keepsOldKey(a, st, k.Secret) {
+			return // for now (rekeyhold.go)
+		}
+		if old := p.prev[id]; (old == nil || !old.Equal(k.Secret)) && !st.prevSecret.Equal(k.Secret) {
 			st.obs.ok = false
 			m.drift(st, fmt.Sprintf("connection %s-%s carries another key: re-keying it in place", c.Local, c.Remote))
 		}
@@ -171,7 +176,7 @@ func (p *pass) recordedConn(a netip.Addr, s *session) {
 			s.key = append(s.key[:0], old...)
 		}
 	}
-	if !s.key.Equal(st.secret) {
+	if !s.key.Equal(st.secret) && !p.keepsOldKey(a, st, s.key) {
 		p.rekey(a, s.local, s.remote, st)
 	}
 }

@@ -53,7 +53,8 @@ func TestStaleAfterKeyChange(t *testing.T) {
 		{"not re-keyed: kept", false, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
+			s := newFakeSockets()
+			m, b := start(t, cfg(t, twoPeers), s, io.Discard)
 			b.setReceived(addr, 7)
 			established(b, addr)
 			waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
@@ -61,6 +62,7 @@ func TestStaleAfterKeyChange(t *testing.T) {
 				if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
 					t.Fatal(err)
 				}
+				rekeyedAfterHold(t, s, addr+":40000", "Secret-Delta")
 			}
 			b.setReceived(addr, 7+c.rxSince)
 			m.judgeStale(netip.MustParseAddr(addr))
@@ -82,13 +84,15 @@ func TestStaleAfterKeyChange(t *testing.T) {
 // timer: no restart, and our dials do not wait for the peer's.
 func TestNoRestartAfterOurStaleReset(t *testing.T) {
 	const addr = "192.0.2.2"
-	m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
+	s := newFakeSockets()
+	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
 	b.setReceived(addr, 7)
 	established(b, addr)
 	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
 	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
 		t.Fatal(err)
 	}
+	rekeyedAfterHold(t, s, addr+":40000", "Secret-Delta")
 	m.judgeStale(netip.MustParseAddr(addr))
 	if got := b.resets(addr); got != 1 {
 		t.Fatalf("%d resets of the stale session: calls %v", got, b.calls)
@@ -111,13 +115,15 @@ func TestNoRestartAfterOurStaleReset(t *testing.T) {
 // reconciler's goroutine; a new session clears the mark.
 func TestStaleAfterKeyChangeThroughTheHook(t *testing.T) {
 	const addr = "192.0.2.2"
-	m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
+	s := newFakeSockets()
+	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
 	b.setReceived(addr, 3)
 	established(b, addr)
 	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
 	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
 		t.Fatal(err)
 	}
+	rekeyedAfterHold(t, s, addr+":40000", "Secret-Delta")
 	m.ConnectionRefused(netip.MustParseAddr(addr))
 	waitFor(t, "the stale session reset", func() bool { return b.resets(addr) == 1 })
 

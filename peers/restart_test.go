@@ -236,6 +236,8 @@ func TestRekeyOfAClosedConnection(t *testing.T) {
 			if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
 				t.Fatal(err)
 			}
+			time.Sleep(testRekeyHold) // the connection keeps the old key until then
+			m.Reconcile(context.Background())
 			warned := strings.Contains(logs.String(), "could not re-key the session's connection in place")
 			if warned == ended {
 				t.Fatalf("warned %v, the session ended %v: logs\n%s", warned, ended, logs.String())

@@ -118,11 +118,11 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		})
 		s.host.Register(s.shadow)
 	}
-	var demand func(peerID string, addr netip.Addr, why string)
+	hooks := dropwatch.Hooks{BadDigest: s.peers.BadDigest}
 	if s.shadow != nil && s.shadow.Mode() == config.ShadowOnDemand {
-		demand = func(_ string, addr netip.Addr, why string) { s.shadow.Demand(addr, why) }
+		hooks.Demand = func(addr netip.Addr, why string) { s.shadow.Demand(addr, why) }
 	}
-	s.drops = dropwatch.Start(cfg, log, demand)
+	s.drops = dropwatch.Start(cfg, log, hooks)
 	r := metrics.Readers{KernelDrops: s.kernel.Metrics, Peers: peers.MetricReader(s.host, s.peers.Status), PeerKernelDrops: s.drops.MetricSeries}
 	if s.shadow != nil {
 		r.CaptureRunning = func() bool { return s.shadow.CaptureStatus().Running }
