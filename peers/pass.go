@@ -142,6 +142,8 @@ type pass struct {
 	errs    []error
 	acts    int                 // the actions taken (act)
 	statics map[netip.Addr]bool // the config's static peers (isStatic)
+	// rekeyHeld: a connection keeps a replaced key (rekeyhold.go).
+	rekeyHeld bool
 }
 
 // passResult is what a pass tells the loop: the time of the next keychain

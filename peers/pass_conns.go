@@ -101,7 +101,6 @@ func (p *pass) conns() {
 			s.Wipe()
 		}
 	}()
-	p.m.rekeyHeld = false
 	defer p.endRekeyHolds()
 	p.connsAO()
 	if p.seen {

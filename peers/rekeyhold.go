@@ -48,16 +48,18 @@ func (p *pass) keepsOldKey(a netip.Addr, st *peer, key md5auth.Secret) bool {
 		return false
 	}
 	if keepOldKey(st.keyChanged, p.m.badDigest[a.WithZone("")], p.m.now(), p.m.rekeyHold) {
-		p.m.rekeyHeld = true
+		p.rekeyHeld = true
 		return true
 	}
 	return false
 }
 
-// endRekeyHolds forgets the replaced keys whose hold has run out (the
-// pass has re-keyed their connections), and bad-digest drops too old to
-// matter (m.mu held).
+// endRekeyHolds publishes whether the pass left a connection on a replaced
+// key (for BadDigest), and forgets the replaced keys whose hold has run
+// out (the pass has re-keyed their connections) and bad-digest drops too
+// old to matter (m.mu held).
 func (p *pass) endRekeyHolds() {
+	p.m.rekeyHeld = p.rekeyHeld
 	now := p.m.now()
 	for _, st := range p.m.peers {
 		if st.prevSecret != nil && now.Sub(st.keyChanged) >= p.m.rekeyHold {
