@@ -278,6 +278,33 @@ func rkReloadAndWait(t *testing.T, a *Authbgpd, name, config string, done func(s
 	return sent, time.Now()
 }
 
+// connsOnKey waits until router name's established connections with each
+// of its peers carry newKey (read back through sock_diag in its
+// namespace) and returns when. An established connection keeps the key a
+// change replaced for up to 2 s, or until the peer signs with another key
+// (peers/rekeyhold.go), so that a peer resetting the session gets its
+// NOTIFICATION through.
+func (p *rkPair) connsOnKey(name, newKey, oldKey string) time.Time {
+	p.t.Helper()
+	ns, peers := p.nsA, rkB.addrs(p.v6)
+	if name == "B" {
+		ns, peers = p.nsB, rkA.addrs(p.v6)
+	}
+	waitFor(p.t, 10*time.Second, name+"'s connections on the new key", func() error {
+		socks, err := socketKeysIn(ns, 179)
+		if err != nil {
+			return err
+		}
+		for _, a := range peers {
+			if !socketsCarry(socks, a, newKey, oldKey) {
+				return fmt.Errorf("the connection with %s does not carry the new key", a)
+			}
+		}
+		return nil
+	})
+	return time.Now()
+}
+
 // keyInstalled: the peer's key is on its sockets, without error.
 func keyInstalled(p status.Peer) bool { return p.Auth.Installed && p.Auth.Error == "" }
 
@@ -780,6 +807,8 @@ func testRekeyReload(t *testing.T) {
 		t.Errorf("the two reloads took %v (want within ~1 s)", tB.Sub(t0))
 	}
 
+	cA, cB := p.connsOnKey("A", k2, k1), p.connsOnKey("B", k2, k1)
+	t.Logf("connections re-keyed: A's %v after its reload, B's %v after its", cA.Sub(tA).Round(time.Millisecond), cB.Sub(tB).Round(time.Millisecond))
 	p.captureAfterSwitch(k2, k1)
 	// The listeners are on k2 (and GoBGP holds no password at all).
 	p.checkListeners(k2, k1)
@@ -983,9 +1012,11 @@ func testRekeyOneSided(t *testing.T) {
 	mon := p.startMonitor(200 * time.Millisecond)
 	failA0, failB0 := md5Counters(t, p.nsA)["TCPMD5Failure"], md5Counters(t, p.nsB)["TCPMD5Failure"]
 
-	// A alone switches to k2.
+	// A alone switches to k2 (its connection once its hold on k1 ends:
+	// B does not reset the session).
 	rkWriteSecret(t, p.A, "pw", k2)
-	tAsent, tA := rkReloadAndWait(t, p.A, "A", p.config(rkA, o), keyInstalled)
+	tAsent, _ := rkReloadAndWait(t, p.A, "A", p.config(rkA, o), keyInstalled)
+	tA := p.connsOnKey("A", k2, k1)
 	// Traffic both ways: each side announces a route the other cannot
 	// receive now.
 	pa, pb := ofFamilyOf(rkA.churn, rkB.v4), ofFamilyOf(rkB.churn, rkA.v4)
@@ -1014,9 +1045,17 @@ func testRekeyOneSided(t *testing.T) {
 	t.Logf("%v with A alone on the new key: TCPMD5Failure +%d in A's namespace (B's segments dropped), +%d in B's (A's segments dropped)",
 		time.Since(tA).Round(time.Millisecond), fa-failA0, fb-failB0)
 
-	// B catches up: the same connection recovers.
+	// B catches up: the same connection recovers. Its kernel has been
+	// dropping A's segments (bad digest), so its connection follows A at
+	// once instead of keeping k1 for the hold.
 	rkWriteSecret(t, p.B, "pw", k2)
 	tBsent, tB := rkReloadAndWait(t, p.B, "B", p.config(rkB, o), keyInstalled)
+	if tBkey := p.connsOnKey("B", k2, k1); tBkey.Sub(tB) > 500*time.Millisecond {
+		if st, err := p.B.TryStatus(); err == nil && st.KernelDrops != nil && st.KernelDrops.Available {
+			t.Errorf("B's connection carried the new key %v after its reload; the kernel's drops of A's segments should have re-keyed it at once", tBkey.Sub(tB).Round(time.Millisecond))
+		}
+		tB = tBkey
+	}
 	var gotA, gotB time.Time
 	if poll(30*time.Second, until(func() bool {
 		if gotA.IsZero() {
