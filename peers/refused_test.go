@@ -78,21 +78,30 @@ func TestStaleAfterKeyChange(t *testing.T) {
 	}
 }
 
-// TestNoRestartAfterOurStaleReset: a session we ended as stale goes Idle
-// right after its key change, but it is our reset (GoBGP's short
-// IdleHoldAfterReset), and the peer, turned away, waits out its connect
-// timer: no restart, and our dials do not wait for the peer's.
-func TestNoRestartAfterOurStaleReset(t *testing.T) {
-	const addr = "192.0.2.2"
+// rekeyedSession starts a manager whose session with addr (rx messages
+// received) is Established and re-keyed in place by a reload, once the
+// connection's hold on the replaced key has run out.
+func rekeyedSession(t *testing.T, addr string, rx uint64) (*Manager, *fakeBGP) {
+	t.Helper()
 	s := newFakeSockets()
 	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
-	b.setReceived(addr, 7)
+	b.setReceived(addr, rx)
 	established(b, addr)
 	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
 	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
 		t.Fatal(err)
 	}
 	rekeyedAfterHold(t, s, addr+":40000", "Secret-Delta")
+	return m, b
+}
+
+// TestNoRestartAfterOurStaleReset: a session we ended as stale goes Idle
+// right after its key change, but it is our reset (GoBGP's short
+// IdleHoldAfterReset), and the peer, turned away, waits out its connect
+// timer: no restart, and our dials do not wait for the peer's.
+func TestNoRestartAfterOurStaleReset(t *testing.T) {
+	const addr = "192.0.2.2"
+	m, b := rekeyedSession(t, addr, 7)
 	m.judgeStale(netip.MustParseAddr(addr))
 	if got := b.resets(addr); got != 1 {
 		t.Fatalf("%d resets of the stale session: calls %v", got, b.calls)
@@ -115,15 +124,7 @@ func TestNoRestartAfterOurStaleReset(t *testing.T) {
 // reconciler's goroutine; a new session clears the mark.
 func TestStaleAfterKeyChangeThroughTheHook(t *testing.T) {
 	const addr = "192.0.2.2"
-	s := newFakeSockets()
-	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
-	b.setReceived(addr, 3)
-	established(b, addr)
-	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
-	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
-		t.Fatal(err)
-	}
-	rekeyedAfterHold(t, s, addr+":40000", "Secret-Delta")
+	m, b := rekeyedSession(t, addr, 3)
 	m.ConnectionRefused(netip.MustParseAddr(addr))
 	waitFor(t, "the stale session reset", func() bool { return b.resets(addr) == 1 })
 
