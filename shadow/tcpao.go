@@ -33,9 +33,16 @@ const (
 )
 
 // maxAOConns bounds the connections followed per remote address: the
-// session's and a few reconnection attempts. The one heard from least
-// recently gives way.
-const maxAOConns = 8
+// session's and the reconnection attempts of a while. The one heard from
+// least recently gives way (evictable). A peer may retransmit its last
+// data and FIN into a closed connection for ~30 s (when our closed socket
+// drops them); in the TCP-AO soak 9-10 newer connections of the same
+// address (refused ones, flaps, restarts) came within such a tail, and
+// with 8 records the tail's last segments read no-handshake, in about
+// half of the soak's runs. Each record holds the traffic keys of the
+// peer's MKTs, so the bound is also what a flood from the peer's address
+// can make the checker keep.
+const maxAOConns = 16
 
 // maxKeyIDPairs bounds the (KeyID, RNextKeyID) pairs counted per remote
 // address (they come off the wire).
