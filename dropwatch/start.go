@@ -39,11 +39,11 @@ type Hooks struct {
 // namespace (counting starts now) and polls them every second until Stop,
 // telling h of every configured peer's address whose drops moved.
 func Start(cfg *config.Config, log *logrus.Logger, h Hooks) *Running {
-	return start(cfg, log, h.onDrops, openKdrops, Options{})
+	return start(cfg, log, h, openKdrops, Options{})
 }
 
 // onDrops calls the hooks that are set.
-func (h Hooks) onDrops(_ string, addr netip.Addr, r kdrops.Reason, delta uint64) {
+func (h Hooks) onDrops(addr netip.Addr, r kdrops.Reason, delta uint64) {
 	if h.BadDigest != nil && r == kdrops.BadDigest {
 		h.BadDigest(addr)
 	}
@@ -61,14 +61,11 @@ func openKdrops() (Source, io.Closer, error) {
 	return ctr, ctr, nil
 }
 
-func start(cfg *config.Config, log *logrus.Logger, onDrops func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64),
-	open func() (Source, io.Closer, error), o Options) *Running {
+func start(cfg *config.Config, log *logrus.Logger, h Hooks, open func() (Source, io.Closer, error), o Options) *Running {
 	src, closer, err := open()
-	if onDrops != nil {
-		o.OnDrops = func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64) {
-			if peerID != "" {
-				onDrops(peerID, addr, r, delta)
-			}
+	o.OnDrops = func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64) {
+		if peerID != "" {
+			h.onDrops(addr, r, delta)
 		}
 	}
 	d := &Running{Watcher: New(cfg, src, err, log.WithField("component", "kdrops"), o), closer: closer, done: make(chan struct{})}

@@ -42,7 +42,7 @@ func TestStartDemandStop(t *testing.T) {
 			mu.Unlock()
 		},
 	}
-	d := start(parse(t, testConfig), l, h.onDrops, func() (Source, io.Closer, error) { return src, cl, nil }, Options{Interval: 5 * time.Millisecond})
+	d := start(parse(t, testConfig), l, h, func() (Source, io.Closer, error) { return src, cl, nil }, Options{Interval: 5 * time.Millisecond})
 	src.add("192.0.2.2", kdrops.BadDigest, 3)
 	src.add("203.0.113.9", kdrops.Unexpected, 1) // no configured peer
 	deadline := time.Now().Add(5 * time.Second)
@@ -87,7 +87,7 @@ func TestStartDemandStop(t *testing.T) {
 // that says why, polls nothing and stops at once.
 func TestStartUnavailable(t *testing.T) {
 	l, _ := logtest.NewNullLogger()
-	d := start(parse(t, testConfig), l, nil, func() (Source, io.Closer, error) { return nil, nil, kdrops.ErrPermission }, Options{})
+	d := start(parse(t, testConfig), l, Hooks{}, func() (Source, io.Closer, error) { return nil, nil, kdrops.ErrPermission }, Options{})
 	if d.Available() {
 		t.Fatal("available without counters")
 	}

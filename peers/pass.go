@@ -68,9 +68,9 @@ type peer struct {
 	obs observation
 	// keyChanged is when a pass last changed the peer's TCP-MD5 key in
 	// place; restarts how many restarts of its Idle neighbor were made
-	// for that change (restartNow, then restartAgain: at most 2; 2 also
-	// after we ended its stale session, resetStale), the first at
-	// restartedAt.
+	// for that change (restartNow, then restartAgain: at most
+	// restartsDone, set also after we ended its stale session,
+	// resetStale), the first at restartedAt.
 	keyChanged, restartedAt time.Time
 	restarts                int
 	// prevSecret is the key that change replaced, which established

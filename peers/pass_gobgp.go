@@ -79,6 +79,10 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 	st.inGoBGP, st.shape, st.heldDown = true, w.Cfg, w.HeldDown
 }
 
+// restartsDone is a peer's restart count once no more restarts are due for
+// its key change: both were made, or its session ended by our own reset.
+const restartsDone = 2
+
 // restartNow reports whether the static peer's neighbor, in GoBGP and Idle
 // (not administratively) since its session ended around the peer's last
 // key change, is to be restarted now (restartAfterKeyChange), once per
@@ -104,7 +108,7 @@ func (p *pass) restartAgain(w Want, st *peer) bool {
 	if st.restarts != 1 || p.m.now().Sub(st.restartedAt) < restartDialDefer {
 		return false
 	}
-	st.restarts = 2
+	st.restarts = restartsDone
 	if w.HeldDown || st.heldDown {
 		return false
 	}
