@@ -11,10 +11,13 @@ import (
 	"testing"
 	"time"
 
+	api "github.com/osrg/gobgp/v3/api"
+
 	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/plugin"
 )
 
 // fakeAO adds TCP-AO to fakeSockets: MKTs per listener scope and per
@@ -27,6 +30,13 @@ type fakeAO struct {
 	failAO   map[netip.Prefix]bool
 	observe  bool
 	extra    []md5auth.AOSocket
+	// unsigned are connections (remote ends) without TCP-AO keys: Observe
+	// lists them, ObserveAO does not.
+	unsigned []netip.AddrPort
+	// failObserve: Observe fails (after onObserve, which runs during the
+	// look) as a sock_diag dump can.
+	failObserve bool
+	onObserve   func()
 	deletedP []netip.Prefix
 	good     uint64 // TCP_AO_INFO pkt_good of every connection
 }
@@ -89,6 +99,31 @@ func (f *fakeAO) ObserveAO(port uint16) ([]md5auth.AOSocket, error) {
 	return append(out, f.extra...), nil
 }
 func (f *fakeAO) PreflightAO() error { return nil }
+
+// Observe lists the connections too, keyed or not, as the kernel's
+// sock_diag does (their TCP-MD5 keys: none).
+func (f *fakeAO) Observe(port uint16) (Observed, error) {
+	f.amu.Lock()
+	hook, fail := f.onObserve, f.failObserve
+	f.amu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	if fail {
+		return Observed{}, errors.New("injected: sock_diag dump failed")
+	}
+	obs, err := f.fakeSockets.Observe(port)
+	f.amu.Lock()
+	defer f.amu.Unlock()
+	local := netip.MustParseAddrPort("192.0.2.1:179")
+	for remote := range f.conns {
+		obs.Sockets = append(obs.Sockets, md5auth.SocketKeys{Local: local, Remote: remote, Family: afInet})
+	}
+	for _, remote := range f.unsigned {
+		obs.Sockets = append(obs.Sockets, md5auth.SocketKeys{Local: local, Remote: remote, Family: afInet})
+	}
+	return obs, err
+}
 
 func (f *fakeAO) listener(p string) md5auth.AOSet {
 	f.amu.Lock()
@@ -207,6 +242,7 @@ func TestTCPAOPeers(t *testing.T) {
 	// A connection of the peer that carries no TCP-AO key is ended.
 	s.amu.Lock()
 	delete(s.conns, netip.MustParseAddrPort("192.0.2.2:40000"))
+	s.unsigned = append(s.unsigned, netip.MustParseAddrPort("192.0.2.2:40000"))
 	s.amu.Unlock()
 	m.Reconcile(context.Background())
 	if b.resets("192.0.2.2") == 0 {
@@ -270,6 +306,53 @@ func startWith(t *testing.T, c *config.Config, s Sockets, logw io.Writer) (*Mana
 	}
 	t.Cleanup(func() { _ = m.Stop(context.Background()) })
 	return m, b
+}
+
+// TestTCPAOSessionTheLookMissed: a TCP-AO session whose connection the
+// pass's look did not see is not judged unsigned from it (fail closed
+// would end a good session): one whose connection closed before the look
+// while GoBGP's event is still on its way, and one that came up while the
+// look ran (its socket dump failed, so only the times tell). The next look
+// that sees an unsigned connection still ends it.
+func TestTCPAOSessionTheLookMissed(t *testing.T) {
+	s := newFakeAO()
+	s.observe = true
+	m, b := startWith(t, cfg(t, aoConfig(time.Now().Add(time.Hour))), s, io.Discard)
+	remote := netip.MustParseAddrPort("192.0.2.2:40000")
+	up := plugin.PeerEvent{Peer: remote.Addr(), State: "established", Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: remote}
+
+	// Closed before the look (no socket), the event not yet recorded.
+	up.Time = time.Now()
+	b.setState("192.0.2.2", api.PeerState_ESTABLISHED)
+	m.event(up)
+	m.Reconcile(context.Background())
+	if n := b.resets("192.0.2.2"); n != 0 {
+		t.Fatalf("a session whose connection the look did not list was ended (%d resets)", n)
+	}
+
+	// Up while the look ran, which could not list the sockets.
+	m.event(plugin.PeerEvent{Peer: remote.Addr(), State: "active", Time: time.Now()})
+	s.amu.Lock()
+	s.failObserve = true
+	s.onObserve = func() {
+		up.Time = time.Now()
+		m.event(up)
+	}
+	s.amu.Unlock()
+	m.Reconcile(context.Background())
+	if n := b.resets("192.0.2.2"); n != 0 {
+		t.Fatalf("a session newer than the look was ended (%d resets)", n)
+	}
+
+	// Seen unsigned by the next look: ended.
+	s.amu.Lock()
+	s.failObserve, s.onObserve = false, nil
+	s.unsigned = append(s.unsigned, remote)
+	s.amu.Unlock()
+	m.Reconcile(context.Background())
+	if b.resets("192.0.2.2") == 0 {
+		t.Fatal("an unsigned connection the look saw was not ended")
+	}
 }
 
 // TestTCPAOAcceptICMPs: a keychain's accept-icmps reaches the dials and,

@@ -117,6 +117,10 @@ type pass struct {
 	gv   gobgpView
 	obs  Observed
 	seen bool // the kernel's view of the keys is there
+	// looked: obs lists the sockets (its keys may be hidden); lookAt is
+	// when the look began, on the clock of GoBGP's events.
+	looked bool
+	lookAt time.Time
 	// lkeys indexes obs's listeners by key prefix (listenerKeys; nil: not
 	// made yet this pass).
 	lkeys []listenerKeyIndex
@@ -173,6 +177,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	if full {
 		gv = m.observeGoBGP(ctx)
 	}
+	lookAt := time.Now() // the events' clock (plugin), not m.now
 	ps := m.look(port)
 	obs, oerr := ps.observe()
 	defer wipeObserved(obs)
@@ -198,6 +203,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 		full = false
 	}
 	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
+		looked: oerr == nil, lookAt: lookAt,
 		port: port, listenPort: listen, socks: ps, prev: map[string]md5auth.Secret{}, deleted: map[netip.Prefix]bool{},
 		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
 	p.run()

@@ -180,6 +180,10 @@ func (p *pass) connsAO() {
 			p.aoSeenConns[st.cfg.ID()] = append(p.aoSeenConns[st.cfg.ID()], c)
 		}
 		switch {
+		case !ok && !p.lookSaw(s):
+			// A connection newer than the look, or closed before it
+			// (GoBGP's event not yet recorded): nothing to judge. The
+			// event asked for the pass that looks at it.
 		case !ok:
 			st.obs.ok = false
 			m.drift(st, fmt.Sprintf("connection %s-%s carries no TCP-AO key: ending it (fail closed)", s.local, s.remote))
@@ -201,6 +205,25 @@ func (p *pass) connsAO() {
 // IdleHoldAfterReset, closing every connection of the peer.
 func (p *pass) tookOut(a netip.Addr, st *peer) bool {
 	return p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.Prefix)])
+}
+
+// lookSaw reports whether the pass's look saw session s's connection:
+// the session came up before the look began and, when the look listed the
+// sockets, its connection is among them. A connection the look did not
+// see cannot be judged unsigned from it.
+func (p *pass) lookSaw(s *session) bool {
+	if s.since.After(p.lookAt) {
+		return false
+	}
+	if !p.looked {
+		return true
+	}
+	for _, c := range p.obs.Sockets {
+		if !c.Listening && c.Local == s.local && c.Remote == s.remote {
+			return true
+		}
+	}
+	return false
 }
 
 // aoConn finds the observed TCP-AO state of session s's connection.

@@ -169,7 +169,7 @@ func (p *r2rPair) waitSession(t *testing.T, far, near netip.Addr, d time.Duratio
 
 // bgpConns are the namespace's TCP connections in state (ss's name) with
 // port 179 at one end, as "local remote" address pairs.
-func bgpConns(t *testing.T, ns, state string) [][2]netip.AddrPort {
+func bgpConns(t testing.TB, ns, state string) [][2]netip.AddrPort {
 	t.Helper()
 	out, err := netns.Exec(ns, "ss", "-Htn", "state", state).CombinedOutput()
 	if err != nil {
@@ -196,7 +196,7 @@ func bgpConns(t *testing.T, ns, state string) [][2]netip.AddrPort {
 
 // oneSession checks that each end has exactly one established BGP
 // connection to the other's address, the session's.
-func (p *r2rPair) oneSession(t *testing.T, s session) {
+func (p *r2rPair) oneSession(t testing.TB, s session) {
 	t.Helper()
 	for _, c := range []struct {
 		ns   string

@@ -555,7 +555,7 @@ func verifyPcap(t *testing.T, bin, conf, file string) {
 }
 
 // runVerifyPcap runs authbgpd verify-pcap --json with conf over file.
-func runVerifyPcap(t *testing.T, bin, conf, file string) (pcapReport, []byte) {
+func runVerifyPcap(t testing.TB, bin, conf, file string) (pcapReport, []byte) {
 	t.Helper()
 	var stderr strings.Builder
 	cmd := exec.Command(bin, "verify-pcap", "-f", conf, "--json", file)
@@ -636,7 +636,7 @@ func scapyKeys(ks ...mkt) []scapyKey {
 
 // runScapy runs tcpao_scapy.py over file for pairs and returns its counts
 // per "a-b".
-func runScapy(t *testing.T, file string, pairs []scapyPair) map[string]scapyResult {
+func runScapy(t testing.TB, file string, pairs []scapyPair) map[string]scapyResult {
 	t.Helper()
 	py := filepath.Join(repoRoot(t), "e2e", "vmtest", "tcpao_scapy.py")
 	b, _ := json.Marshal(pairs)

@@ -383,6 +383,7 @@ func (f *flooder) end() { close(f.stop); f.wg.Wait() }
 
 // TestBGPTCPAOSoak is the TCP-AO soak (see the top of this file).
 func TestBGPTCPAOSoak(t *testing.T) {
+	fails := newRecap(t)
 	requireVM(t)
 	dur := soakSeconds(t)
 	tp := netns.NewPair(t, "aosoak",
@@ -436,7 +437,8 @@ func TestBGPTCPAOSoak(t *testing.T) {
 	}
 	after := counters(t, tp.A)
 
-	t.Run("flood", func(t *testing.T) {
+	t.Run("flood", func(tt *testing.T) {
+		t := fails.on(tt)
 		for _, err := range flood.errs {
 			t.Errorf("flood SYN: %v", err)
 		}
@@ -466,7 +468,8 @@ func TestBGPTCPAOSoak(t *testing.T) {
 		}
 	})
 
-	t.Run("ours-signed", func(t *testing.T) {
+	t.Run("ours-signed", func(tt *testing.T) {
+		t := fails.on(tt)
 		ours, unsigned := 0, 0
 		for _, sg := range segments(t, capt.file) {
 			if sg.src.Port() != 179 && !(sg.dst.Port() == 179 && (sg.src.Addr() == rtr4 || sg.src.Addr() == rtr6)) {
@@ -492,7 +495,8 @@ func TestBGPTCPAOSoak(t *testing.T) {
 		soakVerifyPcap(t, s.r.bin, all, capt.file, s.counts["wrong-key"] > 0)
 	})
 
-	t.Run("q-signed", func(t *testing.T) {
+	t.Run("q-signed", func(tt *testing.T) {
+		t := fails.on(tt)
 		// Both ends are authbgpd here: every segment of the link.
 		var n, unsigned int
 		syns := map[netip.Addr]int{}
@@ -541,7 +545,8 @@ func TestBGPTCPAOSoak(t *testing.T) {
 		}
 	})
 
-	t.Run("router", func(t *testing.T) {
+	t.Run("router", func(tt *testing.T) {
+		t := fails.on(tt)
 		log := s.r.log()
 		for _, bad := range []string{"could not set", "drift", "panic:", "DATA RACE"} {
 			if w := linesWith(log, bad); len(w) > 0 {
@@ -587,7 +592,7 @@ func (s *soak) everyKey() aoChains {
 // the router sent to the three peers is valid (none unsigned, none
 // invalid), and the peers' segments are valid except, for peer4, those of
 // the wrong-key phases.
-func soakVerifyPcap(t *testing.T, bin, conf, file string, wrongPhase bool) {
+func soakVerifyPcap(t testing.TB, bin, conf, file string, wrongPhase bool) {
 	rep, _ := runVerifyPcap(t, bin, conf, file)
 	seen := map[string]bool{}
 	for _, p := range rep.Peers {
