@@ -314,6 +314,7 @@ func (w *sessionWatch) histogram(dynamic netip.Prefix) (static, dyn []int) {
 
 type procSample struct {
 	cpu      time.Duration // user + system
+	sys      time.Duration // of cpu: system (the kernel working for it: syscalls, sock_diag)
 	rss, hwm int64         // kB
 	anon     int64         // kB of rss: anonymous (heap, stacks); the rest is mostly the binary's text
 }
@@ -332,6 +333,7 @@ func sampleProc(pid int) (procSample, error) {
 	ut, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14
 	st, _ := strconv.ParseInt(f[12], 10, 64) // stime, field 15
 	s.cpu = time.Duration(ut+st) * time.Second / 100
+	s.sys = time.Duration(st) * time.Second / 100
 	fh, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return s, err
@@ -766,8 +768,8 @@ func benchPeersWith(b *testing.B, total, rekey, rounds int) {
 				b.Logf("round %d %-9s %d keys changed: all verified and Established after %.3fs, cpu %.3fs, longest GoBGP API call (GetBgp) %.1f ms",
 					r+1, name, rekey, t.rekey.Seconds(), t.rekeyCPU.Seconds(), float64(t.apiMax.Microseconds())/1000)
 			}
-			b.Logf("round %d %-9s %d MD5 peers: start->keys/peers ready %.3fs | FRR start -> first %.3fs, half %.3fs, all Established %.3fs | cpu %.3fs | RSS idle %.1f MB (anon %.1f), all up %.1f MB (anon %.1f), HWM %.1f MB | idle CPU %.2f%% over %v",
-				r+1, name, total, t.startup.Seconds(), t.first.Seconds(), t.half.Seconds(), t.allUp.Seconds(), t.cpu.Seconds(),
+			b.Logf("round %d %-9s %d MD5 peers: start->keys/peers ready %.3fs | FRR start -> first %.3fs, half %.3fs, all Established %.3fs | cpu %.3fs (system %.3fs) | RSS idle %.1f MB (anon %.1f), all up %.1f MB (anon %.1f), HWM %.1f MB | idle CPU %.2f%% over %v",
+				r+1, name, total, t.startup.Seconds(), t.first.Seconds(), t.half.Seconds(), t.allUp.Seconds(), t.cpu.Seconds(), t.cpuSys.Seconds(),
 				float64(t.rssIdle)/1024, float64(t.anonIdle)/1024, float64(t.rssUp)/1024, float64(t.anonUp)/1024, float64(t.hwm)/1024, 100*t.idleCPU.Seconds()/peersIdleWindow().Seconds(), peersIdleWindow())
 		}
 	}
@@ -830,6 +832,7 @@ type peersTrial struct {
 	startup             time.Duration // receiver start -> keys installed (authbgpd) / peers configured (gobgpd)
 	first, half, allUp  time.Duration // FRR start -> first / half / all sessions Established
 	cpu                 time.Duration // receiver CPU from FRR start to all Established
+	cpuSys              time.Duration // of cpu: system time
 	rssIdle, rssUp, hwm int64         // kB: before FRR starts, 1 s after all are up, peak
 	anonIdle, anonUp    int64         // kB of rssIdle and rssUp that is anonymous memory
 	idleCPU             time.Duration // receiver CPU, all Established, over peersIdleWindow
@@ -995,6 +998,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	var t0 time.Time               // receiver started
 	var reload func()              // the receiver's key change (rekey)
 	heapProfile := func(string) {} // PERF_HEAP: the receiver's heap profile
+	passStats := func(string) {}   // authbgpd: its reconciler's passes so far
 	var rekeyVerified func(i int) bool
 	switch receiver {
 	case "authbgpd":
@@ -1032,6 +1036,20 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		cli = dialPerfAPI(b, nsA)
 		heapProfile = func(name string) {
 			heapSnapshot(b, a.HTTPGet, fmt.Sprintf("peers-%s-round%d-%s", receiver, round+1, name))
+		}
+		passStats = func(when string) {
+			body, err := a.HTTPGet("/metrics")
+			if err != nil {
+				b.Logf("passes %s: /metrics: %v", when, err)
+				return
+			}
+			var got []string
+			for _, l := range strings.Split(body, "\n") {
+				if strings.HasPrefix(l, "authbgpd_reconcile_pass") {
+					got = append(got, strings.TrimPrefix(l, "authbgpd_reconcile_"))
+				}
+			}
+			b.Logf("authbgpd's reconciler %s: %s", when, strings.Join(got, ", "))
 		}
 		reload = func() {
 			dir := filepath.Dir(a.Config)
@@ -1150,6 +1168,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	}
 	trial.rssIdle, trial.anonIdle = idle.rss, idle.anon
 	heapProfile("idle")
+	passStats("before FRR's start")
 
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
@@ -1192,7 +1211,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	if err != nil {
 		b.Fatal(err)
 	}
-	trial.cpu = up1.cpu - idle.cpu
+	trial.cpu, trial.cpuSys = up1.cpu-idle.cpu, up1.sys-idle.sys
 	time.Sleep(time.Second) // settle, then sample memory
 	fin, err := sampleProc(pid)
 	if err != nil {
@@ -1200,6 +1219,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	}
 	trial.rssUp, trial.anonUp, trial.hwm = fin.rss, fin.anon, fin.hwm
 	heapProfile("up")
+	passStats("all Established")
 	stopIdleProf := perfRecord(b, pid, fmt.Sprintf("peers-%s-round%d-idle", receiver, round+1))
 	time.Sleep(peersIdleWindow())
 	stopIdleProf()

@@ -333,6 +333,12 @@ func TestMetricsExposed(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if err := m.ReadReconcilePasses(func() metrics.ReconcilePasses {
+		return metrics.ReconcilePasses{Full: metrics.PassCount{Passes: 3, Seconds: 0.25}, Light: metrics.PassCount{Passes: 7, Seconds: 0.5}}
+	}); err != nil {
+		t.Fatal(err)
+	}
+
 	_, base := start(t, designSource(), m)
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
@@ -364,6 +370,26 @@ func TestMetricsExposed(t *testing.T) {
 		}
 		if mf.GetHelp() == "" {
 			t.Errorf("%s has no HELP", name)
+		}
+	}
+	for _, c := range []struct {
+		name, kind string
+		want       float64
+	}{{"authbgpd_reconcile_passes_total", "full", 3}, {"authbgpd_reconcile_passes_total", "light", 7},
+		{"authbgpd_reconcile_pass_seconds_total", "full", 0.25}, {"authbgpd_reconcile_pass_seconds_total", "light", 0.5}} {
+		found := false
+		for _, mt := range mfs[c.name].GetMetric() {
+			for _, l := range mt.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == c.kind {
+					found = true
+					if v := mt.GetCounter().GetValue(); v != c.want {
+						t.Errorf("%s{kind=%q} = %v, want %v", c.name, c.kind, v, c.want)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s{kind=%q} is not exposed", c.name, c.kind)
 		}
 	}
 	if v := mfs["authbgpd_shadow_drops_total"].GetMetric()[0].GetCounter().GetValue(); v != 2 {

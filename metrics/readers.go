@@ -16,6 +16,9 @@ type Readers struct {
 	// CaptureRunning: authbgpd_shadow_capture_running
 	// (ReadCaptureRunning; nil when [shadow] is off).
 	CaptureRunning func() bool
+	// ReconcilePasses: authbgpd_reconcile_passes_total and
+	// authbgpd_reconcile_pass_seconds_total (ReadReconcilePasses).
+	ReconcilePasses func() ReconcilePasses
 }
 
 // Read makes the metrics read r's readers at every scrape (call it once).
@@ -32,6 +35,9 @@ func (m *Metrics) Read(r Readers) error {
 	}
 	if err == nil && r.CaptureRunning != nil {
 		err = m.ReadCaptureRunning(r.CaptureRunning)
+	}
+	if err == nil && r.ReconcilePasses != nil {
+		err = m.ReadReconcilePasses(r.ReconcilePasses)
 	}
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)

@@ -24,12 +24,12 @@ import (
 // connection, failures on purpose, and an observation like the kernel's.
 type fakeAO struct {
 	*fakeSockets
-	amu      sync.Mutex
-	lis      map[netip.Prefix]md5auth.AOSet
-	conns    map[netip.AddrPort]md5auth.AOSet // by remote end
-	failAO   map[netip.Prefix]bool
-	observe  bool
-	extra    []md5auth.AOSocket
+	amu     sync.Mutex
+	lis     map[netip.Prefix]md5auth.AOSet
+	conns   map[netip.AddrPort]md5auth.AOSet // by remote end
+	failAO  map[netip.Prefix]bool
+	observe bool
+	extra   []md5auth.AOSocket
 	// unsigned are connections (remote ends) without TCP-AO keys: Observe
 	// lists them, ObserveAO does not.
 	unsigned []netip.AddrPort
@@ -37,8 +37,8 @@ type fakeAO struct {
 	// look) as a sock_diag dump can.
 	failObserve bool
 	onObserve   func()
-	deletedP []netip.Prefix
-	good     uint64 // TCP_AO_INFO pkt_good of every connection
+	deletedP    []netip.Prefix
+	good        uint64 // TCP_AO_INFO pkt_good of every connection
 }
 
 func newFakeAO() *fakeAO {

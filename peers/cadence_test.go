@@ -207,3 +207,20 @@ func TestNextFull(t *testing.T) {
 		t.Errorf("idle cadence shorter than the timer's: %v, want %v", got.Sub(now), every)
 	}
 }
+
+// TestPassStats: the loop counts its full and light passes and their
+// time (authbgpd_reconcile_passes_total, ..._pass_seconds_total).
+func TestPassStats(t *testing.T) {
+	s := newFakeSockets()
+	m, b := startEvery(t, "[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\npassword = \"Stats-Key\"\n", s, time.Hour)
+	m.Reconcile(context.Background())
+	if st := m.PassStats(); st.Full.Passes == 0 || st.Full.Seconds <= 0 {
+		t.Fatalf("after a full pass: %+v", st)
+	}
+	light := m.PassStats().Light.Passes
+	established(b, "192.0.2.2")
+	waitFor(t, "a light pass after the session event", func() bool { return m.PassStats().Light.Passes > light })
+	if st := m.PassStats(); st.Light.Seconds <= 0 {
+		t.Fatalf("light passes without their time: %+v", st)
+	}
+}

@@ -125,6 +125,7 @@ func (m *Manager) loop(stop, done chan struct{}) {
 		t0 := time.Now()
 		res := m.runPass(context.Background(), full)
 		cost = time.Since(t0)
+		m.countPass(full, cost)
 		if !res.next.IsZero() {
 			next.Reset(max(time.Until(res.next), 0) + time.Millisecond)
 		}

@@ -135,6 +135,9 @@ type Manager struct {
 	told   map[netip.Addr]netip.AddrPort        // the observers' view of each session's connection
 	aoLast map[[2]netip.AddrPort]md5auth.AOInfo // TCP-AO counters of each connection at the last pass
 	passes uint64
+	// passStats counts the loop's passes and their time, full and light
+	// (PassStats; written by the loop, under m.mu).
+	passStats metrics.ReconcilePasses
 	// lastLook: how often the last pass walked /proc/self/fd and dumped
 	// sock_diag (one each, unless an action needed a socket its look did
 	// not have).
@@ -408,6 +411,28 @@ func (m *Manager) Passes() uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.passes
+}
+
+// PassStats returns how many full and light passes the reconciler's loop
+// ran and the time they took (authbgpd_reconcile_passes_total and
+// authbgpd_reconcile_pass_seconds_total).
+func (m *Manager) PassStats() metrics.ReconcilePasses {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.passStats
+}
+
+// countPass records one pass of the loop (full: it was asked to read
+// GoBGP) that took d.
+func (m *Manager) countPass(full bool, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &m.passStats.Light
+	if full {
+		c = &m.passStats.Full
+	}
+	c.Passes++
+	c.Seconds += d.Seconds()
 }
 
 // Reconcile runs a full pass now and waits for it (tests, and callers that

@@ -123,7 +123,8 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		hooks.Demand = func(addr netip.Addr, why string) { s.shadow.Demand(addr, why) }
 	}
 	s.drops = dropwatch.Start(cfg, log, hooks)
-	r := metrics.Readers{KernelDrops: s.kernel.Metrics, Peers: peers.MetricReader(s.host, s.peers.Status), PeerKernelDrops: s.drops.MetricSeries}
+	r := metrics.Readers{KernelDrops: s.kernel.Metrics, Peers: peers.MetricReader(s.host, s.peers.Status), PeerKernelDrops: s.drops.MetricSeries,
+		ReconcilePasses: s.peers.PassStats}
 	if s.shadow != nil {
 		r.CaptureRunning = func() bool { return s.shadow.CaptureStatus().Running }
 	}
