@@ -174,20 +174,21 @@ func (d *diagSock) fullSock() bool { return d.state != tcpTimeWait && d.state !=
 // Addresses are unmapped (see SocketKeys and ObservedKey). Secrets are
 // copies: b can be cleared afterwards.
 func ParseDiagMessages(b []byte) ([]SocketKeys, error) {
-	socks, _, err := parseDiag(b, 0, false)
+	socks, _, err := parseDiag(nil, b, 0, false)
 	if err != nil {
 		return nil, fmt.Errorf("md5auth: parse sock_diag messages: %w", err)
 	}
-	var out []SocketKeys
+	out := make([]SocketKeys, 0, len(socks))
 	for _, s := range socks {
 		out = append(out, s.SocketKeys)
 	}
 	return out, nil
 }
 
-// parseDiag parses b. With checkSeq, every message must carry sequence
-// number seq. done reports an NLMSG_DONE.
-func parseDiag(b []byte, seq uint32, checkSeq bool) (socks []diagSock, done bool, err error) {
+// parseDiag parses b, appending its sockets to socks (a dump's datagrams
+// accumulate in one slice; nil on error). With checkSeq, every message
+// must carry sequence number seq. done reports an NLMSG_DONE.
+func parseDiag(socks []diagSock, b []byte, seq uint32, checkSeq bool) (_ []diagSock, done bool, err error) {
 	ne := binary.NativeEndian
 	for i, off := 0, 0; off < len(b); i++ {
 		bad := func(format string, args ...any) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -40,6 +41,13 @@ import (
 // locked thread (netns.Do) dumps that namespace. Errors never contain key
 // material.
 func DumpSocketKeys(port uint16) (socks []SocketKeys, keysVisible bool, err error) {
+	return dumpSocketKeys(port, false)
+}
+
+// dumpSocketKeys is DumpSocketKeys; light lists only the listeners without
+// keys (the keyless dump of every socket costs as much as the keyed one),
+// so a connection the keyed dump could not fit is missed.
+func dumpSocketKeys(port uint16, light bool) (socks []SocketKeys, keysVisible bool, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c, err := openDiag()
@@ -49,10 +57,11 @@ func DumpSocketKeys(port uint16) (socks []SocketKeys, keysVisible bool, err erro
 	defer c.close()
 	keysVisible = hasNetAdmin()
 	for _, family := range []uint8{afInet, afInet6} {
-		list, err := c.sockets(family, port)
+		list, err := c.sockets(family, port, light)
 		if err != nil {
 			return nil, false, dumpError(family, port, err)
 		}
+		socks = slices.Grow(socks, len(list))
 		for _, d := range list {
 			if !d.fullSock() || (port != 0 && d.Local.Port() != port && d.Remote.Port() != port) {
 				continue
@@ -145,11 +154,20 @@ func (c *diagConn) close() {
 // asked for individually: the kernel sizes an exact reply for the socket.
 // A pass of the reconciler thus costs two dumps and one request per
 // listener, however many sessions are up.
-func (c *diagConn) sockets(family uint8, port uint16) ([]diagSock, error) {
+//
+// With light, the keyless dump lists the listeners only (the kernel then
+// walks only its listening hash): a light look costs one dump of the
+// connections, and misses a connection whose report does not fit (more
+// than ~300 keys, which no connection of ours carries).
+func (c *diagConn) sockets(family uint8, port uint16, light bool) ([]diagSock, error) {
 	// The keyless dump goes first for a second reason: reading it with a
 	// large buffer makes the kernel allocate later dump datagrams of
 	// ~32 KiB instead of one page.
-	plain, err := c.dump(family, 0, port, diagAllStates)
+	states := uint32(diagAllStates)
+	if light {
+		states = 1 << tcpListen
+	}
+	plain, err := c.dump(family, 0, port, states)
 	if err != nil {
 		return nil, err
 	}
@@ -197,12 +215,12 @@ func (c *diagConn) dump(family, ext uint8, port uint16, states uint32) ([]diagSo
 		if err != nil {
 			return nil, err
 		}
-		socks, done, err := parseDiag(b, seq, true)
+		var done bool
+		out, done, err = parseDiag(out, b, seq, true)
 		clear(b)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, socks...)
 		if done {
 			return out, nil
 		}
@@ -221,7 +239,7 @@ func (c *diagConn) exact(family uint8, id *[diagSockIDLen]byte) (d diagSock, ok 
 	if err != nil {
 		return d, false, err
 	}
-	socks, _, err := parseDiag(b, seq, true)
+	socks, _, err := parseDiag(nil, b, seq, true)
 	clear(b)
 	switch {
 	case errors.Is(err, unix.ENOENT):

@@ -48,20 +48,58 @@ func sockInode(t *testing.T, c syscall.Conn) uint64 {
 	return st.Ino
 }
 
-// dumpIn runs DumpSocketKeys(port) in namespace ns.
+// dumpIn runs DumpSocketKeys(port) in namespace ns, and checks that the
+// light look (a light pass's) reports the same sockets with the same keys.
 func dumpIn(t *testing.T, ns string, port uint16) ([]SocketKeys, bool) {
 	t.Helper()
-	var socks []SocketKeys
-	var visible bool
+	var socks, light []SocketKeys
+	var visible, lightVisible bool
 	err := netns.Do(ns, func() (err error) {
-		socks, visible, err = DumpSocketKeys(port)
+		if socks, visible, err = DumpSocketKeys(port); err != nil {
+			return err
+		}
+		light, lightVisible, err = dumpSocketKeys(port, true)
 		return err
 	})
 	noSecret(t, err)
 	if err != nil {
 		t.Fatalf("DumpSocketKeys(%d) in %s: %v", port, ns, err)
 	}
+	if d := diffDumps(socks, light); d != "" || lightVisible != visible {
+		t.Errorf("port %d in %s: the light look differs from the full one (keys visible %v, %v): %s", port, ns, visible, lightVisible, d)
+	}
 	return socks, visible
+}
+
+// diffDumps describes how two dumps differ in sockets or keys ("": not).
+func diffDumps(a, b []SocketKeys) string {
+	desc := func(socks []SocketKeys) map[uint64]string {
+		m := map[uint64]string{}
+		for _, s := range socks {
+			var ks []string
+			for _, k := range s.Keys {
+				ks = append(ks, k.Prefix.String()+"="+string(k.Secret))
+			}
+			slices.Sort(ks)
+			m[s.Inode] = sockName(s) + " " + strings.Join(ks, ",")
+		}
+		return m
+	}
+	da, db := desc(a), desc(b)
+	var out []string
+	for ino, sa := range da {
+		if sb, ok := db[ino]; !ok {
+			out = append(out, "only in the full look: inode "+fmt.Sprint(ino))
+		} else if sa != sb {
+			out = append(out, "keys differ on inode "+fmt.Sprint(ino))
+		}
+	}
+	for ino := range db {
+		if _, ok := da[ino]; !ok {
+			out = append(out, "only in the light look: inode "+fmt.Sprint(ino))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // wantSock is an expected socket: keys in any order.
@@ -518,6 +556,38 @@ func TestDumpSocketKeysManyKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	t.Run("light", func(t *testing.T) {
+		// The light look (listeners listed without keys, the connections'
+		// keyed dump alone) finds the same sockets and keys, and asks for
+		// each listener once.
+		var socks []SocketKeys
+		var exacts int
+		err := netns.Do(tp.srv, func() error {
+			var err error
+			socks, _, err = dumpSocketKeys(portDiagMany, true)
+			if err != nil {
+				return err
+			}
+			c, err := openDiag()
+			if err != nil {
+				return err
+			}
+			defer c.close()
+			if _, err := c.sockets(afInet, portDiagMany, true); err != nil {
+				return err
+			}
+			exacts = c.exacts
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDump(t, socks, want)
+		if exacts != 2 {
+			t.Errorf("light look of AF_INET: %d exact requests, want one per listener (2)", exacts)
+		}
+	})
+
 	t.Run("more than 655 keys", func(t *testing.T) {
 		// The kernel's 16-bit attribute length wraps; the keys are all
 		// there, and all read.
@@ -542,7 +612,7 @@ func TestDumpSocketKeysManyKeys(t *testing.T) {
 				return err
 			}
 			defer c.close()
-			socks, err := c.sockets(afInet, portDiagMany)
+			socks, err := c.sockets(afInet, portDiagMany, false)
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ type Observed struct {
 // ownOnly keeps the sockets whose inode is in own and wipes the secrets of
 // the others (another process's keys are not this process's to hold).
 func ownOnly(socks []SocketKeys, own map[uint64]bool) []SocketKeys {
-	var out []SocketKeys
+	out := socks[:0] // in place: socks is the caller's to give up
 	for _, s := range socks {
 		if own[s.Inode] {
 			out = append(out, s)

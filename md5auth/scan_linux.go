@@ -11,16 +11,26 @@ import (
 // (its result is Observe's) and one walk of /proc/self/fd. The key
 // operations of the returned Scan act on that look (see Scan). A failed
 // dump is Observe's error; the operations still work from the walk.
-func (ProcessSockets) Scan(port uint16) *Scan {
+func (ProcessSockets) Scan(port uint16) *Scan { return scanPort(port, false) }
+
+// ScanLight is Scan with a lighter dump: listeners and connections, but a
+// connection whose report does not fit a dump datagram (more than ~300
+// keys) is missed, which Scan finds. A reconciliation pass after session
+// events looks this way; the timer's full passes look with Scan.
+func (ProcessSockets) ScanLight(port uint16) *Scan { return scanPort(port, true) }
+
+func scanPort(port uint16, light bool) *Scan {
 	s := &Scan{port: port, byInode: map[uint64]bool{}, fds: map[uint64]int{}}
-	socks, visible, err := DumpSocketKeys(port)
+	socks, visible, err := dumpSocketKeys(port, light)
 	s.dumps++
-	listed := make(map[uint64]SocketKeys, len(socks))
-	for _, k := range socks {
-		listed[k.Inode] = k
+	listed := make(map[uint64]int, len(socks)) // inode -> socks
+	for i, k := range socks {
+		listed[k.Inode] = i
 	}
+	s.refs = make([]sockRef, 0, len(socks))
 	werr := s.walk(func(fd int, ino uint64) {
-		if k, ok := listed[ino]; ok {
+		if i, ok := listed[ino]; ok {
+			k := &socks[i]
 			s.add(sockRef{fd: fd, inode: ino, local: k.Local, remote: k.Remote, listening: k.Listening})
 			return
 		}

@@ -7,6 +7,9 @@ import "net/netip"
 // Scan returns a Scan whose every method returns ErrNotSupported.
 func (ProcessSockets) Scan(port uint16) *Scan { return &Scan{port: port, err: ErrNotSupported} }
 
+// ScanLight fails everywhere but on Linux.
+func (ProcessSockets) ScanLight(port uint16) *Scan { return &Scan{port: port, err: ErrNotSupported} }
+
 // SetListenerKey returns ErrNotSupported.
 func (s *Scan) SetListenerKey(k Key) (int, error) { return 0, ErrNotSupported }
 

@@ -178,7 +178,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 		gv = m.observeGoBGP(ctx)
 	}
 	lookAt := time.Now() // the events' clock (plugin), not m.now
-	ps := m.look(port)
+	ps := m.look(port, full)
 	obs, oerr := ps.observe()
 	defer wipeObserved(obs)
 	aoObs, aoErr := ps.observeAO(useAO)
