@@ -302,7 +302,7 @@ func (s *fakeSockets) key(scope string) (string, bool) {
 	return v, ok
 }
 
-func cfg(t *testing.T, body string) *config.Config {
+func cfg(t testing.TB, body string) *config.Config {
 	t.Helper()
 	c, err := config.Parse("r1.toml", []byte("[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n"+body))
 	if err != nil {

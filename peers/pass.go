@@ -305,7 +305,7 @@ func (p *pass) unlocked(f func()) {
 }
 
 // peerFor is the ID of the pass's config's peer that owns address a.
-func (p *pass) peerFor(a netip.Addr) string { return ownerOf(p.in.Config, a) }
+func (p *pass) peerFor(a netip.Addr) string { return p.m.ownersOf(p.in.Config).of(a) }
 
 // isStatic reports whether a is a static peer of the pass's config (a set
 // made once per pass: config.Peer formats every peer's ID, and a full pass

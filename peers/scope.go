@@ -159,15 +159,15 @@ var ErrNoDevice = errors.New("no such device")
 // peer whose address is not known yet gets ErrNoLinkLocal and an invalid
 // Address.
 func scoped(in Inputs, p *config.Peer) (*config.Peer, int, error) {
-	where := fmt.Sprintf("%s:%d", in.Config.File, p.Line)
+	where := func() string { return fmt.Sprintf("%s:%d", in.Config.File, p.Line) } // for errors only: this runs per peer per pass
 	l3 := 0
 	if p.VRF != "" {
 		v, ok := in.VRFs[p.VRF]
 		switch {
 		case !ok:
-			return p, 0, fmt.Errorf("peers: peer %s (%s): VRF %q not observed yet: %w", p.ID(), where, p.VRF, ErrScope)
+			return p, 0, fmt.Errorf("peers: peer %s (%s): VRF %q not observed yet: %w", p.ID(), where(), p.VRF, ErrScope)
 		case v.Err != nil:
-			return p, 0, fmt.Errorf("peers: peer %s (%s): VRF %q: %w: %w", p.ID(), where, p.VRF, ErrScope, v.Err)
+			return p, 0, fmt.Errorf("peers: peer %s (%s): VRF %q: %w: %w", p.ID(), where(), p.VRF, ErrScope, v.Err)
 		}
 		l3 = v.Index
 	}
@@ -179,19 +179,19 @@ func scoped(in Inputs, p *config.Peer) (*config.Peer, int, error) {
 	l, ok := in.Links[p.Interface]
 	switch {
 	case !ok:
-		return &q, l3, fmt.Errorf("peers: peer %s (%s): interface not observed yet: %w", p.ID(), where, ErrNoLinkLocal)
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): interface not observed yet: %w", p.ID(), where(), ErrNoLinkLocal)
 	case l.MasterErr != nil:
-		return &q, l3, fmt.Errorf("peers: peer %s (%s): cannot read the VRF of interface %s: %w: %w", p.ID(), where, p.Interface, ErrScope, l.MasterErr)
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): cannot read the VRF of interface %s: %w: %w", p.ID(), where(), p.Interface, ErrScope, l.MasterErr)
 	case l.VRF != p.VRF:
-		return &q, l3, fmt.Errorf("peers: peer %s (%s): interface %s is in %s, but the peer's vrf is %s: %w", p.ID(), where, p.Interface, vrfName(l.VRF), vrfName(p.VRF), ErrScope)
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): interface %s is in %s, but the peer's vrf is %s: %w", p.ID(), where(), p.Interface, vrfName(l.VRF), vrfName(p.VRF), ErrScope)
 	case !l.Peer.IsValid() && errors.Is(l.Err, ErrNoDevice):
-		return &q, l3, fmt.Errorf("peers: peer %s (%s): %w: %w", p.ID(), where, ErrScope, l.Err)
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): %w: %w", p.ID(), where(), ErrScope, l.Err)
 	case !l.Peer.IsValid():
 		err := l.Err
 		if err == nil {
 			err = errors.New("no neighbor seen")
 		}
-		return &q, l3, fmt.Errorf("peers: peer %s (%s): %w (router advertisements are sent on %s; waiting for the far end's): %w", p.ID(), where, ErrNoLinkLocal, p.Interface, err)
+		return &q, l3, fmt.Errorf("peers: peer %s (%s): %w (router advertisements are sent on %s; waiting for the far end's): %w", p.ID(), where(), ErrNoLinkLocal, p.Interface, err)
 	}
 	q.Address = l.Peer.WithZone(p.Interface)
 	return &q, l3, nil
