@@ -1228,6 +1228,8 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		b.Fatal(err)
 	}
 	trial.idleCPU = idle1.cpu - fin.cpu
+	b.Logf("%s idle CPU over %v: %v, of which system %v", receiver, peersIdleWindow(), trial.idleCPU, idle1.sys-fin.sys)
+	passStats("after the idle window")
 	if rekey > 0 {
 		// The key change: the receiver first, then FRR (which resets a
 		// session whose password changes, with a NOTIFICATION signed
