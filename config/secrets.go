@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // maxSecretFile bounds how much of a secret file is read: far more than any
@@ -93,14 +94,37 @@ func readSecretFile(path string) (sec Secret, warn string, err error) {
 		return nil, "", fmt.Errorf("cannot read secret file: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSecretFile))
-	if err != nil {
-		return nil, "", fmt.Errorf("cannot read secret file %s: %v", path, errNoContents(err))
+	// One buffer of the file's size (and a byte to see it end), so that
+	// no grown-out copy of the secret is left behind unwiped; the secret
+	// kept is an exact copy (a thousand peers' files hold no spare 512 B).
+	buf := make([]byte, min(fi.Size()+1, maxSecretFile))
+	defer clear(buf)
+	data := buf[:0]
+	r := io.LimitReader(f, maxSecretFile)
+	for {
+		if len(data) == cap(data) {
+			if len(data) >= maxSecretFile {
+				break
+			}
+			grown := make([]byte, len(data), min(2*cap(data)+512, maxSecretFile))
+			copy(grown, data)
+			clear(data)
+			data = grown
+			defer clear(grown)
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot read secret file %s: %v", path, errNoContents(err))
+		}
 	}
 	if perm := fi.Mode().Perm(); perm&0o044 != 0 {
 		warn = fmt.Sprintf("secret file %s is readable by group or others (mode %04o); chmod 600 it", path, perm)
 	}
-	return trimNewline(data), warn, nil
+	return slices.Clone(trimNewline(data)), warn, nil
 }
 
 // errNoContents keeps only the operation and path of an I/O error.

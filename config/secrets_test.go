@@ -253,3 +253,29 @@ func TestSecretsNeverInMessages(t *testing.T) {
 		t.Fatal("check is blind")
 	}
 }
+
+// TestReadSecretFileExact: a secret read from its file is an exact copy
+// (no read buffer kept behind it: 1,000 files keep no 512 B each), its
+// newline trimmed, whatever the file's size.
+func TestReadSecretFileExact(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ body, want string }{
+		{"s3cret\n", "s3cret"},
+		{"s3cret\r\n", "s3cret"},
+		{"no-newline", "no-newline"},
+		{strings.Repeat("k", 3000) + "\n", strings.Repeat("k", 3000)},
+	} {
+		f := filepath.Join(dir, "key")
+		if err := os.WriteFile(f, []byte(c.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := readSecretFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != c.want || cap(got) >= len(got)+128 { // at most the allocator's size class above it
+
+			t.Errorf("%d-byte file: read %d bytes (cap %d), want %d", len(c.body), len(got), cap(got), len(c.want))
+		}
+	}
+}
