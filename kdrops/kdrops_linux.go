@@ -29,6 +29,7 @@ type Counter struct {
 	progs    []*ebpf.Program
 	links    []link.Link
 	names    []string
+	reasons  []Reason // what progs[i] counts
 	closed   bool
 	// ifErr says why link-local drops are counted without their ingress
 	// interface (IfIndex 0); nil when they have it.
@@ -112,6 +113,7 @@ func (c *Counter) load(tps []tracepoint, offs offsets, cookie uint64, entries ui
 			return classify("load the program for tracepoint "+tp.name, err)
 		}
 		c.progs = append(c.progs, prog)
+		c.reasons = append(c.reasons, tp.reason)
 		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: tp.name, Program: prog})
 		if err != nil {
 			return classify("attach to raw tracepoint "+tp.name, err)
@@ -269,6 +271,31 @@ func (c *Counter) RunCount() (uint64, error) {
 		sum += st.RunCount
 	}
 	return sum, nil
+}
+
+// Missed returns, per reason, how many times the kernel skipped a
+// counting program instead of running it (bpf_prog_info.recursion_misses:
+// the kernel does not run a raw tracepoint program while the same program
+// is running on that CPU). A skipped run is a drop that was not counted,
+// of this namespace or another's: the program had not yet looked. Reasons
+// without a miss are left out.
+func (c *Counter) Missed() (map[Reason]uint64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("kdrops: missed: counter is closed")
+	}
+	out := map[Reason]uint64{}
+	for i, p := range c.progs {
+		st, err := p.Stats()
+		if err != nil {
+			return nil, fmt.Errorf("kdrops: program statistics: %w", err)
+		}
+		if st.RecursionMisses != 0 {
+			out[c.reasons[i]] += st.RecursionMisses
+		}
+	}
+	return out, nil
 }
 
 // Close detaches the programs and frees the maps. It is safe to call

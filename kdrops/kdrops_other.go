@@ -33,6 +33,9 @@ func (c *Counter) Counts() (map[Key]uint64, error) { return nil, errOS() }
 // RunCount fails with ErrUnsupported.
 func (c *Counter) RunCount() (uint64, error) { return 0, errOS() }
 
+// Missed fails with ErrUnsupported.
+func (c *Counter) Missed() (map[Reason]uint64, error) { return nil, errOS() }
+
 // Close does nothing.
 func (c *Counter) Close() error { return nil }
 
