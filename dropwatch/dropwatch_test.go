@@ -369,7 +369,7 @@ func TestMerge(t *testing.T) {
 	if len(st.Peers) != 8 {
 		t.Errorf("Merge changed the peers: %d, want the 8 given", len(st.Peers))
 	}
-	wantTop := map[string]any{"available": true, "error": "", "tracepoints": []any{"tcp_hash_md5_mismatch", "tcp_hash_md5_required"}, "other": 6.0}
+	wantTop := map[string]any{"available": true, "error": "", "tracepoints": []any{"tcp_hash_md5_mismatch", "tcp_hash_md5_required"}, "other": 6.0, "missed": 0.0}
 	if fmt.Sprint(doc.KernelDrops) != fmt.Sprint(wantTop) {
 		t.Errorf("top-level kernel_drops %v, want %v", doc.KernelDrops, wantTop)
 	}
@@ -555,5 +555,72 @@ func TestConcurrent(t *testing.T) {
 	r.poll(t)
 	if got := r.peerCounts("192.0.2.2")[kdrops.BadDigest]; got != 200 {
 		t.Errorf("bad_digest = %d, want 200", got)
+	}
+}
+
+// TestMissed: the runs the kernel skipped (drops that were not counted)
+// are summed into /status kernel_drops.missed and logged once per rise;
+// with Baseline the first poll only records them; failing to read them
+// is logged once and does not stop the counts.
+func TestMissed(t *testing.T) {
+	missLines := func(r *rig) (n int, skipped []any) {
+		for _, e := range r.logs.AllEntries() {
+			if strings.Contains(e.Message, "skipped runs") {
+				n++
+				skipped = append(skipped, e.Data["skipped"])
+			}
+		}
+		return n, skipped
+	}
+	missed := func(r *rig) uint64 {
+		var st status.Status
+		r.w.Merge(&st)
+		return st.KernelDrops.Missed
+	}
+
+	r := newRig(t, Options{})
+	r.poll(t)
+	if m, _ := missLines(r); m != 0 || missed(r) != 0 {
+		t.Fatalf("no skips: %d lines, missed %d", m, missed(r))
+	}
+	r.src.miss(kdrops.BadDigest, 2)
+	r.src.miss(kdrops.Missing, 1)
+	r.poll(t)
+	r.poll(t) // no rise: no line
+	if n, sk := missLines(r); n != 1 || sk[0] != uint64(3) || missed(r) != 3 {
+		t.Errorf("after 3 skips: %d lines (skipped %v), missed %d; want 1 line, 3", n, sk, missed(r))
+	}
+	r.src.miss(kdrops.BadDigest, 1)
+	r.poll(t)
+	if n, sk := missLines(r); n != 2 || sk[1] != uint64(1) || missed(r) != 4 {
+		t.Errorf("after 1 more: %d lines (skipped %v), missed %d; want 2 lines, 4", n, sk, missed(r))
+	}
+
+	// Reading them fails: one line, the counts go on.
+	r.logs.Reset()
+	r.src.mu.Lock()
+	r.src.missErr = errTest
+	r.src.mu.Unlock()
+	r.src.add("192.0.2.2", kdrops.BadDigest, 5)
+	r.poll(t)
+	r.poll(t)
+	var errLines int
+	for _, e := range r.logs.AllEntries() {
+		if strings.Contains(e.Message, "cannot read how many runs") {
+			errLines++
+		}
+	}
+	if errLines != 1 || r.peerCounts("192.0.2.2")[kdrops.BadDigest] != 5 || missed(r) != 4 {
+		t.Errorf("while Missed fails: %d lines, counts %v, missed %d; want 1 line, 5 bad digests, 4", errLines, r.peerCounts("192.0.2.2"), missed(r))
+	}
+
+	// Baseline: what the Source skipped before the first poll is not ours.
+	b := newRig(t, Options{Baseline: true})
+	b.src.miss(kdrops.Unexpected, 7)
+	b.poll(t)
+	b.src.miss(kdrops.Unexpected, 2)
+	b.poll(t)
+	if n, sk := missLines(b); n != 1 || sk[0] != uint64(2) || missed(b) != 2 {
+		t.Errorf("baseline: %d lines (skipped %v), missed %d; want 1 line, 2", n, sk, missed(b))
 	}
 }

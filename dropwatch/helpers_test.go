@@ -78,10 +78,12 @@ func parse(t *testing.T, s string) *config.Config {
 
 // fakeSource is a Source whose cumulative counts the test sets.
 type fakeSource struct {
-	mu     sync.Mutex
-	counts map[kdrops.Key]uint64
-	err    error
-	tps    []string
+	mu      sync.Mutex
+	counts  map[kdrops.Key]uint64
+	err     error
+	tps     []string
+	missed  map[kdrops.Reason]uint64 // the kernel's skipped runs, cumulative
+	missErr error
 }
 
 func newFake() *fakeSource { return &fakeSource{counts: map[kdrops.Key]uint64{}} }
@@ -114,6 +116,29 @@ func (f *fakeSource) Read(fn func(kdrops.Key, uint64)) error {
 }
 
 func (f *fakeSource) Tracepoints() []string { return f.tps }
+
+func (f *fakeSource) Missed() (map[kdrops.Reason]uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.missErr != nil {
+		return nil, f.missErr
+	}
+	out := map[kdrops.Reason]uint64{}
+	for r, n := range f.missed {
+		out[r] = n
+	}
+	return out, nil
+}
+
+// miss makes the kernel skip n more runs of the program counting r.
+func (f *fakeSource) miss(r kdrops.Reason, n uint64) {
+	f.mu.Lock()
+	if f.missed == nil {
+		f.missed = map[kdrops.Reason]uint64{}
+	}
+	f.missed[r] += n
+	f.mu.Unlock()
+}
 
 // add makes the kernel drop n more segments of r from addr ("" = the
 // overflow slot).

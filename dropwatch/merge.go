@@ -23,7 +23,7 @@ func (w *Watcher) Merge(st *status.Status) {
 	now := w.o.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	info := &status.KernelDropsInfo{Available: w.src != nil, Tracepoints: []string{}, Other: w.other}
+	info := &status.KernelDropsInfo{Available: w.src != nil, Tracepoints: []string{}, Other: w.other, Missed: w.missed}
 	if len(w.tracepoints) > 0 {
 		info.Tracepoints = slices.Clone(w.tracepoints)
 	}

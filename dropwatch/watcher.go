@@ -40,6 +40,13 @@ type Source interface {
 // (*kdrops.Counter has it).
 type tracepointer interface{ Tracepoints() []string }
 
+// misser is the optional part of a Source that counts the drops it could
+// not count: the runs of its programs the kernel skipped, per reason,
+// cumulative (*kdrops.Counter has it).
+type misser interface {
+	Missed() (map[kdrops.Reason]uint64, error)
+}
+
 // ifIndexer is the optional part of a Source that says why link-local
 // drops come without their interface (*kdrops.Counter has it).
 type ifIndexer interface{ IfIndexErr() error }
@@ -94,6 +101,11 @@ type Watcher struct {
 	logs    map[netip.Addr]*logState
 	polled  bool   // a Poll succeeded
 	readErr string // the last Poll's read error, "" when it succeeded
+	// missed: the drops the kernel did not let the Source count (its
+	// skipped program runs) since the first Poll (with Baseline) or since
+	// the Source opened; missedAt is the Source's total at the last Poll.
+	missed, missedAt uint64
+	missedErr        bool // reading them failed (logged once)
 }
 
 // reading is one counter of a Read: key as read, addr the address it is
@@ -335,6 +347,8 @@ func (w *Watcher) Poll() error {
 		w.buf = append(w.buf, reading{key: k, addr: w.zoned(k, now), r: k.Reason, n: n})
 	})
 
+	missed, missErr := w.readMissed()
+
 	w.mu.Lock()
 	if err != nil {
 		first := w.readErr == ""
@@ -355,9 +369,18 @@ func (w *Watcher) Poll() error {
 	} else {
 		drops = w.count(now)
 	}
+	rise, missLog := w.countMissed(missed, missErr)
 	w.polled = true
 	lines := w.flushLogs(now)
 	w.mu.Unlock()
+
+	switch {
+	case missLog && missErr != nil:
+		w.log.WithError(missErr).Warn("kernel drop counters: cannot read how many runs the kernel skipped; counts may be short unseen")
+	case rise > 0:
+		w.log.WithField("skipped", rise).WithField("skipped_total", missed).
+			Warn("kernel drop counters: the kernel skipped runs of the counting programs (its per-CPU recursion guard); per-peer counts are short by up to that many drops")
+	}
 
 	if recovered {
 		w.log.Info("kernel drop counters: read again")
@@ -371,6 +394,45 @@ func (w *Watcher) Poll() error {
 		}
 	}
 	return nil
+}
+
+// readMissed returns the Source's skipped runs, all reasons summed (0
+// without the optional interface).
+func (w *Watcher) readMissed() (uint64, error) {
+	m, ok := w.src.(misser)
+	if !ok {
+		return 0, nil
+	}
+	byReason, err := m.Missed()
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for _, v := range byReason {
+		n += v
+	}
+	return n, nil
+}
+
+// countMissed records the Source's skipped runs (total) after a
+// successful Read and returns their rise since the last Poll, and whether
+// a failure to read them is new (to be logged once). Called with w.mu.
+func (w *Watcher) countMissed(total uint64, err error) (rise uint64, newErr bool) {
+	if err != nil {
+		newErr, w.missedErr = !w.missedErr, true
+		return 0, newErr
+	}
+	w.missedErr = false
+	if w.o.Baseline && !w.polled {
+		w.missedAt = total
+		return 0, false
+	}
+	if total > w.missedAt {
+		rise = total - w.missedAt
+	}
+	w.missedAt = total
+	w.missed += rise
+	return rise, false
 }
 
 // count attributes the growth of w.buf's counters since the last Poll and

@@ -42,6 +42,11 @@ type KernelDropsInfo struct {
 	// that are no configured peer, and those whose address the kernel-side
 	// table could not record.
 	Other uint64 `json:"other"`
+	// Missed counts, since the daemon started, the drops that were not
+	// counted at all: the kernel skipped the counting program's run (its
+	// per-CPU recursion guard; bpf_prog_info recursion_misses). Per-peer
+	// and Other counts are short by up to this many. 0 normally.
+	Missed uint64 `json:"missed"`
 }
 
 // Kernel holds the kernel's TCP-MD5 drop counters of the daemon's network

@@ -14,7 +14,11 @@ func kernelDropsLine(k *status.KernelDropsInfo) string {
 	if !k.Available {
 		return "kernel drop verdicts: unavailable: " + orDash(oneLine(k.Error))
 	}
-	return fmt.Sprintf("kernel drop verdicts: counting (%d tracepoints), %d from addresses of no peer", len(k.Tracepoints), k.Other)
+	line := fmt.Sprintf("kernel drop verdicts: counting (%d tracepoints), %d from addresses of no peer", len(k.Tracepoints), k.Other)
+	if k.Missed > 0 {
+		line += fmt.Sprintf(", %d not counted (runs the kernel skipped)", k.Missed)
+	}
+	return line
 }
 
 // kernelDrops is a peer's kernel drops since start, summed ("-" when not

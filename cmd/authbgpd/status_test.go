@@ -584,6 +584,12 @@ func TestStatusKernelDrops(t *testing.T) {
 	if _, out, _ = runStatus("--api", hostPort(ts)); !strings.Contains(out, "kernel drop verdicts: unavailable: kernel drop counters unavailable: needs CAP_BPF") {
 		t.Errorf("unavailable counters not said:\n%s", out)
 	}
+	// Drops the kernel did not let us count are said.
+	ts, _ = fixtureServer(t, `{"router_id":"192.0.2.9","asn":65009,"peers":[],"srv6":{"hmac_keys":[],"policies":[]},
+	 "kernel_drops":{"available":true,"error":"","tracepoints":["tcp_hash_md5_mismatch"],"other":0,"missed":3}}`)
+	if _, out, _ = runStatus("--api", hostPort(ts)); !strings.Contains(out, "kernel drop verdicts: counting (1 tracepoints), 0 from addresses of no peer, 3 not counted (runs the kernel skipped)\n") {
+		t.Errorf("missed drops not said:\n%s", out)
+	}
 	// The on-demand capture: what it captures, or that it captures nothing.
 	for doc, want := range map[string]string{
 		`"capture":{"running":true,"workers":1,"interfaces":[],"packets":9,"drops":0,"truncated":0,"error":"","mode":"on-demand",
