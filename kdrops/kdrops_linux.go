@@ -260,17 +260,9 @@ func (c *Counter) Counts() (map[Key]uint64, error) {
 // kernel counts runs only while statistics are enabled (EnableStats, or
 // sysctl kernel.bpf_stats_enabled=1); otherwise it stays 0.
 func (c *Counter) RunCount() (uint64, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var sum uint64
-	for _, p := range c.progs {
-		st, err := p.Stats()
-		if err != nil {
-			return 0, fmt.Errorf("kdrops: program statistics: %w", err)
-		}
-		sum += st.RunCount
-	}
-	return sum, nil
+	err := c.eachStats(func(_ Reason, st *ebpf.ProgramStats) { sum += st.RunCount })
+	return sum, err
 }
 
 // Missed returns, per reason, how many times the kernel skipped a
@@ -280,22 +272,34 @@ func (c *Counter) RunCount() (uint64, error) {
 // of this namespace or another's: the program had not yet looked. Reasons
 // without a miss are left out.
 func (c *Counter) Missed() (map[Reason]uint64, error) {
+	out := map[Reason]uint64{}
+	err := c.eachStats(func(r Reason, st *ebpf.ProgramStats) {
+		if st.RecursionMisses != 0 {
+			out[r] += st.RecursionMisses
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachStats calls fn with the kernel's statistics of every program and
+// the reason it counts.
+func (c *Counter) eachStats(fn func(r Reason, st *ebpf.ProgramStats)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, fmt.Errorf("kdrops: missed: counter is closed")
+		return fmt.Errorf("kdrops: program statistics: counter is closed")
 	}
-	out := map[Reason]uint64{}
 	for i, p := range c.progs {
 		st, err := p.Stats()
 		if err != nil {
-			return nil, fmt.Errorf("kdrops: program statistics: %w", err)
+			return fmt.Errorf("kdrops: program statistics: %w", err)
 		}
-		if st.RecursionMisses != 0 {
-			out[c.reasons[i]] += st.RecursionMisses
-		}
+		fn(c.reasons[i], st)
 	}
-	return out, nil
+	return nil
 }
 
 // Close detaches the programs and frees the maps. It is safe to call
