@@ -179,7 +179,9 @@ func TestTCPAOPeers(t *testing.T) {
 	s := newFakeAO()
 	s.observe = true
 	var logs testlog.Buffer
-	at := time.Now().Add(700 * time.Millisecond)
+	// The switch comes after the light pass for the session coming up
+	// (upDelay, 1 s after its event).
+	at := time.Now().Add(upDelay(0) + 700*time.Millisecond)
 	m, b := startWith(t, cfg(t, aoConfig(at)), s, &logs)
 
 	// Keys before the peer, on the listeners: both MKTs, per scope.

@@ -3,10 +3,13 @@ package peers
 import (
 	"context"
 	"io"
+	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/plugin"
 )
 
 // startEvery starts a manager whose timer passes every 20 ms while
@@ -222,5 +225,66 @@ func TestPassStats(t *testing.T) {
 	waitFor(t, "a light pass after the session event", func() bool { return m.PassStats().Light.Passes > light })
 	if st := m.PassStats(); st.Light.Seconds <= 0 {
 		t.Fatalf("light passes without their time: %+v", st)
+	}
+}
+
+// TestSessionsComingUpCoalesce: a burst of sessions coming up (each
+// through Active, OpenSent, OpenConfirm, Established) makes one light pass
+// about upDelay after it, not one per kickDelay (1,000 sessions coming up
+// made ~20 passes of ~17 ms each); a session that ends gets its pass
+// within kickDelay (a restart or a stale session may be due), and cuts a
+// pending wait for sessions coming up short.
+func TestSessionsComingUpCoalesce(t *testing.T) {
+	s := newFakeSockets()
+	s.visible = true
+	m, b := startEvery(t, twoPeers, s, time.Hour)
+	waitFor(t, "steady", func() bool { return passesIn(m, 100*time.Millisecond) == 0 })
+	ev := func(addr, state string) {
+		e := plugin.PeerEvent{Peer: netip.MustParseAddr(addr), State: state, Time: time.Now()}
+		if state == "established" {
+			e.Local, e.Remote = netip.MustParseAddrPort("192.0.2.1:179"), netip.AddrPortFrom(e.Peer, 40000)
+		}
+		b.events <- e
+	}
+	up := func() {
+		for _, st := range []string{"active", "opensent", "openconfirm", "established"} {
+			for _, a := range []string{"192.0.2.2", "192.0.2.3"} {
+				ev(a, st)
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	}
+	p0 := m.Passes()
+	t0 := time.Now()
+	up() // 8 events over ~160 ms
+	if n := m.Passes() - p0; n != 0 {
+		t.Fatalf("%d passes within %v of sessions coming up, want none before upDelay", n, time.Since(t0))
+	}
+	waitFor(t, "the pass for sessions coming up", func() bool { return m.Passes() > p0 })
+	if d := time.Since(t0); d < upDelay(0) {
+		t.Fatalf("the pass came %v after the first event, before upDelay %v", d, upDelay(0))
+	}
+	if n := passesIn(m, 300*time.Millisecond); n != 0 {
+		t.Fatalf("%d more passes after the burst's pass, want none", n)
+	}
+
+	// A session that ends: its pass comes within kickDelay.
+	p1 := m.Passes()
+	t1 := time.Now()
+	ev("192.0.2.2", "idle")
+	waitFor(t, "the pass for a session that ended", func() bool { return m.Passes() > p1 })
+	if d := time.Since(t1); d > upDelay(0)/2 {
+		t.Fatalf("the pass for a session that ended came after %v, want about kickDelay %v", d, kickDelay(0))
+	}
+
+	// Sessions coming up, then one ending: the wait is cut to kickDelay.
+	p2 := m.Passes()
+	t2 := time.Now()
+	ev("192.0.2.2", "active")
+	time.Sleep(50 * time.Millisecond)
+	ev("192.0.2.3", "idle")
+	waitFor(t, "the pass", func() bool { return m.Passes() > p2 })
+	if d := time.Since(t2); d > upDelay(0)/2 {
+		t.Fatalf("the pass came %v after a session ended during the wait, want about kickDelay", d)
 	}
 }

@@ -66,6 +66,21 @@ func (m *Manager) kickSessions() {
 	}
 }
 
+// kickUp asks for a light pass within upDelay (never blocks): a session
+// moved on its way up (Active, OpenSent, ..., Established). Nothing waits
+// on that pass: the listeners' key, or the dial hook's, keyed the
+// connection before it connected, and the pass only verifies it (the
+// kernel's view for /status) and follows it (TCP-AO RNextKeyID, counters).
+// So a burst of sessions coming up — 1,000 at start-up, each through four
+// states — makes a pass a second instead of one per kickDelay; a session
+// that ends (kickSessions) still gets one soon.
+func (m *Manager) kickUp() {
+	select {
+	case m.upKick <- struct{}{}:
+	default:
+	}
+}
+
 // askStale asks for the recorded stale sessions to be judged now.
 func (m *Manager) askStale() {
 	select {
@@ -79,6 +94,13 @@ func (m *Manager) askStale() {
 // (at most the timer's 2 s) so that passes take at most a tenth of a core.
 func kickDelay(cost time.Duration) time.Duration {
 	return min(max(100*time.Millisecond, 9*cost), 2*time.Second)
+}
+
+// upDelay is how long a pass kicked by sessions coming up (kickUp) waits:
+// a second to gather the burst, longer when passes are costly (as
+// kickDelay), at most the timer's 2 s.
+func upDelay(cost time.Duration) time.Duration {
+	return min(max(time.Second, 9*cost), 2*time.Second)
 }
 
 // loop is the reconciler: the one goroutine that acts.
@@ -106,7 +128,17 @@ func (m *Manager) loop(stop, done chan struct{}) {
 			m.judgeStale(a)
 			continue
 		case <-m.kick:
-			r, ok := m.coalesce(stop, kickDelay(cost))
+			r, ok := m.coalesce(stop, kickDelay(cost), kickDelay(cost))
+			if !ok {
+				return
+			}
+			if r != nil {
+				reqs = append(reqs, r)
+			} else {
+				full = false
+			}
+		case <-m.upKick:
+			r, ok := m.coalesce(stop, upDelay(cost), kickDelay(cost))
 			if !ok {
 				return
 			}
@@ -187,9 +219,12 @@ func idleCadence(cfg *config.Config) bool {
 }
 
 // coalesce waits d after a kick (a burst of events makes one pass),
-// judging stale sessions meanwhile; a caller asking for a full pass ends
-// the wait (its pass answers the kick too). ok is false on stop.
-func (m *Manager) coalesce(stop chan struct{}, d time.Duration) (*passReq, bool) {
+// judging stale sessions meanwhile. Kicks while it waits are answered by
+// the pass it ends in (its look comes after them); an urgent one (kick)
+// shortens the wait to urgent from then. A caller asking for a full pass
+// ends the wait (its pass answers the kick too). ok is false on stop.
+func (m *Manager) coalesce(stop chan struct{}, d, urgent time.Duration) (*passReq, bool) {
+	end := time.Now().Add(d)
 	wait := time.NewTimer(d)
 	defer wait.Stop()
 	for {
@@ -198,6 +233,12 @@ func (m *Manager) coalesce(stop chan struct{}, d time.Duration) (*passReq, bool)
 			return nil, false
 		case a := <-m.refused:
 			m.judgeStale(a)
+		case <-m.kick:
+			if e := time.Now().Add(urgent); e.Before(end) {
+				end = e
+				wait.Reset(urgent)
+			}
+		case <-m.upKick:
 		case r := <-m.reqs:
 			return r, true
 		case <-wait.C:

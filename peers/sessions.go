@@ -105,7 +105,11 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	if was == "established" || ev.State == "established" {
 		m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Info("BGP session state")
 	}
-	m.kickSessions()
+	if was == "established" || ev.State == "idle" {
+		m.kickSessions() // a session ended: restarts, stale sessions, a dynamic neighbor gone
+		return
+	}
+	m.kickUp()
 }
 
 // isStatic reports whether a is a configured static peer (m.mu held).
