@@ -30,6 +30,7 @@ package e2e
 //	PERF_KEEP=DIR        copy the logs of every trial's daemons into DIR
 //	PERF_PROFILE=DIR     record a CPU profile of each receiver with perf(1) into DIR
 //	PERF_AUTHBGPD_ENV="K=V ..."  peers benchmarks: extra environment of authbgpd (GOGC=50, say)
+//	PERF_GOBGPD_ENV="K=V ..."    the same for gobgpd (GODEBUG=gctrace=1 puts its heap after each GC in its log)
 //	PERF_HEAP=DIR        peers benchmarks: authbgpd's heap profiles (pprof, after a GC; MemStats; goroutines)
 //	                     with every peer configured and with every session up, into DIR
 //	                     (the GCs and profiles add to its CPU figures)
@@ -1094,6 +1095,12 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		bin, env := testenv.RequireBinary(b, "gobgpd"), []string(nil)
 		if receiver == "gobgpd337" {
 			bin, env = os.Getenv("PERF_GOBGPD337"), []string{"GODEBUG=multipathtcp=0"}
+		}
+		for _, kv := range strings.Fields(os.Getenv("PERF_GOBGPD_ENV")) {
+			if g, ok := strings.CutPrefix(kv, "GODEBUG="); ok && receiver == "gobgpd337" {
+				kv = "GODEBUG=multipathtcp=0," + g // the last GODEBUG wins: keep the default
+			}
+			env = append(env, kv)
 		}
 		var d *daemon
 		gobgpdConf := func(key func(int) string) string {
