@@ -117,6 +117,7 @@ func (m *Manager) loop(stop, done chan struct{}) {
 	for {
 		full := true
 		var reqs []*passReq
+		var kicked time.Duration // a kick's wait before its light pass
 		select {
 		case <-stop:
 			return
@@ -128,17 +129,12 @@ func (m *Manager) loop(stop, done chan struct{}) {
 			m.judgeStale(a)
 			continue
 		case <-m.kick:
-			r, ok := m.coalesce(stop, kickDelay(cost), kickDelay(cost))
-			if !ok {
-				return
-			}
-			if r != nil {
-				reqs = append(reqs, r)
-			} else {
-				full = false
-			}
+			kicked = kickDelay(cost)
 		case <-m.upKick:
-			r, ok := m.coalesce(stop, upDelay(cost), kickDelay(cost))
+			kicked = upDelay(cost)
+		}
+		if kicked > 0 {
+			r, ok := m.coalesce(stop, kicked, kickDelay(cost))
 			if !ok {
 				return
 			}
