@@ -207,6 +207,7 @@ func dashContains(ss []string, s string) bool {
 // makes every one of them happen.)
 func TestGrafanaMetrics(t *testing.T) {
 	testenv.RequireRoot(t)
+	requireSRv6HMACKernel(t, "")
 	testenv.RequireBinary(t, "gobgp")
 	names := dashLoad(t).metricNames()
 	// The operator docs and the alert rules (deploy/prometheus) name

@@ -53,6 +53,7 @@ import (
 // headend's routes; stopping the headend removes what it installed.
 func TestSRv6Policy(t *testing.T) {
 	testenv.RequireRoot(t)
+	requireSRv6HMACKernel(t, "")
 	for _, b := range []string{"ip", "tcpdump", "tshark", "gobgpd"} {
 		testenv.RequireBinary(t, b)
 	}
@@ -910,6 +911,7 @@ func reorderUpdate(b []byte) bool {
 // the policy is still advertised; no secret shows.
 func TestSRv6NoCapNetAdmin(t *testing.T) {
 	testenv.RequireRoot(t)
+	requireSRv6HMACKernel(t, "")
 	setpriv := testenv.RequireBinary(t, "setpriv")
 	bin := authbgpdBinary(t, "")
 	tp := netns.New(t, "srv6nc")

@@ -259,6 +259,7 @@ func checkCapture(t *testing.T, file string, routes []encapRoute, keys map[uint3
 // inline modes with 1..5 segments for HMAC-SHA1 and HMAC-SHA256; every
 // HMAC the kernel puts on the wire verifies with our code.
 func TestKernelHMAC(t *testing.T) {
+	testenv.RequireSRv6HMAC(t)
 	tp, a, b := twoNodes(t, "srv6h")
 	keys := map[uint32]*Key{}
 	var routes []encapRoute
@@ -306,6 +307,7 @@ func TestKernelHMAC(t *testing.T) {
 // fresh namespace, cross-checked with iproute2 and with the HMACs the
 // kernel computes with the keys it programmed.
 func TestKernelKeys(t *testing.T) {
+	testenv.RequireSRv6HMAC(t)
 	tp, a, b := twoNodes(t, "srv6k")
 	var kk *KernelKeys
 	if err := netns.Do(a, func() (err error) { kk, err = OpenKernelKeys(); return err }); err != nil {
@@ -442,6 +444,7 @@ func TestKernelKeys(t *testing.T) {
 // and the error says so. Capabilities are per thread: the one netns.Do
 // runs on drops CAP_NET_ADMIN and is discarded afterwards.
 func TestKernelKeysNoCapNetAdmin(t *testing.T) {
+	testenv.RequireSRv6HMAC(t)
 	testenv.RequireRoot(t)
 	tp := netns.New(t, "srv6p")
 	ns := tp.Add("a")

@@ -84,6 +84,7 @@ var (
 // `ip route` exactly as the same routes installed by iproute2, and List
 // decodes iproute2's routes to what was asked.
 func TestKernelRoutesLikeIproute2(t *testing.T) {
+	testenv.RequireSRv6HMAC(t)
 	_, a, _ := twoNodes(t, "srv6r")
 	ipSRHMACSet(t, a, 42, SHA256, "routes-test-key")
 	kr, _ := openRoutes(t, a)
@@ -236,6 +237,7 @@ func TestTunnelSource(t *testing.T) {
 // segment, which End.B6.Encaps replaces by an outer header with the
 // policy's SRH).
 func TestKernelRoutesTraffic(t *testing.T) {
+	testenv.RequireSRv6HMAC(t)
 	tp, a, b := twoNodes(t, "srv6x")
 	const secret = "routes-traffic-key"
 	ipSRHMACSet(t, a, 42, SHA256, secret)

@@ -5,8 +5,12 @@
 package testenv
 
 import (
+	"bufio"
+	"compress/gzip"
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -53,4 +57,71 @@ func RequireBinary(t testing.TB, name string, extraDirs ...string) string {
 	}
 	Skip(t, name+" is not installed (the test command installs it: make test)")
 	return ""
+}
+
+// RequireSRv6HMAC skips t, naming what is missing, unless the running
+// kernel has SRv6 with HMAC: seg6 encapsulation routes
+// (CONFIG_IPV6_SEG6_LWTUNNEL) and HMAC keys (CONFIG_IPV6_SEG6_HMAC, which
+// also brings the seg6_require_hmac sysctl). Without them the SEG6 family
+// still answers, but every HMAC command is ENOTSUPP (524) and `encap
+// seg6` routes are refused. A kernel feature, so allowed under
+// E2E_REQUIRED=1.
+func RequireSRv6HMAC(t testing.TB) {
+	t.Helper()
+	for _, opt := range []string{"CONFIG_IPV6_SEG6_LWTUNNEL", "CONFIG_IPV6_SEG6_HMAC"} {
+		if set, known := KernelConfig(opt); known && !set {
+			SkipKernelLacks(t, "SRv6 with HMAC ("+opt+")", "/proc/config.gz: "+opt+" is not set")
+		}
+	}
+	if _, err := os.Stat("/proc/sys/net/ipv6/conf/all/seg6_require_hmac"); err != nil {
+		SkipKernelLacks(t, "SRv6 HMAC (CONFIG_IPV6_SEG6_HMAC)", err.Error())
+	}
+}
+
+var kconfig struct {
+	once sync.Once
+	opts map[string]string // option -> value ("n" when "is not set"); nil: no /proc/config.gz
+}
+
+// KernelConfig reports whether the running kernel's build option opt (say
+// CONFIG_IPV6_SEG6_HMAC) is set, built in or as a module; known is false
+// when the kernel does not publish its config (/proc/config.gz).
+func KernelConfig(opt string) (set, known bool) {
+	kconfig.once.Do(func() { kconfig.opts = readKernelConfig("/proc/config.gz") })
+	if kconfig.opts == nil {
+		return false, false
+	}
+	v := kconfig.opts[opt]
+	return v == "y" || v == "m", true
+}
+
+// readKernelConfig parses a gzipped kernel config (nil if unreadable).
+func readKernelConfig(path string) map[string]string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil
+	}
+	opts := map[string]string{}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		line := sc.Text()
+		if name, ok := strings.CutPrefix(line, "# "); ok {
+			if opt, ok := strings.CutSuffix(name, " is not set"); ok {
+				opts[opt] = "n"
+			}
+			continue
+		}
+		if opt, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(opt, "CONFIG_") {
+			opts[opt] = v
+		}
+	}
+	if sc.Err() != nil {
+		return nil
+	}
+	return opts
 }
