@@ -459,6 +459,17 @@ func TestKernelDropsPerPeer(t *testing.T) {
 		t.Logf("%s: router namespace TcpExt deltas since the daemon started: %v", label, delta)
 
 		// Per peer: only its own reason, the diagnosis, metrics == /status.
+		// Runs of our programs the kernel skipped (its recursion guard: the
+		// same tracepoint firing in a softirq on the CPU where the program
+		// runs) are drops the kernel counted and we could not; the daemon
+		// reports them (kernel_drops.missed). With none, every count below
+		// is exact; with some, each may fall short by at most that many.
+		var missed uint64
+		if qst.KernelDrops != nil {
+			missed = qst.KernelDrops.Missed
+		}
+		t.Logf("%s: runs of the drop programs the kernel skipped: %d", label, missed)
+		short := func(ours, all uint64) bool { return ours > all || ours+missed < all }
 		sum := map[string]uint64{}
 		for _, p := range peers {
 			e := kdEntry(qst, p.id)
@@ -501,8 +512,8 @@ func TestKernelDropsPerPeer(t *testing.T) {
 			if shadowOn && p.want != "" {
 				sh := kdShadowCounts(e.Shadow)
 				for _, r := range []string{"bad_digest", "missing", "unexpected"} {
-					if sh[r] != c[r] {
-						t.Errorf("%s: %s: shadow segments.%s = %d, kernel_drops.%s = %d: want equal", label, p.id, r, sh[r], r, c[r])
+					if short(uint64(c[r]), uint64(sh[r])) {
+						t.Errorf("%s: %s: shadow segments.%s = %d, kernel_drops.%s = %d: want equal (less at most the %d skipped runs)", label, p.id, r, sh[r], r, c[r], missed)
 					}
 				}
 			}
@@ -536,8 +547,9 @@ func TestKernelDropsPerPeer(t *testing.T) {
 		}
 		// The sums are the namespace's TcpExt deltas, exactly.
 		for r, c := range kdTcpExt {
-			if sum[r] != delta[c] {
-				t.Errorf("%s: sum of kernel_drops.%s over the peers = %d, router namespace TcpExt %s delta = %d: want equal", label, r, sum[r], c, delta[c])
+			if short(sum[r], uint64(delta[c])) {
+				t.Errorf("%s: sum of kernel_drops.%s over the peers = %d, router namespace TcpExt %s delta = %d: want equal (less at most the %d skipped runs); %s",
+					label, r, sum[r], c, delta[c], missed, kdLater(t, a, nsR, peers, r, base))
 			}
 		}
 		for _, r := range []string{"bad_option", "ao_bad", "ao_key_not_found", "ao_required"} {
@@ -1108,4 +1120,20 @@ func TestKernelDropsGoodPathIdle(t *testing.T) {
 	}
 	b.StopClean()
 	t.Logf("TestKernelDropsGoodPathIdle took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// kdLater tells, for a failed comparison, what /status and TcpExt say 3 s
+// later: a sum that caught up is a read taken before dropwatch's poll, one
+// that did not is a drop our programs never counted.
+func kdLater(t *testing.T, a *Authbgpd, nsR string, peers []kdPeer, r string, base map[string]uint64) string {
+	t.Helper()
+	time.Sleep(3 * time.Second)
+	st := a.Status()
+	var n uint64
+	for _, p := range peers {
+		if e := kdEntry(&st, p.id); e != nil && e.KernelDrops != nil {
+			n += uint64(kdCounts(e.KernelDrops)[r])
+		}
+	}
+	return fmt.Sprintf("3 s later: the sum is %d, TcpExt deltas %v, kernel_drops %+v", n, tcpExtDelta(base, mustCounters(t, nsR), kdMD5Counters...), st.KernelDrops)
 }
