@@ -13,7 +13,8 @@ import (
 
 // Package tests that need the guest's kernel: md5auth's and netdev's own
 // tests of keys scoped to a VRF (TCP_MD5SIG_FLAG_IFINDEX, TCP_AO_KEYF_IFINDEX)
-// and of VRF devices skip on the host (no CONFIG_NET_VRF, no CONFIG_TCP_AO).
+// and of VRF devices skip on the host (no CONFIG_NET_VRF, no CONFIG_TCP_AO),
+// and srv6policy's kernel tests on a host without SRv6 HMAC.
 // make vmtest builds their test binaries on the host (bin/md5auth.test,
 // bin/netdev.test, like bin/vmtest.test) and these tests run them here, in
 // their package directories, so that they are not only ever skipped.
@@ -26,17 +27,24 @@ var guestPackages = []struct {
 }{
 	{"md5auth", `^(TestVRF.*|TestKernelFeatures|TestKernelFeatureProbes|TestTCPAOProbe|TestObservedKeyMatchesIgnoresL3Scope|TestObservedAOKeyScope|TestAOSetScoped)$`},
 	{"netdev", `.`},
+	// SRv6 HMAC: hosts whose kernel lacks seg6 routes or HMAC keys skip these.
+	{"srv6policy", `^(TestKernel.*|TestTunnelSource|TestGenlTunnelSource)$`},
 }
 
 // lacksFeature is a skip that names a kernel feature the guest exists to
 // have: in the guest that is a failure.
-var lacksFeature = regexp.MustCompile(`SKIP: kernel lacks (CONFIG_NET_VRF|CONFIG_TCP_AO|VRF devices|TCP-AO)`)
+var lacksFeature = regexp.MustCompile(`SKIP: kernel lacks (CONFIG_NET_VRF|CONFIG_TCP_AO|VRF devices|TCP-AO|SRv6|IPv6 segment routing)`)
 
 // TestMD5AuthInGuest runs md5auth's VRF tests (TestVRFScopedKey among
 // them) in the guest; TestNetdevInGuest netdev's.
 func TestMD5AuthInGuest(t *testing.T) { runGuestPackage(t, "md5auth") }
 
 func TestNetdevInGuest(t *testing.T) { runGuestPackage(t, "netdev") }
+
+// TestSRv6PolicyInGuest runs srv6policy's kernel tests (SRH HMACs the
+// kernel computes, HMAC keys through SEG6, seg6 routes) in the guest,
+// whose kernel has CONFIG_IPV6_SEG6_LWTUNNEL and CONFIG_IPV6_SEG6_HMAC.
+func TestSRv6PolicyInGuest(t *testing.T) { runGuestPackage(t, "srv6policy") }
 
 func runGuestPackage(t *testing.T, pkg string) {
 	requireVM(t)
