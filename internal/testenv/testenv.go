@@ -69,7 +69,7 @@ func RequireBinary(t testing.TB, name string, extraDirs ...string) string {
 func RequireSRv6HMAC(t testing.TB) {
 	t.Helper()
 	for _, opt := range []string{"CONFIG_IPV6_SEG6_LWTUNNEL", "CONFIG_IPV6_SEG6_HMAC"} {
-		if set, known := KernelConfig(opt); known && !set {
+		if set, known := kernelConfig(opt); known && !set {
 			SkipKernelLacks(t, "SRv6 with HMAC ("+opt+")", "/proc/config.gz: "+opt+" is not set")
 		}
 	}
@@ -83,10 +83,10 @@ var kconfig struct {
 	opts map[string]string // option -> value ("n" when "is not set"); nil: no /proc/config.gz
 }
 
-// KernelConfig reports whether the running kernel's build option opt (say
+// kernelConfig reports whether the running kernel's build option opt (say
 // CONFIG_IPV6_SEG6_HMAC) is set, built in or as a module; known is false
 // when the kernel does not publish its config (/proc/config.gz).
-func KernelConfig(opt string) (set, known bool) {
+func kernelConfig(opt string) (set, known bool) {
 	kconfig.once.Do(func() { kconfig.opts = readKernelConfig("/proc/config.gz") })
 	if kconfig.opts == nil {
 		return false, false
