@@ -20,8 +20,7 @@ import (
 // the Idle neighbor instead of leaving it in GoBGP's 5 s idle hold, and
 // the session comes back with the new key on the wire (read back from our
 // connection and verified by the kernel). With FRR passive, the restarted
-// neighbor waits for FRR's dial (none comes), is restarted a second time
-// and dials FRR itself. With authbgpd re-keyed first, its established
+// neighbor's dial waits for FRR's (none comes), then dials FRR itself. With authbgpd re-keyed first, its established
 // connection keeps the old key for the hold (rekeyhold.go), so FRR's Cease
 // still gets through: the same restart, and no stale session to end.
 func TestPeerResetsOnKeyChange(t *testing.T) {
@@ -34,7 +33,7 @@ func TestPeerResetsOnKeyChange(t *testing.T) {
 		want      []string // log lines of authbgpd's that must appear
 	}{
 		{"FRR dials", "rkfa", false, false, []string{"session ended around a key change: neighbor restarted"}},
-		{"FRR passive", "rkfp", true, false, []string{"session ended around a key change: neighbor restarted", "restarted again, to dial it"}},
+		{"FRR passive", "rkfp", true, false, []string{"session ended around a key change: neighbor restarted", "dial deferral over, no dial from the peer: dialing"}},
 		{"authbgpd first", "rkfo", false, true, []string{"session ended around a key change: neighbor restarted"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -360,10 +360,14 @@ func (ps *passSockets) setConnAO(local, remote netip.AddrPort, set md5auth.AOSet
 // neighbor (m.dials: it computes nothing), before connect: a TCP-MD5 key,
 // or the TCP-AO MKTs with the current key and RNextKeyID. Anything else
 // refuses the dial (no SYN leaves): a neighbor the pass has no decision
-// for, a held-down peer, a key the kernel refuses. The outcome is kept for
-// /status (auth.dial_error). It runs on GoBGP's connect goroutine, never
-// under m.mu (the pass may be calling GoBGP).
-func (m *Manager) dialKey(neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error {
+// for, a held-down peer, a key the kernel refuses. A dial deferred for the
+// peer's own (waitForPeer) first waits the deferral out (awaitDial). The
+// outcome is kept for /status (auth.dial_error). It runs on GoBGP's connect
+// goroutine, never under m.mu (the pass may be calling GoBGP).
+func (m *Manager) dialKey(ctx context.Context, neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error {
+	if err := m.awaitDial(ctx, neighbor); err != nil {
+		return err
+	}
 	m.dialMu.Lock()
 	defer m.dialMu.Unlock()
 	d, ok := m.dials[neighbor]

@@ -1,7 +1,9 @@
 package peers
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"syscall"
 	"time"
@@ -30,8 +32,9 @@ type DialSockets interface {
 // before its first dial. A SYN of ours in that time would reach a peer
 // that refuses it and send our GoBGP into its idle hold in turn: two
 // GoBGPs that both dial can stay out of phase that way for minutes, each
-// dialing while the other is Idle. Deferred, our GoBGP stays Active (a
-// failed dial does not leave Active) and accepts the peer's next dial.
+// dialing while the other is Idle. Deferred, our dial waits (awaitDial)
+// while our GoBGP stays Active and accepts the peer's next dial, which
+// ends the wait; if none comes, our dial goes out when the hold is over.
 const PeerIdleHold = 7 * time.Second
 
 // restartDialDefer is how long our dials to a neighbor restarted after a
@@ -40,8 +43,21 @@ const PeerIdleHold = 7 * time.Second
 // neighbor's first dial comes 1-2 s after it is added. Both at once are a
 // collision GoBGP resolves badly (in OpenSent it closes the connection it
 // accepted, the peer then closes ours: 10 s lost). A peer that does not
-// dial by then is dialed by a second restart (restartAgain).
+// dial by then is dialed by ours, which waited (awaitDial).
 const restartDialDefer = 3 * time.Second
+
+// A deferred dial waits the deferral out inside the hook (awaitDial),
+// instead of being refused: a refused dial costs GoBGP's connect loop a
+// whole connect-retry tick (10-20 s), so a peer that did not dial in the
+// deferral waited that long for ours. dialMargin is the least of the dial's
+// timeout (GoBGP's: connect-retry - 1 s) the wait leaves for connecting;
+// a deferral that does not fit refuses the dial as before. dialPoll bounds
+// each sleep: the wait re-reads the table, so a pass that holds the peer
+// down, or another refusal of the peer's dial, is seen within it.
+const (
+	dialMargin = time.Second
+	dialPoll   = 250 * time.Millisecond
+)
 
 // errDialDeferred marks a dial deferred while the peer is expected to dial.
 var errDialDeferred = errors.New("dial deferred: waiting for the peer's own dial (it is in its idle hold, or ended the session around a key change)")
@@ -156,12 +172,62 @@ func (m *Manager) waitForPeer(neighbor netip.Addr, d time.Duration) {
 // deferDial reports whether a dial to neighbor waits for the peer's own
 // dial instead (dialMu held).
 func (m *Manager) deferDial(neighbor netip.Addr) bool {
+	return m.dialDeferral(neighbor) > 0
+}
+
+// dialDeferral is how much longer dials to neighbor wait for the peer's
+// own dial, 0 for none (dialMu held).
+func (m *Manager) dialDeferral(neighbor netip.Addr) time.Duration {
 	until, ok := m.waitPeer[neighbor]
-	if ok && !m.now().Before(until) {
-		delete(m.waitPeer, neighbor)
-		ok = false
+	if !ok {
+		return 0
 	}
-	return ok
+	left := until.Sub(m.now())
+	if left <= 0 {
+		delete(m.waitPeer, neighbor)
+		return 0
+	}
+	return left
+}
+
+// awaitDial waits, on GoBGP's connect goroutine, until a dial to neighbor
+// is no longer deferred for the peer's own dial. It returns nil when the
+// dial may go on (dialKey then decides its key, or refuses it), and
+// errDialDeferred when the dial is not to be made: ctx ended (GoBGP's
+// connect loop stopped: the peer's dial arrived and the FSM left Active,
+// or the neighbor was deleted), or the deferral does not fit in the dial's
+// timeout. It never holds dialMu while it sleeps.
+func (m *Manager) awaitDial(ctx context.Context, neighbor netip.Addr) error {
+	var waited time.Duration
+	for {
+		m.dialMu.Lock()
+		d, ok := m.dials[neighbor]
+		left := time.Duration(0)
+		if ok && d.refuse == nil {
+			left = m.dialDeferral(neighbor)
+		}
+		m.dialMu.Unlock()
+		if left == 0 {
+			if waited > 0 {
+				m.log.WithFields(logrus.Fields{"peer": d.id, "waited": waited.Round(time.Millisecond).String()}).Info("dial deferral over, no dial from the peer: dialing")
+			}
+			return nil
+		}
+		if dl, has := ctx.Deadline(); has && left > time.Until(dl)-dialMargin {
+			m.log.WithField("peer", d.id).Debug("dial deferred: waiting for the peer's own dial")
+			return fmt.Errorf("peers: dial to peer %s: %w", d.id, errDialDeferred)
+		}
+		step := min(left, dialPoll)
+		t := time.NewTimer(step)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			m.log.WithField("peer", d.id).Debug("dial deferral: the connect loop stopped (the peer's dial arrived, or the neighbor went)")
+			return fmt.Errorf("peers: dial to peer %s: %w: %w", d.id, errDialDeferred, context.Cause(ctx))
+		case <-t.C:
+			waited += step
+		}
+	}
 }
 
 // dialError is the last dial failure of static peer addr ("" none).

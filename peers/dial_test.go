@@ -155,3 +155,74 @@ func TestDialDeferredWhilePeerIdle(t *testing.T) {
 		t.Fatalf("after the hold: %v, key %q", err, s.dialedWith("192.0.2.2:179"))
 	}
 }
+
+// TestDialWaitsOutTheDeferral: a dial deferred for the peer's own waits
+// inside the hook until the deferral ends, then is keyed and goes out (a
+// refused dial would cost GoBGP's connect loop a whole connect-retry
+// tick); it returns at once when its context ends (GoBGP's connect loop
+// stopped: the peer's dial arrived, and the FSM cannot leave Active until
+// the hook returns), and is refused at once when the deferral does not fit
+// in the dial's timeout. A peer gone from the config during the wait is
+// refused (the wait re-reads the pass's table).
+func TestDialWaitsOutTheDeferral(t *testing.T) {
+	const hold = 400 * time.Millisecond
+	s := newFakeSockets()
+	var logs testlog.Buffer
+	m, _ := start(t, cfg(t, twoPeers), s, &logs)
+	a := netip.MustParseAddr("192.0.2.2")
+	remote := netip.AddrPortFrom(a, 179)
+	withTimeout := func(d time.Duration) context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		t.Cleanup(cancel)
+		return ctx
+	}
+
+	t.Run("waits, then dials", func(t *testing.T) {
+		m.waitForPeer(a, hold)
+		t0 := time.Now()
+		err := m.dialKey(withTimeout(9*time.Second), a, remote, nil)
+		if d := time.Since(t0); err != nil || d < hold-50*time.Millisecond {
+			t.Fatalf("dial after %v: %v (want nil after the %v deferral)", d, err, hold)
+		}
+		if got := s.dialedWith(remote.String()); got != "Secret-Alpha" {
+			t.Fatalf("the waited dial was keyed with %q", got)
+		}
+		if !strings.Contains(logs.String(), "dial deferral over, no dial from the peer: dialing") {
+			t.Fatalf("no log of the waited dial:\n%s", logs.String())
+		}
+	})
+	t.Run("the connect loop stops", func(t *testing.T) {
+		m.waitForPeer(a, 5*time.Second)
+		ctx, cancel := context.WithCancel(withTimeout(9 * time.Second))
+		time.AfterFunc(100*time.Millisecond, cancel)
+		t0 := time.Now()
+		err := m.dialKey(ctx, a, remote, nil)
+		if d := time.Since(t0); !errors.Is(err, errDialDeferred) || !errors.Is(err, context.Canceled) || d > time.Second {
+			t.Fatalf("dial whose connect loop stopped: %v after %v", err, d)
+		}
+	})
+	t.Run("does not fit the timeout", func(t *testing.T) {
+		m.waitForPeer(a, 5*time.Second)
+		t0 := time.Now()
+		err := m.dialKey(withTimeout(5*time.Second+dialMargin/2), a, remote, nil)
+		if d := time.Since(t0); !errors.Is(err, errDialDeferred) || d > 100*time.Millisecond {
+			t.Fatalf("a deferral longer than the dial's timeout: %v after %v", err, d)
+		}
+		if got := dialStatus(t, m, "192.0.2.2"); got != "" {
+			t.Fatalf("a deferred dial is no dial error: %q", got)
+		}
+	})
+	t.Run("gone from the config while waiting", func(t *testing.T) {
+		// waitForPeer's 5 s is still running.
+		time.AfterFunc(2*dialPoll, func() {
+			if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, `address = "192.0.2.2"`, `address = "192.0.2.4"`, 1))); err != nil {
+				t.Error(err)
+			}
+		})
+		t0 := time.Now()
+		err := m.dialKey(withTimeout(9*time.Second), a, remote, nil)
+		if d := time.Since(t0); !errors.Is(err, ErrDialRefused) || d > 2*time.Second {
+			t.Fatalf("a peer removed during the wait: %v after %v", err, d)
+		}
+	})
+}

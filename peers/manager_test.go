@@ -588,10 +588,15 @@ func TestKeychainSwitch(t *testing.T) {
 }
 
 // dial runs the manager's dial hook as GoBGP's dialer would for addr.
+// dial is GoBGP dialing addr with a timeout no dial deferral fits in:
+// a deferred dial is refused at once (TestDialWaitsOutTheDeferral has
+// dials that wait).
 func dial(t *testing.T, m *Manager, addr string) error {
 	t.Helper()
 	a := netip.MustParseAddr(addr)
-	return m.dialKey(a, netip.AddrPortFrom(a, 179), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), dialMargin/2)
+	defer cancel()
+	return m.dialKey(ctx, a, netip.AddrPortFrom(a, 179), nil)
 }
 
 // keyObserver records what the reconciler tells of keys.

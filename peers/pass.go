@@ -67,12 +67,11 @@ type peer struct {
 	// obs is what the last pass saw on the sockets.
 	obs observation
 	// keyChanged is when a pass last changed the peer's TCP-MD5 key in
-	// place; restarts how many restarts of its Idle neighbor were made
-	// for that change (restartNow, then restartAgain: at most
-	// restartsDone, set also after we ended its stale session,
-	// resetStale), the first at restartedAt.
-	keyChanged, restartedAt time.Time
-	restarts                int
+	// place; restarted whether its Idle neighbor was restarted for that
+	// change (restartNow), or needs no restart (we ended its stale
+	// session, resetStale).
+	keyChanged time.Time
+	restarted  bool
 	// prevSecret is the key that change replaced, which established
 	// connections keep for rekeyHold (rekeyhold.go; nil: none).
 	prevSecret md5auth.Secret
@@ -212,9 +211,8 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 }
 
 // nextDue is when a pass is due next for the pass's own reasons (zero:
-// none): the desired state's next keychain switch, the end of a
-// restarted neighbor's dial deferral (restartAgain decides then), or the
-// end of a connection's hold on a replaced key (rekeyhold.go).
+// none): the desired state's next keychain switch, or the end of a
+// connection's hold on a replaced key (rekeyhold.go).
 func (p *pass) nextDue() time.Time {
 	next, now := p.d.NextSwitch, p.m.now()
 	soonest := func(t time.Time) {
@@ -223,9 +221,6 @@ func (p *pass) nextDue() time.Time {
 		}
 	}
 	for _, st := range p.m.peers {
-		if st.restarts == 1 {
-			soonest(st.restartedAt.Add(restartDialDefer))
-		}
 		if st.prevSecret != nil {
 			soonest(st.keyChanged.Add(p.m.rekeyHold))
 		}
@@ -596,7 +591,7 @@ func (p *pass) install(st *peer, w Want) {
 	changed := st.secret != nil && (!st.secret.Equal(w.Key.MD5) || st.keyID != w.Key.KeyID)
 	if changed {
 		p.prev[id] = st.secret
-		st.keyChanged, st.restarts = m.now(), 0
+		st.keyChanged, st.restarted = m.now(), false
 		st.prevSecret.Wipe()
 		st.prevSecret = nil
 		if w.Pin < 0 { // a peer proven on the newer key has moved already

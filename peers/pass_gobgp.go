@@ -60,35 +60,28 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 		case st.heldDown:
 			log.Info("key installed: peer no longer held down")
 		}
-	case p.restartNow(w, st) || p.restartAgain(w, st):
-		msg := "no connection from the peer since its neighbor was restarted: restarted again, to dial it"
-		if st.restarts == 0 {
-			// The peer ended the session and dials again: ours wait for it.
-			st.restartedAt, st.restarts = m.now(), 1
-			m.waitForPeer(w.Cfg.Address, restartDialDefer)
-			msg = "session ended around a key change: neighbor restarted, not left in GoBGP's 5 s idle hold"
-		}
+	case p.restartNow(w, st):
+		// The peer ended the session and dials again: ours wait for it
+		// (awaitDial), then dial if it has not.
+		st.restarted = true
+		m.waitForPeer(w.Cfg.Address, restartDialDefer)
 		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg}); err != nil {
 			log.WithError(err).Error("cannot restart the peer's neighbor in GoBGP")
 			return
 		}
-		log.Info(msg)
+		log.Info("session ended around a key change: neighbor restarted, not left in GoBGP's 5 s idle hold")
 	default:
 		return
 	}
 	st.inGoBGP, st.shape, st.heldDown = true, w.Cfg, w.HeldDown
 }
 
-// restartsDone is a peer's restart count once no more restarts are due for
-// its key change: both were made, or its session ended by our own reset.
-const restartsDone = 2
-
 // restartNow reports whether the static peer's neighbor, in GoBGP and Idle
 // (not administratively) since its session ended around the peer's last
 // key change, is to be restarted now (restartAfterKeyChange), once per
-// key change (a key change sets restarts to 0).
+// key change (a key change clears restarted).
 func (p *pass) restartNow(w Want, st *peer) bool {
-	if w.HeldDown || st.heldDown || st.keyChanged.IsZero() || st.restarts != 0 {
+	if w.HeldDown || st.heldDown || st.keyChanged.IsZero() || st.restarted {
 		return false
 	}
 	s := p.m.sess[w.Cfg.Address]
@@ -96,24 +89,6 @@ func (p *pass) restartNow(w Want, st *peer) bool {
 		return false
 	}
 	return restartAfterKeyChange(s.since, st.keyChanged, p.m.now())
-}
-
-// restartAgain reports whether a neighbor restarted once (restartNow) is
-// to be restarted a second time: restartDialDefer has passed without a
-// connection from the peer (a passive one), and the deferred first dial
-// put GoBGP's next one 10-20 s away; a new neighbor dials in 1-2 s. It
-// decides once, the first time it is asked after the deferral (the pass
-// nextDue schedules for it).
-func (p *pass) restartAgain(w Want, st *peer) bool {
-	if st.restarts != 1 || p.m.now().Sub(st.restartedAt) < restartDialDefer {
-		return false
-	}
-	st.restarts = restartsDone
-	if w.HeldDown || st.heldDown {
-		return false
-	}
-	s := p.m.sess[w.Cfg.Address]
-	return s == nil || (s.state == "idle" || s.state == "active" || s.state == "connect") && !s.adminDown
 }
 
 // observeStatic compares GoBGP's view (a full pass) of a static peer with

@@ -91,7 +91,7 @@ func (p *pass) resetStale(addr netip.Addr, s *session) error {
 		// IdleHoldAfterReset only, and the peer, whose connection GoBGP
 		// just turned away, waits out its connect timer. So no restart
 		// (restartNow) and no waiting for the peer's dial: ours go first.
-		st.restarts = restartsDone
+		st.restarted = true
 	}
 	// GoBGP's event of the session going down asks for the next pass: a
 	// light one (a full pass per ended session made 100 of them, after a

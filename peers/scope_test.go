@@ -106,7 +106,7 @@ func TestInterfacePeerLearnt(t *testing.T) {
 	if v, _ := s.key("fe80::2"); v != "Eth-One-Key" {
 		t.Fatalf("listener key for fe80::2: %q (%v)", v, s.listener)
 	}
-	if err := m.dialKey(netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); err != nil {
+	if err := m.dialKey(context.Background(), netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.dialedWith("[fe80::2%eth1]:179"); got != "Eth-One-Key" {
@@ -139,7 +139,7 @@ func TestInterfacePeerLearnt(t *testing.T) {
 	if v, _ := s.key("fe80::3"); v != "Eth-One-Key" {
 		t.Fatalf("listener key for fe80::3: %q", v)
 	}
-	if err := m.dialKey(netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); !errors.Is(err, ErrDialRefused) {
+	if err := m.dialKey(context.Background(), netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); !errors.Is(err, ErrDialRefused) {
 		t.Fatalf("dial to the old address: %v", err)
 	}
 }
@@ -175,7 +175,7 @@ func TestInterfacePeersSameAddress(t *testing.T) {
 	}
 	for remote, want := range map[string]string{"[fe80::2%eth1]:179": "Eth-One-Key", "[fe80::2%eth2]:179": "Eth-Two-Key"} {
 		ap := netip.MustParseAddrPort(remote)
-		if err := m.dialKey(ap.Addr(), ap, nil); err != nil {
+		if err := m.dialKey(context.Background(), ap.Addr(), ap, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got := s.dialedWith(remote); got != want {
@@ -221,7 +221,7 @@ func TestVRFPeerScoped(t *testing.T) {
 	if st[0].VRF != "blue" || !strings.Contains(st[0].Auth.Error, `VRF "blue"`) || st[0].State != "admin-down" {
 		t.Fatalf("status: %+v", st[0])
 	}
-	if err := m.dialKey(netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); !errors.Is(err, ErrDialRefused) {
+	if err := m.dialKey(context.Background(), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); !errors.Is(err, ErrDialRefused) {
 		t.Fatalf("dial in a missing VRF: %v", err)
 	}
 
@@ -241,7 +241,7 @@ func TestVRFPeerScoped(t *testing.T) {
 	if p == nil || p.Conf.AdminDown || p.Transport.GetBindInterface() != "blue" {
 		t.Fatalf("GoBGP neighbor: %v", p)
 	}
-	if err := m.dialKey(netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); err != nil {
+	if err := m.dialKey(context.Background(), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); err != nil {
 		t.Fatal(err)
 	}
 }

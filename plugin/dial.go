@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -13,7 +14,11 @@ import (
 // neighbor's configured address, remote the address:port dialed. An error
 // aborts the dial: no SYN leaves, and GoBGP tries again at its next
 // connect-retry tick. It runs on a GoBGP goroutine: it must not call GoBGP.
-type DialHook func(neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error
+// ctx is the dial's (its deadline is the dial timeout); it is done when
+// GoBGP's connect loop stops, and GoBGP's FSM cannot leave Active (accept
+// the peer's connection, say) until the hook returns: a hook that waits
+// must return when ctx is done.
+type DialHook func(ctx context.Context, neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error
 
 // ErrNoDialHook refuses a dial while no plugin has set a DialHook: GoBGP
 // holds no keys, so a socket no plugin keyed must not connect.
@@ -25,7 +30,7 @@ var ErrNoDialHook = errors.New("no dial hook is set: refusing to dial unkeyed")
 func (h *Host) OnDial(fn DialHook) { h.dial.Store(&fn) }
 
 // dialControl is what GoBGP calls for each dial.
-func (h *Host) dialControl(neighbor, _, address string, c syscall.RawConn) error {
+func (h *Host) dialControl(ctx context.Context, neighbor, _, address string, c syscall.RawConn) error {
 	fn := h.dial.Load()
 	if fn == nil {
 		if h.opts.RequireDialHook {
@@ -41,5 +46,5 @@ func (h *Host) dialControl(neighbor, _, address string, c syscall.RawConn) error
 	if err != nil {
 		return fmt.Errorf("plugin: dial to neighbor %s: address %q: %w", neighbor, address, err)
 	}
-	return (*fn)(n.Unmap(), remote, c)
+	return (*fn)(ctx, n.Unmap(), remote, c)
 }

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"errors"
 	"net/netip"
 	"syscall"
@@ -12,27 +13,28 @@ import (
 // dial is refused (GoBGP holds no keys: an unhooked dial would go out
 // unsigned); the hook's error is the dial's.
 func TestDialControl(t *testing.T) {
+	ctx := context.Background()
 	h := &Host{opts: Options{RequireDialHook: true}}
-	if err := h.dialControl("192.0.2.2", "tcp4", "192.0.2.2:179", nil); !errors.Is(err, ErrNoDialHook) {
+	if err := h.dialControl(ctx, "192.0.2.2", "tcp4", "192.0.2.2:179", nil); !errors.Is(err, ErrNoDialHook) {
 		t.Fatalf("no hook: %v, want ErrNoDialHook", err)
 	}
-	if err := (&Host{}).dialControl("192.0.2.2", "tcp4", "192.0.2.2:179", nil); err != nil {
+	if err := (&Host{}).dialControl(ctx, "192.0.2.2", "tcp4", "192.0.2.2:179", nil); err != nil {
 		t.Fatalf("no hook, not required: %v", err)
 	}
 	refused := errors.New("refused")
 	var gotN netip.Addr
 	var gotR netip.AddrPort
-	h.OnDial(func(n netip.Addr, r netip.AddrPort, _ syscall.RawConn) error {
+	h.OnDial(func(_ context.Context, n netip.Addr, r netip.AddrPort, _ syscall.RawConn) error {
 		gotN, gotR = n, r
 		return refused
 	})
-	if err := h.dialControl("::ffff:192.0.2.2", "tcp6", "[::ffff:192.0.2.2]:179", nil); !errors.Is(err, refused) {
+	if err := h.dialControl(ctx, "::ffff:192.0.2.2", "tcp6", "[::ffff:192.0.2.2]:179", nil); !errors.Is(err, refused) {
 		t.Fatalf("hook's error: %v", err)
 	}
 	if gotN != netip.MustParseAddr("192.0.2.2") || gotR.Port() != 179 {
 		t.Fatalf("hook got %v %v", gotN, gotR)
 	}
-	if err := h.dialControl("not-an-address", "tcp4", "192.0.2.2:179", nil); err == nil {
+	if err := h.dialControl(ctx, "not-an-address", "tcp4", "192.0.2.2:179", nil); err == nil {
 		t.Fatal("a neighbor that is no address must refuse the dial")
 	}
 }

@@ -558,12 +558,12 @@ func (h *fsmHandler) connectLoop(ctx context.Context, wg *sync.WaitGroup) {
 			d := net.Dialer{
 				LocalAddr: laddr,
 				Timeout:   time.Duration(max(retryInterval-1, minConnectRetryInterval)) * time.Second,
-				Control: func(network, address string, c syscall.RawConn) error {
+				ControlContext: func(ctx context.Context, network, address string, c syscall.RawConn) error {
 					if err := dialerControl(fsm.logger, network, address, c, ttl, ttlMin, mss, password, bindInterface); err != nil {
 						return err
 					}
 					if fsm.dialControl != nil {
-						return fsm.dialControl(addr, network, address, c)
+						return fsm.dialControl(ctx, addr, network, address, c)
 					}
 					return nil
 				},

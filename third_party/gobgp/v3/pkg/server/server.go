@@ -190,14 +190,17 @@ func TimingHookOption(hook FSMTimingHook) ServerOption {
 	}
 }
 
-// PeerDialControl is called inside the net.Dialer Control of every
+// PeerDialControl is called inside the net.Dialer ControlContext of every
 // connection the server dials to a peer, after the server's own socket
 // options (TTL, MSS, bind-interface, the MD5 password if one is
 // configured) and before connect(2). neighborAddress is the peer's
-// configured address; network, address and c are those of Control. A
-// non-nil error aborts the dial: no SYN is sent, and the connect loop
-// retries at the next connect-retry tick.
-type PeerDialControl func(neighborAddress, network, address string, c syscall.RawConn) error
+// configured address; ctx, network, address and c are those of
+// ControlContext: ctx carries the dial's deadline and is done when the
+// connect loop stops (the peer's FSM left Active, or the peer was
+// deleted), which waits for the dial: a function that waits must return
+// when ctx is done. A non-nil error aborts the dial: no SYN is sent, and
+// the connect loop retries at the next connect-retry tick.
+type PeerDialControl func(ctx context.Context, neighborAddress, network, address string, c syscall.RawConn) error
 
 // PeerDialControlOption sets a function run on every socket dialed to a
 // peer, before it connects (for example to set TCP-AO or scoped TCP-MD5
