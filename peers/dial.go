@@ -157,6 +157,7 @@ func (m *Manager) dialNoted(neighbor netip.Addr, id string, err error) {
 // reads it); it never blocks.
 func (m *Manager) IdleRefused(addr netip.Addr) {
 	m.waitForPeer(addr.Unmap(), PeerIdleHold)
+	m.log.WithField("peer", addr.Unmap().String()).Info("GoBGP, Idle, refused the peer's connection: our dials to it wait for its own")
 }
 
 // waitForPeer defers our dials to neighbor for d (or until an earlier

@@ -168,6 +168,11 @@ type Manager struct {
 	// (IdleRefused, for PeerIdleHold), or the pass restarted the neighbor
 	// after the peer ended its session (restartDialDefer).
 	waitPeer map[netip.Addr]time.Time
+
+	// openSent: the peer's dials GoBGP refused in OpenSent
+	// (OpenSentRefused, opensent.go), under osMu alone.
+	osMu     sync.Mutex
+	openSent map[netip.Addr]openSentRefusals
 }
 
 // Options configures a Manager.
@@ -218,6 +223,7 @@ func New(o Options) *Manager {
 		refused:   make(chan netip.Addr, 64),
 		dialErr:   map[netip.Addr]dialFailure{},
 		waitPeer:  map[netip.Addr]time.Time{},
+		openSent:  map[netip.Addr]openSentRefusals{},
 		scopes:    o.Scopes,
 		adv:       o.Advertiser,
 		learnt:    map[string]netip.Addr{},
@@ -256,6 +262,7 @@ func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
 	h.OnConnectionRefused(m.ConnectionRefused)
 	h.OnDial(m.dialKey)
 	h.OnIdleRefusal(m.IdleRefused)
+	h.OnOpenSentRefusal(m.OpenSentRefused)
 	return m.start(ctx, h)
 }
 

@@ -2,6 +2,7 @@ package peers
 
 import (
 	"net/netip"
+	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
 	"github.com/sirupsen/logrus"
@@ -71,9 +72,30 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 		}
 		log.Info("session ended around a key change: neighbor restarted, not left in GoBGP's 5 s idle hold")
 	default:
-		return
+		if !p.restartStuck(w) {
+			return
+		}
 	}
 	st.inGoBGP, st.shape, st.heldDown = true, w.Cfg, w.HeldDown
+}
+
+// restartStuck restarts the static peer's neighbor when it is stuck in
+// OpenSent (opensent.go), and reports whether it did.
+func (p *pass) restartStuck(w Want) bool {
+	n, stuck := p.stuckOpenSent(w)
+	if !stuck {
+		return false
+	}
+	m := p.m
+	log := m.log.WithFields(logrus.Fields{"peer": w.Cfg.ID(), "refused_dials": n,
+		"in_opensent": m.now().Sub(m.sess[w.Cfg.Address].since).Round(time.Second).String()})
+	m.waitForPeer(w.Cfg.Address, restartDialDefer)
+	if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg}); err != nil {
+		log.WithError(err).Error("cannot restart the neighbor stuck in OpenSent")
+		return false
+	}
+	log.Warn("session stuck in OpenSent: the peer dialed again, so it holds no connection of ours; neighbor restarted to take its next dial")
+	return true
 }
 
 // restartNow reports whether the static peer's neighbor, in GoBGP and Idle

@@ -127,6 +127,14 @@ func (h *Host) OnConnectionRefused(fn func(netip.Addr)) { h.refused.Store(&fn) }
 // OnConnectionRefused's fn: on GoBGP's goroutine, it must not block.
 func (h *Host) OnIdleRefusal(fn func(netip.Addr)) { h.idleRefused.Store(&fn) }
 
+// OnOpenSentRefusal sets fn to be told the neighbor address whenever GoBGP
+// closes a connection the neighbor dialed because its own FSM for the
+// neighbor is in OpenSent: it sent its OPEN on another connection and waits
+// for the answer (GoBGP does no collision detection there). Once, that is
+// a collision; a peer that keeps dialing does not hold that other
+// connection. Called like OnConnectionRefused's fn: it must not block.
+func (h *Host) OnOpenSentRefusal(fn func(netip.Addr)) { h.openSentRefused.Store(&fn) }
+
 func (h *Host) connectionRefused(f gobgplog.Fields) {
 	var fn *func(netip.Addr)
 	switch st, _ := f["State"].(string); st {
@@ -134,6 +142,8 @@ func (h *Host) connectionRefused(f gobgplog.Fields) {
 		fn = h.refused.Load()
 	case bgp.BGP_FSM_IDLE.String():
 		fn = h.idleRefused.Load()
+	case bgp.BGP_FSM_OPENSENT.String():
+		fn = h.openSentRefused.Load()
 	}
 	if fn == nil {
 		return

@@ -51,13 +51,15 @@ func TestNotesFromGoBGPLogs(t *testing.T) {
 // TestConnectionRefusedHook: GoBGP's "Closed an accepted connection" line
 // reaches OnConnectionRefused's function only for an Established session
 // (GoBGP logs the same line in OpenSent and OpenConfirm, where the new
-// connection is a collision, not a sign of a dead session).
+// connection is a collision, not a sign of a dead session), and the Idle
+// and OpenSent refusal hooks for those states alone.
 func TestConnectionRefusedHook(t *testing.T) {
 	h := &Host{}
 	h.observe("Closed an accepted connection", gobgplog.Fields{"Topic": "Peer", "Key": "192.0.2.2", "State": "BGP_FSM_ESTABLISHED"}) // no hook yet: nothing
-	var got, idle []netip.Addr
+	var got, idle, openSent []netip.Addr
 	h.OnConnectionRefused(func(a netip.Addr) { got = append(got, a) })
 	h.OnIdleRefusal(func(a netip.Addr) { idle = append(idle, a) })
+	h.OnOpenSentRefusal(func(a netip.Addr) { openSent = append(openSent, a) })
 	for _, l := range []struct {
 		msg   string
 		key   string
@@ -79,6 +81,9 @@ func TestConnectionRefusedHook(t *testing.T) {
 	}
 	if want := []netip.Addr{netip.MustParseAddr("192.0.2.7")}; !slices.Equal(idle, want) {
 		t.Fatalf("the Idle refusal hook saw %v, want %v", idle, want)
+	}
+	if want := []netip.Addr{netip.MustParseAddr("192.0.2.5")}; !slices.Equal(openSent, want) {
+		t.Fatalf("the OpenSent refusal hook saw %v, want %v", openSent, want)
 	}
 }
 

@@ -98,7 +98,8 @@ type Host struct {
 	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (gobgplog.go)
 	dial    atomic.Pointer[DialHook]         // OnDial (dial.go)
 
-	idleRefused atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (gobgplog.go)
+	idleRefused     atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (gobgplog.go)
+	openSentRefused atomic.Pointer[func(netip.Addr)] // OnOpenSentRefusal (gobgplog.go)
 }
 
 type hostState int
