@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -155,6 +156,10 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	log.WithFields(features).Info("kernel features")
 	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
+	// Most of the heap is now the start-up's garbage (the config's
+	// decoding, every peer's first pass, GoBGP's answers to it): its pages
+	// go back to the kernel now, not at the scavenger's pace.
+	debug.FreeOSMemory()
 	return s, nil
 }
 
