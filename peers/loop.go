@@ -96,6 +96,23 @@ func kickDelay(cost time.Duration) time.Duration {
 	return min(max(100*time.Millisecond, 9*cost), 2*time.Second)
 }
 
+// restartKickDelay is how long a pass kicked by a session that ended
+// around its peer's key change (kickRestart) waits, whatever the last pass
+// cost: the restart it makes (restartNow) must come before the peer's next
+// dial, about 2 s after the end (FRR), or GoBGP, Idle, turns that dial
+// away. kickDelay scales with the last pass's cost, and the pass of a
+// reload that changed 100 keys at 1,000 peers made it 2 s.
+const restartKickDelay = 100 * time.Millisecond
+
+// kickRestart asks for a light pass within restartKickDelay (never
+// blocks).
+func (m *Manager) kickRestart() {
+	select {
+	case m.nowKick <- struct{}{}:
+	default:
+	}
+}
+
 // upDelay is how long a pass kicked by sessions coming up (kickUp) waits:
 // a second to gather the burst, longer when passes are costly (as
 // kickDelay), at most the timer's 2 s.
@@ -132,6 +149,8 @@ func (m *Manager) loop(stop, done chan struct{}) {
 			kicked = kickDelay(cost)
 		case <-m.upKick:
 			kicked = upDelay(cost)
+		case <-m.nowKick:
+			kicked = restartKickDelay
 		}
 		if kicked > 0 {
 			r, ok := m.coalesce(stop, kicked, kickDelay(cost))
@@ -217,12 +236,19 @@ func idleCadence(cfg *config.Config) bool {
 // coalesce waits d after a kick (a burst of events makes one pass),
 // judging stale sessions meanwhile. Kicks while it waits are answered by
 // the pass it ends in (its look comes after them); an urgent one (kick)
-// shortens the wait to urgent from then. A caller asking for a full pass
-// ends the wait (its pass answers the kick too). ok is false on stop.
+// shortens the wait to urgent from then, a restart's (kickRestart) to
+// restartKickDelay. A caller asking for a full pass ends the wait (its
+// pass answers the kick too). ok is false on stop.
 func (m *Manager) coalesce(stop chan struct{}, d, urgent time.Duration) (*passReq, bool) {
 	end := time.Now().Add(d)
 	wait := time.NewTimer(d)
 	defer wait.Stop()
+	shorten := func(d time.Duration) {
+		if e := time.Now().Add(d); e.Before(end) {
+			end = e
+			wait.Reset(d)
+		}
+	}
 	for {
 		select {
 		case <-stop:
@@ -230,10 +256,9 @@ func (m *Manager) coalesce(stop chan struct{}, d, urgent time.Duration) (*passRe
 		case a := <-m.refused:
 			m.judgeStale(a)
 		case <-m.kick:
-			if e := time.Now().Add(urgent); e.Before(end) {
-				end = e
-				wait.Reset(urgent)
-			}
+			shorten(urgent)
+		case <-m.nowKick:
+			shorten(restartKickDelay)
 		case <-m.upKick:
 		case r := <-m.reqs:
 			return r, true

@@ -149,6 +149,7 @@ type Manager struct {
 	reqs     chan *passReq   // passes asked for by callers who wait
 	kick     chan struct{}   // a light pass soon (buffered 1)
 	upKick   chan struct{}   // a light pass within upDelay: sessions came up (buffered 1)
+	nowKick  chan struct{}   // a light pass within restartKickDelay: a restart is due (buffered 1)
 	refused  chan netip.Addr // connections GoBGP turned away while Established
 	stop     chan struct{}
 	loopDone chan struct{}
@@ -220,6 +221,7 @@ func New(o Options) *Manager {
 		reqs:      make(chan *passReq),
 		kick:      make(chan struct{}, 1),
 		upKick:    make(chan struct{}, 1),
+		nowKick:   make(chan struct{}, 1),
 		refused:   make(chan netip.Addr, 64),
 		dialErr:   map[netip.Addr]dialFailure{},
 		waitPeer:  map[netip.Addr]time.Time{},

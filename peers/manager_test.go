@@ -180,6 +180,7 @@ type fakeSockets struct {
 	dialed   map[string]string    // dialed remote -> the key its socket got
 	guards   []md5auth.Guard      // the listeners' link-local guards
 	noGuards bool                 // SetListenerGuards fails
+	look     time.Duration        // each Observe takes this long (a costly pass)
 	// connGone: SetConnKey finds no socket; onConnKey runs in it.
 	connGone  bool
 	onConnKey func()
@@ -271,6 +272,7 @@ func (s *fakeSockets) dialedWith(remote string) string {
 func (s *fakeSockets) Observe(port uint16) (Observed, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	time.Sleep(s.look)
 	if !s.visible {
 		return Observed{}, nil
 	}

@@ -238,3 +238,32 @@ func TestRekeyOfAClosedConnection(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartBeforeThePeerDials: the pass that restarts a neighbor whose
+// session ended around its key change comes within restartKickDelay of
+// the end, however costly the last pass was (kickDelay grows with it, to
+// 2 s at 1,000 peers after a reload that changed 100 keys): the peer dials
+// again about 2 s after the end, and GoBGP, Idle, would turn it away.
+func TestRestartBeforeThePeerDials(t *testing.T) {
+	const addr = "192.0.2.2"
+	s := newFakeSockets()
+	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
+	established(b, addr)
+	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
+	s.mu.Lock()
+	s.look = 250 * time.Millisecond // kickDelay: 9 x 250 ms, capped at 2 s
+	s.mu.Unlock()
+	if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	b.setState(addr, api.PeerState_IDLE)
+	b.events <- plugin.PeerEvent{Peer: netip.MustParseAddr(addr), State: "idle", Time: time.Now()}
+	waitFor(t, "the restart", func() bool { return restarts(b, addr) == 1 })
+	// At most: a pass under way (250 ms), restartKickDelay, the pass that
+	// restarts (250 ms); well under kickDelay's 2 s.
+	if d := time.Since(t0); d > 1500*time.Millisecond {
+		t.Fatalf("the neighbor was restarted %v after its session ended, want within restartKickDelay and two passes (%v + 2 x 250 ms)", d, restartKickDelay)
+	}
+	t.Logf("restarted %v after the session ended", time.Since(t0).Round(time.Millisecond))
+}
