@@ -51,8 +51,10 @@ func (r *openSentRefusals) since(t time.Time) (n int, first, last time.Time) {
 }
 
 // OpenSentRefused is told (plugin.Host.OnOpenSentRefusal) that GoBGP, in
-// OpenSent, closed a connection addr dialed. It records it and asks for a
-// pass; it never blocks (it runs on GoBGP's FSM goroutine).
+// OpenSent, closed a connection addr dialed. It records it, and asks for a
+// pass when the refusals could make a stuck OpenSent (not for a first one:
+// 1,000 sessions coming up make hundreds of collisions); it never blocks
+// (it runs on GoBGP's FSM goroutine).
 func (m *Manager) OpenSentRefused(addr netip.Addr) {
 	addr = addr.Unmap()
 	now := m.now()
@@ -60,9 +62,18 @@ func (m *Manager) OpenSentRefused(addr netip.Addr) {
 	r := m.openSent[addr]
 	r.add(now)
 	m.openSent[addr] = r
+	_, first, _ := r.since(now.Add(-openSentLookBack))
 	m.osMu.Unlock()
-	m.kickSessions()
+	if now.Sub(first) >= stuckOpenSentSpan {
+		m.kickSessions()
+	}
 }
+
+// openSentLookBack is how far back OpenSentRefused looks for an earlier
+// refusal that, with this one, could make a stuck OpenSent: GoBGP's
+// OpenSent hold timer (4 minutes at most), past which it is not stuck but
+// over.
+const openSentLookBack = 4 * time.Minute
 
 // stuckOpenSent reports whether the static peer's neighbor is in OpenSent
 // and stuck there (see above), with how many of the peer's dials GoBGP

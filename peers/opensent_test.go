@@ -81,3 +81,24 @@ func TestStuckOpenSent(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenSentRefusedKicks: a first refused dial (a collision: 1,000
+// sessions coming up make hundreds) asks for no pass; one that comes
+// stuckOpenSentSpan or more after an earlier one does.
+func TestOpenSentRefusedKicks(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	m := New(Options{Config: cfg(t, twoPeers), Sockets: newFakeSockets(), Now: func() time.Time { return time.Unix(0, clock.Load()) }})
+	a := netip.MustParseAddr("192.0.2.2")
+	m.OpenSentRefused(a)
+	clock.Add(int64(stuckOpenSentSpan / 2))
+	m.OpenSentRefused(a)
+	if len(m.kick) != 0 {
+		t.Fatal("a collision's refused dials asked for a pass")
+	}
+	clock.Add(int64(stuckOpenSentSpan / 2))
+	m.OpenSentRefused(a)
+	if len(m.kick) != 1 {
+		t.Fatal("a refused dial stuckOpenSentSpan after the first asked for no pass")
+	}
+}
