@@ -590,6 +590,16 @@ func TestKeychainSwitch(t *testing.T) {
 }
 
 // dial runs the manager's dial hook as GoBGP's dialer would for addr.
+// fakeClock makes m's clock one the test moves, starting now.
+func fakeClock(m *Manager) *atomic.Int64 {
+	clock := new(atomic.Int64)
+	clock.Store(time.Now().UnixNano())
+	m.mu.Lock()
+	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	m.mu.Unlock()
+	return clock
+}
+
 // dial is GoBGP dialing addr with a timeout no dial deferral fits in:
 // a deferred dial is refused at once (TestDialWaitsOutTheDeferral has
 // dials that wait).

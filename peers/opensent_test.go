@@ -39,11 +39,7 @@ func TestStuckOpenSent(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
-			var clock atomic.Int64
-			clock.Store(time.Now().UnixNano())
-			m.mu.Lock()
-			m.now = func() time.Time { return time.Unix(0, clock.Load()) }
-			m.mu.Unlock()
+			clock := fakeClock(m)
 			now := func() time.Time { return time.Unix(0, clock.Load()) }
 			event := func(state string, ps api.PeerState_SessionState) {
 				b.setState(addr, ps)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/netip"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,11 +117,7 @@ func TestRestartAfterKeyChange(t *testing.T) {
 		m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
 		established(b, addr)
 		waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
-		var clock atomic.Int64 // UnixNano, read by the passes
-		clock.Store(time.Now().UnixNano())
-		m.mu.Lock()
-		m.now = func() time.Time { return time.Unix(0, clock.Load()) }
-		m.mu.Unlock()
+		clock := fakeClock(m) // UnixNano, read by the passes
 		idle(b)
 		waitFor(t, "idle", func() bool { return m.Status()[0].State == "idle" })
 		clock.Add(int64(gobgpIdleHold + time.Second))
@@ -147,11 +142,7 @@ func TestRestartedNeighborDialsAfterTheDeferral(t *testing.T) {
 	for _, connected := range []bool{false, true} {
 		t.Run(map[bool]string{false: "the peer is passive", true: "the peer connected"}[connected], func(t *testing.T) {
 			m, b := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
-			var clock atomic.Int64
-			clock.Store(time.Now().UnixNano())
-			m.mu.Lock()
-			m.now = func() time.Time { return time.Unix(0, clock.Load()) }
-			m.mu.Unlock()
+			clock := fakeClock(m)
 			established(b, addr)
 			waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
 			if _, err := m.Reload(context.Background(), cfg(t, strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1))); err != nil {
