@@ -62,12 +62,9 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 			log.Info("key installed: peer no longer held down")
 		}
 	case p.restartNow(w, st):
-		// The peer ended the session and dials again: ours wait for it
-		// (awaitDial), then dial if it has not.
+		// The peer ended the session and dials again.
 		st.restarted = true
-		m.waitForPeer(w.Cfg.Address, restartDialDefer)
-		if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg}); err != nil {
-			log.WithError(err).Error("cannot restart the peer's neighbor in GoBGP")
+		if !p.restartNeighbor(w, log) {
 			return
 		}
 		log.Info("session ended around a key change: neighbor restarted, not left in GoBGP's 5 s idle hold")
@@ -89,12 +86,23 @@ func (p *pass) restartStuck(w Want) bool {
 	m := p.m
 	log := m.log.WithFields(logrus.Fields{"peer": w.Cfg.ID(), "refused_dials": n,
 		"in_opensent": m.now().Sub(m.sess[w.Cfg.Address].since).Round(time.Second).String()})
-	m.waitForPeer(w.Cfg.Address, restartDialDefer)
-	if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg}); err != nil {
-		log.WithError(err).Error("cannot restart the neighbor stuck in OpenSent")
+	if !p.restartNeighbor(w, log) {
 		return false
 	}
 	log.Warn("session stuck in OpenSent: the peer dialed again, so it holds no connection of ours; neighbor restarted to take its next dial")
+	return true
+}
+
+// restartNeighbor deletes the static peer's neighbor from GoBGP and adds
+// it back: a new neighbor has no idle hold and takes the peer's next dial,
+// while ours wait restartDialDefer for it (awaitDial). false: GoBGP
+// refused (logged).
+func (p *pass) restartNeighbor(w Want, log *logrus.Entry) bool {
+	p.m.waitForPeer(w.Cfg.Address, restartDialDefer)
+	if err := p.act(action{kind: actReaddNeighbor, peer: w.Cfg}); err != nil {
+		log.WithError(err).Error("cannot restart the peer's neighbor in GoBGP")
+		return false
+	}
 	return true
 }
 
@@ -103,14 +111,20 @@ func (p *pass) restartStuck(w Want) bool {
 // key change, is to be restarted now (restartAfterKeyChange), once per
 // key change (a key change clears restarted).
 func (p *pass) restartNow(w Want, st *peer) bool {
-	if w.HeldDown || st.heldDown || st.keyChanged.IsZero() || st.restarted {
+	return !w.HeldDown && p.m.restartDue(st, p.m.sess[w.Cfg.Address])
+}
+
+// restartDue is restartNow's rule without the desired state (the session
+// event asks it too, kickRestart): the peer's record st and its session s
+// (m.mu held).
+func (m *Manager) restartDue(st *peer, s *session) bool {
+	if st == nil || st.heldDown || st.keyChanged.IsZero() || st.restarted {
 		return false
 	}
-	s := p.m.sess[w.Cfg.Address]
 	if s == nil || s.state != "idle" || s.adminDown {
 		return false
 	}
-	return restartAfterKeyChange(s.since, st.keyChanged, p.m.now())
+	return restartAfterKeyChange(s.since, st.keyChanged, m.now())
 }
 
 // observeStatic compares GoBGP's view (a full pass) of a static peer with

@@ -108,7 +108,7 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 		// per session was ~1% of the CPU of 1,000 sessions coming up.
 		m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Debug("BGP session state")
 	}
-	if ev.State == "idle" && m.restartDue(ev.Peer, s) {
+	if m.restartDue(m.peers[m.peerFor(ev.Peer)], s) {
 		m.kickRestart()
 		return
 	}
@@ -117,14 +117,6 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 		return
 	}
 	m.kickUp()
-}
-
-// restartDue reports whether the session s with a, just gone Idle, ended
-// around its peer's key change, so that a pass would restart its neighbor
-// (restartNow: the same rule, without the pass's state) (m.mu held).
-func (m *Manager) restartDue(a netip.Addr, s *session) bool {
-	st := m.peers[m.peerFor(a)]
-	return st != nil && !st.restarted && !s.adminDown && restartAfterKeyChange(s.since, st.keyChanged, m.now())
 }
 
 // isStatic reports whether a is a configured static peer (m.mu held).
