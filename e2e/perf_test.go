@@ -959,6 +959,16 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		}
 		netns.Run(b, "ip", "-n", x.ns, "-batch", f)
 	}
+	// FRR keys its one listener with every neighbor's password, and each
+	// key counts against net.core.optmem_max (per namespace): the default
+	// 131072 holds ~960 keys, so beyond that FRR's setsockopt fails
+	// ("Cannot allocate memory"), the receiver's dials to the last peers
+	// meet a listener without their key, and only FRR's own dials can
+	// bring those sessions up. Both receivers' namespace and FRR's get
+	// room for every key, so the trial measures the receiver.
+	for _, ns := range []string{nsA, nsF} {
+		netns.Run(b, "ip", "netns", "exec", ns, "sysctl", "-qw", "net.core.optmem_max=1048576")
+	}
 
 	staticKey := func(i int) string { return fmt.Sprintf("perf-static-key-%d", i) }
 	newKey := func(i int) string { return fmt.Sprintf("perf-static-key-%d-rekeyed", i) }
