@@ -30,6 +30,13 @@ fi
 echo "== go vet ./..."
 go vet ./...
 
+# The carried GoBGP (third_party/gobgp/v3, a module of its own: ./... does
+# not reach it) with our patches applied: GoBGP's own tests of its server.
+# Not under -race: the pristine release's TestWatchEvent races in its own
+# test code.
+echo "== go test ./pkg/server/ in third_party/gobgp/v3 (GoBGP's own tests, patched)"
+(cd third_party/gobgp/v3 && go test -count=1 ./pkg/server/)
+
 if [ "$(id -u)" -ne 0 ]; then
 	echo "NOTE: not root: privileged and end-to-end tests will skip with their reasons"
 fi

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -215,7 +214,8 @@ type BgpServer struct {
 	apiServer    *server
 	bgpConfig    oc.Bgp
 	acceptCh     chan *net.TCPConn
-	incomings    []*channels.InfiniteChannel
+	incoming     *channels.InfiniteChannel // every peer FSM's messages to Serve
+	incomings    map[*fsm]struct{}         // the FSMs whose messages Serve handles
 	mgmtCh       chan *mgmtOp
 	policy       *table.RoutingPolicy
 	listeners    []*tcpListener
@@ -254,6 +254,8 @@ func NewBgpServer(opt ...ServerOption) *BgpServer {
 		peerGroupMap: make(map[string]*peerGroup),
 		policy:       table.NewRoutingPolicy(logger),
 		mgmtCh:       make(chan *mgmtOp, 1),
+		incoming:     channels.NewInfiniteChannel(),
+		incomings:    make(map[*fsm]struct{}),
 		watcherMap:   make(map[watchEventType][]*watcher),
 		uuidMap:      make(map[string]uuid.UUID),
 		roaManager:   newROAManager(roaTable, logger),
@@ -286,17 +288,17 @@ func (s *BgpServer) Stop() {
 	}
 }
 
-func (s *BgpServer) addIncoming(ch *channels.InfiniteChannel) {
-	s.incomings = append(s.incomings, ch)
+// addIncoming makes f send its messages to Serve. Call it before f's
+// handler starts.
+func (s *BgpServer) addIncoming(f *fsm) {
+	f.incomingCh = s.incoming
+	s.incomings[f] = struct{}{}
 }
 
-func (s *BgpServer) delIncoming(ch *channels.InfiniteChannel) {
-	for i, c := range s.incomings {
-		if c == ch {
-			s.incomings = append(s.incomings[:i], s.incomings[i+1:]...)
-			return
-		}
-	}
+// delIncoming makes Serve drop f's messages from now on, the ones still
+// queued included.
+func (s *BgpServer) delIncoming(f *fsm) {
+	delete(s.incomings, f)
 }
 
 func (s *BgpServer) listListeners(addr string) []*net.TCPListener {
@@ -425,7 +427,7 @@ func (s *BgpServer) passConnToPeer(conn *net.TCPConn) {
 			conn.Close()
 			return
 		}
-		s.addIncoming(peer.fsm.incomingCh)
+		s.addIncoming(peer.fsm)
 		peer.fsm.lock.RLock()
 		policy := peer.fsm.pConf.ApplyPolicy
 		peer.fsm.lock.RUnlock()
@@ -443,13 +445,16 @@ func (s *BgpServer) passConnToPeer(conn *net.TCPConn) {
 	}
 }
 
-const firstPeerCaseIndex = 3
-
 func (s *BgpServer) Serve() {
 	s.listeners = make([]*tcpListener, 0, 2)
 
 	handlefsmMsg := func(e *fsmMsg) {
 		fsm := e.fsm
+		if _, live := s.incomings[fsm]; !live {
+			// freed: the rest of its queue, as cleaning its own
+			// channel used to drop it
+			return
+		}
 		if fsm.h.ctx.Err() != nil {
 			// canceled
 			addr := fsm.pConf.State.NeighborAddress
@@ -500,8 +505,7 @@ func (s *BgpServer) Serve() {
 			}
 
 			cleanInfiniteChannel(fsm.outgoingCh)
-			cleanInfiniteChannel(fsm.incomingCh)
-			s.delIncoming(fsm.incomingCh)
+			s.delIncoming(fsm)
 			if s.shutdownWG != nil && len(s.incomings) == 0 {
 				s.shutdownWG.Done()
 			}
@@ -519,56 +523,35 @@ func (s *BgpServer) Serve() {
 		s.handleFSMMessage(peer, e)
 	}
 
+	// One channel for every peer's messages, not one per peer: a select
+	// over a channel per peer costs each turn of this loop time in the
+	// number of peers, and makes an API call wait for as many turns as
+	// there are peers with a message pending.
 	for {
-		cases := make([]reflect.SelectCase, firstPeerCaseIndex+len(s.incomings))
-		cases[0] = reflect.SelectCase{
-			Dir:  reflect.SelectRecv,
-			Chan: reflect.ValueOf(s.mgmtCh),
-		}
-		cases[1] = reflect.SelectCase{
-			Dir:  reflect.SelectRecv,
-			Chan: reflect.ValueOf(s.acceptCh),
-		}
-		cases[2] = reflect.SelectCase{
-			Dir:  reflect.SelectRecv,
-			Chan: reflect.ValueOf(s.roaManager.ReceiveROA()),
-		}
-		for i := firstPeerCaseIndex; i < len(cases); i++ {
-			cases[i] = reflect.SelectCase{
-				Dir:  reflect.SelectRecv,
-				Chan: reflect.ValueOf(s.incomings[i-firstPeerCaseIndex].Out()),
-			}
-		}
-
-		chosen, value, ok := reflect.Select(cases)
-		tStart := time.Now()
-		switch chosen {
-		case 0:
-			op := value.Interface().(*mgmtOp)
+		select {
+		case op := <-s.mgmtCh:
+			tStart := time.Now()
 			tWait := tStart.Sub(op.timestamp)
 			s.handleMGMTOp(op)
 			s.timingHook.Observe(FSMMgmtOp, time.Since(tStart), tWait)
-		case 1:
+		case conn := <-s.acceptCh:
 			// NOTE: it would be useful to use kernel metrics such as SO_TIMESTAMPING to record time we got
 			// first SYN packet in TCP connection. For now we skip tWait for accept events, message/mgmt op
 			// delays should be enough to analyze FSM loop.
-			conn := value.Interface().(*net.TCPConn)
+			tStart := time.Now()
 			s.passConnToPeer(conn)
 			s.timingHook.Observe(FSMAccept, time.Since(tStart), 0)
-		case 2:
-			ev := value.Interface().(*roaEvent)
+		case ev := <-s.roaManager.ReceiveROA():
+			tStart := time.Now()
 			tWait := tStart.Sub(ev.timestamp)
 			s.roaManager.HandleROAEvent(ev)
 			s.timingHook.Observe(FSMROAEvent, time.Since(tStart), tWait)
-		default:
-			// in the case of dynamic peer, handleFSMMessage closed incoming channel so
-			// nil fsmMsg can happen here.
-			if ok {
-				e := value.Interface().(*fsmMsg)
-				tWait := tStart.Sub(e.timestamp)
-				handlefsmMsg(e)
-				s.timingHook.Observe(FSMMessage, time.Since(tStart), tWait)
-			}
+		case v := <-s.incoming.Out():
+			tStart := time.Now()
+			e := v.(*fsmMsg)
+			tWait := tStart.Sub(e.timestamp)
+			handlefsmMsg(e)
+			s.timingHook.Observe(FSMMessage, time.Since(tStart), tWait)
 		}
 	}
 }
@@ -1557,8 +1540,7 @@ func (s *BgpServer) deleteDynamicNeighbor(peer *peer, oldState bgp.FSMState, e *
 	delete(s.neighborMap, peer.fsm.pConf.State.NeighborAddress)
 	peer.fsm.lock.RUnlock()
 	cleanInfiniteChannel(peer.fsm.outgoingCh)
-	cleanInfiniteChannel(peer.fsm.incomingCh)
-	s.delIncoming(peer.fsm.incomingCh)
+	s.delIncoming(peer.fsm)
 	s.broadcastPeerState(peer, oldState, e)
 }
 
@@ -3304,7 +3286,7 @@ func (s *BgpServer) addNeighbor(c *oc.Neighbor) error {
 	}
 	peer := newPeer(&s.bgpConfig.Global, c, rib, s.policy, s.logger)
 	peer.fsm.dialControl = s.dialControl
-	s.addIncoming(peer.fsm.incomingCh)
+	s.addIncoming(peer.fsm)
 	s.policy.SetPeerPolicy(peer.ID(), c.ApplyPolicy)
 	s.neighborMap[addr] = peer
 	if name := c.Config.PeerGroup; name != "" {

@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eapache/channels"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -1393,12 +1394,12 @@ func TestTcpConnectionClosedAfterPeerDel(t *testing.T) {
 	assert.Nil(err)
 	<-activeCh
 
-	// We delete the peer incoming channel from the server list so that we can
+	// We divert the server from the peers' incoming channel so that we can
 	// intercept the transition from ACTIVE state to OPENSENT state.
 	neighbor1 := s1.neighborMap[p1.Conf.NeighborAddress]
 	incoming := neighbor1.fsm.incomingCh
 	err = s1.mgmtOperation(func() error {
-		s1.delIncoming(incoming)
+		s1.incoming = channels.NewInfiniteChannel()
 		return nil
 	}, true)
 	assert.Nil(err)
@@ -1441,9 +1442,10 @@ func TestTcpConnectionClosedAfterPeerDel(t *testing.T) {
 	assert.Equal(nextState, bgp.BGP_FSM_OPENSENT)
 	assert.NotEmpty(msg.fsm.conn)
 
-	// Add the peer incoming channel back to the server
+	// Give the peers' incoming channel back to the server
 	err = s1.mgmtOperation(func() error {
-		s1.addIncoming(incoming)
+		s1.incoming.Close()
+		s1.incoming = incoming
 		return nil
 	}, true)
 	assert.Nil(err)
