@@ -3,7 +3,12 @@ package httpapi
 import (
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 )
+
+// defaultMemProfileRate is the Go runtime's own default: a sample every
+// 512 KiB allocated, on average.
+const defaultMemProfileRate = 512 * 1024
 
 // PprofPath is where the Go runtime's profiles are served ([api] pprof).
 const PprofPath = "/debug/pprof/"
@@ -13,8 +18,13 @@ const PprofPath = "/debug/pprof/"
 // clients only ([api] pprof; off by default); call it before Start. A
 // profile names functions, sizes and counts, never memory contents, so it
 // holds no secret. A CPU profile or trace must be shorter than the
-// server's WriteTimeout (30 s).
+// server's WriteTimeout (30 s). It turns the heap profile's sampling on
+// (runtime.MemProfileRate, which the daemon turns off when it starts): the
+// heap and allocs profiles cover allocations from then on.
 func (s *Server) EnablePprof() {
+	if runtime.MemProfileRate == 0 {
+		runtime.MemProfileRate = defaultMemProfileRate
+	}
 	h := http.NewServeMux()
 	h.HandleFunc(PprofPath, pprof.Index)
 	h.HandleFunc(PprofPath+"cmdline", pprof.Cmdline)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -50,4 +51,21 @@ func head(s string) string {
 		return s[:80]
 	}
 	return s
+}
+
+// TestPprofTurnsHeapSamplingOn: the daemon starts with the heap profile's
+// sampling off (runtime.MemProfileRate = 0, cmd/authbgpd), and serving the
+// profiles turns it back on, or the heap profile would be empty.
+func TestPprofTurnsHeapSamplingOn(t *testing.T) {
+	saved := runtime.MemProfileRate
+	t.Cleanup(func() { runtime.MemProfileRate = saved })
+	runtime.MemProfileRate = 0
+	New("127.0.0.1:0", designSource(), metrics.New("test"), nil)
+	if runtime.MemProfileRate != 0 {
+		t.Fatalf("a server without pprof set MemProfileRate to %d", runtime.MemProfileRate)
+	}
+	New("127.0.0.1:0", designSource(), metrics.New("test"), nil).EnablePprof()
+	if runtime.MemProfileRate != defaultMemProfileRate {
+		t.Fatalf("EnablePprof left MemProfileRate at %d, want %d", runtime.MemProfileRate, defaultMemProfileRate)
+	}
 }
