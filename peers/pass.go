@@ -72,6 +72,10 @@ type peer struct {
 	// session, resetStale).
 	keyChanged time.Time
 	restarted  bool
+	// collided is when the peer's session ended lost to a connection
+	// collision (collisionLost): its Idle neighbor is to be restarted
+	// (restartDue); zero once restarted or when none.
+	collided time.Time
 	// prevSecret is the key that change replaced, which established
 	// connections keep for rekeyHold (rekeyhold.go; nil: none).
 	prevSecret md5auth.Secret

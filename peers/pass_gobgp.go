@@ -61,13 +61,14 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 		case st.heldDown:
 			log.Info("key installed: peer no longer held down")
 		}
-	case p.restartNow(w, st):
+	case p.restartNow(w, st) != "":
 		// The peer ended the session and dials again.
-		st.restarted = true
+		why := p.restartNow(w, st)
+		st.restarted, st.collided = true, time.Time{}
 		if !p.restartNeighbor(w, log) {
 			return
 		}
-		log.Info("session ended around a key change: neighbor restarted, not left in GoBGP's 5 s idle hold")
+		log.Info(why + ": neighbor restarted, not left in GoBGP's 5 s idle hold")
 	default:
 		if !p.restartStuck(w) {
 			return
@@ -106,25 +107,40 @@ func (p *pass) restartNeighbor(w Want, log *logrus.Entry) bool {
 	return true
 }
 
-// restartNow reports whether the static peer's neighbor, in GoBGP and Idle
-// (not administratively) since its session ended around the peer's last
-// key change, is to be restarted now (restartAfterKeyChange), once per
-// key change (a key change clears restarted).
-func (p *pass) restartNow(w Want, st *peer) bool {
-	return !w.HeldDown && p.m.restartDue(st, p.m.sess[w.Cfg.Address])
+// restartNow says why the static peer's neighbor, in GoBGP and Idle (not
+// administratively) since its session ended, is to be restarted now, ""
+// for not: the session ended around the peer's last key change
+// (restartAfterKeyChange; once per key change, which clears restarted), or
+// it was lost to a connection collision (collisionLost; once per such
+// end), and GoBGP's idle hold still runs.
+func (p *pass) restartNow(w Want, st *peer) string {
+	if w.HeldDown {
+		return ""
+	}
+	return p.m.restartDue(st, p.m.sess[w.Cfg.Address])
 }
+
+// The reasons restartDue gives.
+const (
+	restartKeyChange = "session ended around a key change"
+	restartCollision = "session lost to a connection collision (the peer kept its own connection, which GoBGP had closed)"
+)
 
 // restartDue is restartNow's rule without the desired state (the session
 // event asks it too, kickRestart): the peer's record st and its session s
 // (m.mu held).
-func (m *Manager) restartDue(st *peer, s *session) bool {
-	if st == nil || st.heldDown || st.keyChanged.IsZero() || st.restarted {
-		return false
+func (m *Manager) restartDue(st *peer, s *session) string {
+	if st == nil || st.heldDown || s == nil || s.state != "idle" || s.adminDown {
+		return ""
 	}
-	if s == nil || s.state != "idle" || s.adminDown {
-		return false
+	now := m.now()
+	switch {
+	case !st.collided.IsZero() && st.collided.Equal(s.since) && now.Sub(s.since) < gobgpIdleHold:
+		return restartCollision
+	case !st.keyChanged.IsZero() && !st.restarted && restartAfterKeyChange(s.since, st.keyChanged, now):
+		return restartKeyChange
 	}
-	return restartAfterKeyChange(s.since, st.keyChanged, m.now())
+	return ""
 }
 
 // observeStatic compares GoBGP's view (a full pass) of a static peer with

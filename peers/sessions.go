@@ -18,6 +18,7 @@ type session struct {
 	since         time.Time
 	adminDown     bool
 	asn           uint32
+	peerID        netip.Addr // the peer's BGP Identifier from its last OPEN (invalid: none yet)
 
 	// Written by the pass only.
 	// key is the secret the reconciler knows the connection carries (the
@@ -81,11 +82,14 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 		s = &session{aoRNext: -1}
 		m.sess[ev.Peer] = s
 	}
-	was := s.state
+	was, wasSince := s.state, s.since
 	if was != ev.State {
 		s.changed(ev.Time)
 	}
 	s.state, s.adminDown, s.asn = ev.State, ev.AdminDown, ev.PeerASN
+	if ev.RouterID.IsValid() {
+		s.peerID = ev.RouterID
+	}
 	if ev.Local.IsValid() {
 		s.local, s.remote = ev.Local, ev.Remote
 	}
@@ -108,7 +112,11 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 		// per session was ~1% of the CPU of 1,000 sessions coming up.
 		m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Debug("BGP session state")
 	}
-	if m.restartDue(m.peers[m.peerFor(ev.Peer)], s) {
+	st := m.peers[m.peerFor(ev.Peer)]
+	if st != nil && (was == "established" || was == "openconfirm") && m.collisionLost(ev.Peer, s.peerID, wasSince, ev.Time) {
+		st.collided = ev.Time
+	}
+	if m.restartDue(st, s) != "" {
 		m.kickRestart()
 		return
 	}

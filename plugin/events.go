@@ -22,6 +22,9 @@ type PeerEvent struct {
 	Time      time.Time      // when authbgpd received the event
 	AdminDown bool           // administratively disabled (DisablePeer)
 	PeerASN   uint32         // 0 when unknown
+	// RouterID is the peer's BGP Identifier, from its last OPEN; invalid
+	// before GoBGP has received one.
+	RouterID netip.Addr
 	// Deleted marks the event published when DeletePeer removed the peer
 	// (State "idle"): forget it. GoBGP itself may still report the
 	// session's end (an "idle" event) shortly after.
@@ -225,6 +228,9 @@ func peerEventFromAPI(p *api.Peer, now time.Time) (PeerEvent, bool) {
 		Time:      now,
 		AdminDown: p.GetState().GetAdminState() == api.PeerState_DOWN,
 		PeerASN:   p.GetState().GetPeerAsn(),
+	}
+	if id, err := netip.ParseAddr(p.GetState().GetRouterId()); err == nil && id.Is4() && !id.IsUnspecified() {
+		ev.RouterID = id
 	}
 	if t := p.GetTransport(); t != nil {
 		if la, err := netip.ParseAddr(t.LocalAddress); err == nil && t.LocalPort != 0 {

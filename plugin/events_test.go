@@ -13,7 +13,7 @@ import (
 func TestPeerEventFromAPI(t *testing.T) {
 	p := &api.Peer{
 		Conf:      &api.PeerConf{NeighborAddress: "::ffff:192.0.2.2"},
-		State:     &api.PeerState{NeighborAddress: "::ffff:192.0.2.2", SessionState: api.PeerState_OPENSENT, AdminState: api.PeerState_UP, PeerAsn: 65002},
+		State:     &api.PeerState{NeighborAddress: "::ffff:192.0.2.2", SessionState: api.PeerState_OPENSENT, AdminState: api.PeerState_UP, PeerAsn: 65002, RouterId: "198.51.100.7"},
 		Transport: &api.Transport{LocalAddress: "192.0.2.1", LocalPort: 179, RemotePort: 40000},
 	}
 	now := time.Now()
@@ -22,7 +22,7 @@ func TestPeerEventFromAPI(t *testing.T) {
 		Peer: netip.MustParseAddr("192.0.2.2"), State: "opensent",
 		Local:  netip.MustParseAddrPort("192.0.2.1:179"),
 		Remote: netip.MustParseAddrPort("192.0.2.2:40000"),
-		Time:   now, PeerASN: 65002,
+		Time:   now, PeerASN: 65002, RouterID: netip.MustParseAddr("198.51.100.7"),
 	}
 	if !ok || ev != want {
 		t.Fatalf("got %+v, want %+v", ev, want)
@@ -31,8 +31,9 @@ func TestPeerEventFromAPI(t *testing.T) {
 	// zero ports.
 	p.State.SessionState, p.State.AdminState = api.PeerState_ACTIVE, api.PeerState_DOWN
 	p.Transport = &api.Transport{LocalAddress: "<nil>"}
+	p.State.RouterId = "0.0.0.0" // no OPEN received yet
 	ev, _ = peerEventFromAPI(p, now)
-	if ev.State != "active" || !ev.AdminDown || ev.Local.IsValid() || ev.Remote.IsValid() {
+	if ev.State != "active" || !ev.AdminDown || ev.Local.IsValid() || ev.Remote.IsValid() || ev.RouterID.IsValid() {
 		t.Fatalf("got %+v", ev)
 	}
 	for s, n := range map[api.PeerState_SessionState]string{
