@@ -6,9 +6,9 @@ import (
 	"runtime"
 )
 
-// defaultMemProfileRate is the Go runtime's own default: a sample every
+// DefaultMemProfileRate is the Go runtime's own default: a sample every
 // 512 KiB allocated, on average.
-const defaultMemProfileRate = 512 * 1024
+const DefaultMemProfileRate = 512 * 1024
 
 // PprofPath is where the Go runtime's profiles are served ([api] pprof).
 const PprofPath = "/debug/pprof/"
@@ -23,7 +23,7 @@ const PprofPath = "/debug/pprof/"
 // heap and allocs profiles cover allocations from then on.
 func (s *Server) EnablePprof() {
 	if runtime.MemProfileRate == 0 {
-		runtime.MemProfileRate = defaultMemProfileRate
+		runtime.MemProfileRate = DefaultMemProfileRate
 	}
 	h := http.NewServeMux()
 	h.HandleFunc(PprofPath, pprof.Index)

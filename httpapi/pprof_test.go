@@ -65,7 +65,7 @@ func TestPprofTurnsHeapSamplingOn(t *testing.T) {
 		t.Fatalf("a server without pprof set MemProfileRate to %d", runtime.MemProfileRate)
 	}
 	New("127.0.0.1:0", designSource(), metrics.New("test"), nil).EnablePprof()
-	if runtime.MemProfileRate != defaultMemProfileRate {
-		t.Fatalf("EnablePprof left MemProfileRate at %d, want %d", runtime.MemProfileRate, defaultMemProfileRate)
+	if runtime.MemProfileRate != DefaultMemProfileRate {
+		t.Fatalf("EnablePprof left MemProfileRate at %d, want %d", runtime.MemProfileRate, DefaultMemProfileRate)
 	}
 }
