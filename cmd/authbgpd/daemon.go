@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/authbgp/authbgpd/config"
-	"github.com/authbgp/authbgpd/httpapi"
 	"github.com/authbgp/authbgpd/speaker"
 )
 
@@ -40,13 +38,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "authbgpd: warning: cannot raise capabilities (%s): %v\n", capsSummary(have), err)
 		}
 	}
-	// The heap profile's sampling keeps a hash of the sampled stacks
-	// (1.4 MB of address space, touched a page per stack) that only
-	// [api] pprof reads: off here, and httpapi.EnablePprof turns it on.
-	// A rate set with GODEBUG=memprofilerate=N stays.
-	if runtime.MemProfileRate == httpapi.DefaultMemProfileRate {
-		runtime.MemProfileRate = 0
-	}
+	tuneRuntime(os.LookupEnv)
 	err := speaker.Run(speaker.Options{ConfigFile: *fl.file, LogLevel: *fl.level, LogFormat: *fl.format, Version: versionString(), Sockets: testSockets()})
 	if err != nil {
 		if errs := config.Errors(err); len(errs) > 0 && errs[0].File != "" {
