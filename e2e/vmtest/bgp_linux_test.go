@@ -587,13 +587,19 @@ type capture struct {
 }
 
 // startCapture runs tcpdump on ifc in ns with filter, into a pcap file of
-// dir, and waits until it listens.
+// dir, and waits until it listens. With --immediate-mode libpcap uses a
+// TPACKET_V2 ring of snaplen-sized frames: the defaults (-s 0, 256 KiB,
+// and a 2 MiB buffer) make 8 of them, which 30 connections opening at once
+// overran in the guest (TestTCPAOAlgorithmsKernel lost a handshake: "138
+// packets dropped by kernel"). Signed segments are never GSO or GRO
+// aggregates (the kernel turns both off for TCP-MD5 and TCP-AO sockets),
+// so 64 KiB frames hold any of them, and 64 MiB holds about 1,000.
 func startCapture(t testing.TB, tp *netns.Topology, ns, ifc, dir, filter string) *capture {
 	t.Helper()
 	bin := testenv.RequireBinary(t, "tcpdump", "/usr/sbin", "/usr/bin")
 	c := &capture{file: filepath.Join(dir, "capture.pcap")}
 	var logPath string
-	c.cmd, logPath = startProc(t, tp, ns, dir, "tcpdump", nil, bin, "-i", ifc, "-n", "--immediate-mode", "-U", "-s", "0", "-w", c.file, filter)
+	c.cmd, logPath = startProc(t, tp, ns, dir, "tcpdump", nil, bin, "-i", ifc, "-n", "--immediate-mode", "-U", "-s", "65535", "-B", "65536", "-w", c.file, filter)
 	waitFor(t, 30*time.Second, "tcpdump listening", func() error {
 		b, _ := os.ReadFile(logPath)
 		if strings.Contains(string(b), "listening on") {
