@@ -39,6 +39,7 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 		return
 	}
 	force, known := p.observeStatic(w, st)
+	why := p.restartNow(w, st) // "": no restart due
 	switch {
 	case !st.inGoBGP:
 		k := actAddNeighbor
@@ -61,9 +62,8 @@ func (p *pass) gobgpStatic(w Want, st *peer) {
 		case st.heldDown:
 			log.Info("key installed: peer no longer held down")
 		}
-	case p.restartNow(w, st) != "":
+	case why != "":
 		// The peer ended the session and dials again.
-		why := p.restartNow(w, st)
 		st.restarted, st.collided = true, time.Time{}
 		if !p.restartNeighbor(w, log) {
 			return
