@@ -352,7 +352,7 @@ func stopPlugin(ctx context.Context, p Plugin) (err error) {
 
 // Stop stops the plugins in reverse order, then GoBGP: every peer with a
 // session gets a NOTIFICATION Cease (subcode 3, Peer De-configured: each
-// neighbor is deleted, see endSessions), the listeners and the gRPC API
+// neighbor is deleted by GoBGP's StopBgp), the listeners and the gRPC API
 // close, and subscriber channels are closed. Stop is idempotent; it returns
 // the plugins' errors, or ctx's error if GoBGP did not stop in time.
 func (h *Host) Stop(ctx context.Context) error {
@@ -378,56 +378,12 @@ func (h *Host) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// sessionsEndWait bounds how long Stop waits for established sessions to
-// end before GoBGP's StopBgp.
-const sessionsEndWait = 3 * time.Second
-
-// endSessions deletes every neighbor, with the NOTIFICATION Cease (Peer
-// De-configured) GoBGP's StopBgp would send, and waits until the
-// established ones' session goroutines have returned (within ctx and
-// sessionsEndWait). StopBgp does the deleting itself, but it clears
-// GoBGP's global configuration right after, while those goroutines may
-// still read it (fsmHandler.recvMessageWithError through
-// IsConfederationMember): a data race in GoBGP 3.37 that the race
-// detector caught in TestPeerWithGobgpd. GoBGP reports an established
-// neighbor's end, an idle event, only after its handler has returned.
-func (h *Host) endSessions(ctx context.Context) {
-	snap, evs, cancel := h.subscribe(4096)
-	defer cancel()
-	wait := map[netip.Addr]bool{}
-	for _, ev := range snap {
-		if err := h.bgp.DeletePeer(ctx, &api.DeletePeerRequest{Address: ev.Peer.String()}); err != nil {
-			continue // gone meanwhile; StopBgp deletes what is left
-		}
-		if ev.State == "established" {
-			wait[ev.Peer] = true
-		}
-	}
-	timer := time.NewTimer(sessionsEndWait)
-	defer timer.Stop()
-	for len(wait) > 0 {
-		select {
-		case ev, ok := <-evs:
-			if !ok {
-				return
-			}
-			if ev.State == "idle" && !ev.Deleted {
-				delete(wait, ev.Peer)
-			}
-		case <-timer.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
 func (h *Host) stopBGP(ctx context.Context) error {
-	h.endSessions(ctx)
 	done := make(chan struct{})
 	go func() {
-		// StopBgp (neighbors deleted with Cease, listeners closed), then
-		// the gRPC server.
+		// StopBgp (neighbors deleted with Cease, listeners closed, the
+		// global configuration cleared once their FSMs are freed: the
+		// carried patches/0003), then the gRPC server.
 		h.bgp.Stop()
 		close(done)
 	}()

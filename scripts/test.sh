@@ -33,9 +33,12 @@ go vet ./...
 # The carried GoBGP (third_party/gobgp/v3, a module of its own: ./... does
 # not reach it) with our patches applied: GoBGP's own tests of its server.
 # Not under -race: the pristine release's TestWatchEvent races in its own
-# test code.
+# test code. And not TestWatchEvent at all: its callback closes a channel
+# when it has counted two paths, and again when one more event without
+# paths follows (a panic: 6 runs of 30 on the pristine release, alone).
 echo "== go test ./pkg/server/ in third_party/gobgp/v3 (GoBGP's own tests, patched)"
-(cd third_party/gobgp/v3 && go test -count=1 ./pkg/server/)
+echo "SKIP: GoBGP's TestWatchEvent (its own test closes a channel twice in about 1 run of 5, pristine release included)"
+(cd third_party/gobgp/v3 && go test -count=1 -skip '^TestWatchEvent$' ./pkg/server/)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "NOTE: not root: privileged and end-to-end tests will skip with their reasons"

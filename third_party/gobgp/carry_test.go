@@ -183,8 +183,9 @@ func TestOneByteEditedFails(t *testing.T) {
 // carried names every patch the carry may hold and a line it must add:
 // a new patch is a decision, recorded here and in README.md.
 var carried = map[string]string{
-	"0001-server-peer-dial-control-hook.patch": "+func PeerDialControlOption(",
-	"0002-server-one-incoming-channel.patch":   "+\t\tcase v := <-s.incoming.Out():",
+	"0001-server-peer-dial-control-hook.patch":                  "+func PeerDialControlOption(",
+	"0002-server-one-incoming-channel.patch":                    "+\t\tcase v := <-s.incoming.Out():",
+	"0003-server-stopbgp-clears-global-after-peers-freed.patch": "+\t\ts.bgpConfig.Global = oc.Global{}",
 }
 
 // TestPatchesAreKnown keeps the carry small: each patch is one named in

@@ -2099,7 +2099,6 @@ func (s *BgpServer) StopBgp(ctx context.Context, r *api.StopBgpRequest) error {
 		for _, l := range s.listeners {
 			l.Close()
 		}
-		s.bgpConfig.Global = oc.Global{}
 		return nil
 	}, false)
 
@@ -2107,6 +2106,13 @@ func (s *BgpServer) StopBgp(ctx context.Context, r *api.StopBgpRequest) error {
 		s.shutdownWG.Wait()
 		s.shutdownWG = nil
 	}
+	// Only now: the FSM handlers of the neighbors just deleted read the
+	// global configuration (fsm.gConf points into it) until they are
+	// freed, an established session's receiver for every UPDATE.
+	s.mgmtOperation(func() error {
+		s.bgpConfig.Global = oc.Global{}
+		return nil
+	}, false)
 	return nil
 }
 
