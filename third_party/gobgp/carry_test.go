@@ -186,6 +186,7 @@ var carried = map[string]string{
 	"0001-server-peer-dial-control-hook.patch":                  "+func PeerDialControlOption(",
 	"0002-server-one-incoming-channel.patch":                    "+\t\tcase v := <-s.incoming.Out():",
 	"0003-server-stopbgp-clears-global-after-peers-freed.patch": "+\t\ts.bgpConfig.Global = oc.Global{}",
+	"0004-server-list-peers-over-several-turns.patch":           "+const listPeerBatch = 50",
 }
 
 // TestPatchesAreKnown keeps the carry small: each patch is one named in

@@ -25,10 +25,9 @@ func (quietLogger) Debug(string, log.Fields) {}
 func (quietLogger) SetLevel(log.LogLevel)    {}
 func (quietLogger) GetLevel() log.LogLevel   { return log.PanicLevel }
 
-// loopTurn is the median time of a GetBgp, one turn of Serve's loop, on a
-// server with n passive neighbors (no listener, no dials: nothing but the
-// API call moves).
-func loopTurn(t *testing.T, n, calls int) time.Duration {
+// passiveServer is a server with n passive neighbors (no listener, no
+// dials: nothing moves but API calls).
+func passiveServer(t *testing.T, n int) *server.BgpServer {
 	t.Helper()
 	ctx := context.Background()
 	s := server.NewBgpServer(server.LoggerOption(quietLogger{}))
@@ -38,7 +37,7 @@ func loopTurn(t *testing.T, n, calls int) time.Duration {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	defer s.StopBgp(ctx, &api.StopBgpRequest{})
+	t.Cleanup(func() { s.StopBgp(ctx, &api.StopBgpRequest{}) })
 	for i := range n {
 		addr := fmt.Sprintf("2001:db8:ff::%x", i+1)
 		if err := s.AddPeer(ctx, &api.AddPeerRequest{Peer: &api.Peer{
@@ -48,16 +47,30 @@ func loopTurn(t *testing.T, n, calls int) time.Duration {
 			t.Fatalf("add neighbor %s: %v", addr, err)
 		}
 	}
+	return s
+}
+
+// median of d (sorted in place).
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+// loopTurn is the median time of a GetBgp, one turn of Serve's loop, on a
+// server with n passive neighbors (no listener, no dials: nothing but the
+// API call moves).
+func loopTurn(t *testing.T, n, calls int) time.Duration {
+	t.Helper()
+	s := passiveServer(t, n)
 	d := make([]time.Duration, calls)
 	for i := range d {
 		start := time.Now()
-		if _, err := s.GetBgp(ctx, &api.GetBgpRequest{}); err != nil {
+		if _, err := s.GetBgp(context.Background(), &api.GetBgpRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		d[i] = time.Since(start)
 	}
-	slices.Sort(d)
-	return d[len(d)/2]
+	return median(d)
 }
 
 // TestServeTurnIndependentOfPeers checks what patches/0002 is carried for:
@@ -77,5 +90,63 @@ func TestServeTurnIndependentOfPeers(t *testing.T) {
 	t.Logf("median GetBgp: %v with 10 neighbors, %v with 1,000 (%.1fx)", few, many, ratio)
 	if ratio > 5 {
 		t.Errorf("a turn of Serve's loop costs %.1fx at 1,000 neighbors what it costs at 10 (%v against %v): is patches/0002 (one incoming channel) still applied?", ratio, many, few)
+	}
+}
+
+// TestListPeerLetsOtherCallsIn checks what patches/0004 is carried for: a
+// listing of every neighbor does not hold GoBGP's loop for its whole
+// length. While one goroutine lists 1,000 neighbors back to back, the
+// median GetBgp must wait under a fifth of the median listing. Unpatched,
+// ListPeer converts every neighbor in one turn of Serve, and a GetBgp
+// waits about half a listing; with 50 a turn, about a fortieth.
+func TestListPeerLetsOtherCallsIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts 1,000 neighbors")
+	}
+	s := passiveServer(t, 1000)
+	ctx := context.Background()
+	list := func() time.Duration {
+		start := time.Now()
+		n := 0
+		if err := s.ListPeer(ctx, &api.ListPeerRequest{}, func(*api.Peer) { n++ }); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1000 {
+			t.Fatalf("ListPeer listed %d of 1,000 neighbors", n)
+		}
+		return time.Since(start)
+	}
+	listings := make([]time.Duration, 0, 64)
+	for range 5 {
+		listings = append(listings, list())
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				listings = append(listings, list())
+			}
+		}
+	}()
+	calls := make([]time.Duration, 200)
+	for i := range calls {
+		start := time.Now()
+		if _, err := s.GetBgp(ctx, &api.GetBgpRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		calls[i] = time.Since(start)
+		time.Sleep(time.Millisecond)
+	}
+	close(stop)
+	<-done
+	l, c := median(listings), median(calls)
+	t.Logf("median ListPeer of 1,000 neighbors %v; median GetBgp during listings %v (%.3f of a listing)", l, c, float64(c)/float64(l))
+	if c > l/5 {
+		t.Errorf("a GetBgp waited %v (median) behind listings of %v: ListPeer holds Serve for a whole listing (is patches/0004 still applied?)", c, l)
 	}
 }
