@@ -2,5 +2,5 @@
 
 package gobgp_test
 
-// raceEnabled: the tests run under the race detector.
+// raceEnabled says whether the tests run under the race detector.
 const raceEnabled = false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,26 +46,28 @@ func speaker(t *testing.T, id, addr string, port int, peer string, peerPort int)
 	return s
 }
 
-// hostPath is the iBGP path to 198.51.100.<i>/32 with MED med and 900
-// communities: an UPDATE of nearly 4 KiB that takes its receiver a while
-// to parse.
-func hostPath(t *testing.T, i int, med uint32) *api.Path {
-	t.Helper()
-	nlri, err := anypb.New(&api.IPAddressPrefix{Prefix: fmt.Sprintf("198.51.100.%d", i), PrefixLen: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
-	origin, _ := anypb.New(&api.OriginAttribute{Origin: 0})
-	nh, _ := anypb.New(&api.NextHopAttribute{NextHop: "192.0.2.2"})
+// floodAttrs are the attributes every flooded path carries: ORIGIN,
+// NEXT_HOP and 900 communities, for an UPDATE of nearly 4 KiB that takes
+// its receiver a while to parse.
+var floodAttrs = func() []*anypb.Any {
 	comms := make([]uint32, 900)
 	for j := range comms {
 		comms[j] = 64500<<16 | uint32(j)
 	}
+	origin, _ := anypb.New(&api.OriginAttribute{Origin: 0})
+	nh, _ := anypb.New(&api.NextHopAttribute{NextHop: "192.0.2.2"})
 	c, _ := anypb.New(&api.CommunitiesAttribute{Communities: comms})
+	return []*anypb.Any{origin, nh, c}
+}()
+
+// hostPath is the iBGP path to 198.51.100.<i>/32 with floodAttrs and MED
+// med (a new MED makes a new path, so each one is sent).
+func hostPath(i int, med uint32) *api.Path {
+	nlri, _ := anypb.New(&api.IPAddressPrefix{Prefix: fmt.Sprintf("198.51.100.%d", i), PrefixLen: 32})
 	m, _ := anypb.New(&api.MultiExitDiscAttribute{Med: med})
 	return &api.Path{
 		Family: &api.Family{Afi: api.Family_AFI_IP, Safi: api.Family_SAFI_UNICAST},
-		Nlri:   nlri, Pattrs: []*anypb.Any{origin, nh, c, m},
+		Nlri:   nlri, Pattrs: append(slices.Clip(floodAttrs), m),
 	}
 }
 
@@ -112,10 +115,9 @@ func stopUnderUpdates(t *testing.T) {
 	}
 
 	// b announces 20 paths over and over (a new MED each time), from two
-	// goroutines: a's
-	// receiver always has an UPDATE to parse, and its Adj-RIB-In stays
-	// small (StopBgp drops it between deleting the neighbor and clearing
-	// the global configuration).
+	// goroutines: a's receiver always has an UPDATE to parse, and its
+	// Adj-RIB-In stays small (StopBgp drops it between deleting the
+	// neighbor and clearing the global configuration).
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for g := range 2 {
@@ -129,7 +131,7 @@ func stopUnderUpdates(t *testing.T) {
 						return
 					default:
 					}
-					p := hostPath(t, 10*g+i+1, med)
+					p := hostPath(10*g+i+1, med)
 					if _, err := sb.AddPath(ctx, &api.AddPathRequest{Path: p}); err != nil {
 						t.Error(err)
 						return
