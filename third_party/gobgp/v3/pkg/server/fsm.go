@@ -17,12 +17,16 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand"
 	"net"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -196,6 +200,7 @@ type fsm struct {
 	notification         chan *bgp.BGPMessage
 	logger               log.Logger
 	dialControl          PeerDialControl
+	recvError            ReceiveErrorHook
 }
 
 func (fsm *fsm) bgpMessageStateUpdate(MessageType uint8, isIn bool) {
@@ -972,7 +977,84 @@ func (h *fsmHandler) handlingError(m *bgp.BGPMessage, e error, useRevisedError b
 	return handling
 }
 
-func (h *fsmHandler) recvMessageWithError() (*fsmMsg, error) {
+// reportRecvError tells the server's ReceiveErrorHook, if any, of a message
+// from the neighbor at addr that was malformed (err, handled as handling)
+// or whose processing panicked (panicAt, where).
+func (h *fsmHandler) reportRecvError(addr string, msgType uint8, err error, handling bgp.ErrorHandling, panicAt string) {
+	f := h.fsm.recvError
+	if f == nil || err == nil {
+		return
+	}
+	e := ReceiveError{Neighbor: addr, MessageType: msgType, Handling: handling, Reason: err.Error(), Panic: panicAt}
+	var merr *bgp.MessageError
+	if errors.As(err, &merr) {
+		e.Code, e.Subcode = merr.TypeCode, merr.SubTypeCode
+	}
+	f(e)
+}
+
+// panicLocation is where the panic being recovered was raised: the first
+// frame outside the runtime below runtime.gopanic, as "function
+// (file:line)". It is called from a deferred function that recovered.
+func panicLocation() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && !strings.HasPrefix(f.Function, "runtime."):
+			return fmt.Sprintf("%s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+		}
+		if !more {
+			return "unknown"
+		}
+	}
+}
+
+// recoverRecv turns a panic raised while the receive path decoded,
+// validated or processed a message of type msgType (recovered: r) into a
+// NOTIFICATION that resets this session alone; the process and every other
+// session go on. The NOTIFICATION is the message type's error with the
+// Unspecific subcode (UPDATE Message Error for an UPDATE), and carries no
+// data.
+func (h *fsmHandler) recoverRecv(msgType uint8, r any) (*fsmMsg, error) {
+	where := panicLocation()
+	code := uint8(bgp.BGP_ERROR_MESSAGE_HEADER_ERROR)
+	switch msgType {
+	case bgp.BGP_MSG_OPEN:
+		code = bgp.BGP_ERROR_OPEN_MESSAGE_ERROR
+	case bgp.BGP_MSG_UPDATE:
+		code = bgp.BGP_ERROR_UPDATE_MESSAGE_ERROR
+	}
+	err := bgp.NewMessageError(code, 0, nil, fmt.Sprintf("panic: %v", r))
+	h.fsm.lock.RLock()
+	addr := h.fsm.pConf.State.NeighborAddress
+	state := h.fsm.state.String()
+	h.fsm.lock.RUnlock()
+	h.fsm.logger.Error("Session will be reset: recovered a panic in the receive path",
+		log.Fields{
+			"Topic":    "Peer",
+			"Key":      addr,
+			"State":    state,
+			"Type":     msgType,
+			"Panic":    fmt.Sprint(r),
+			"Location": where})
+	h.reportRecvError(addr, msgType, err, bgp.ERROR_HANDLING_SESSION_RESET, where)
+	return &fsmMsg{
+		fsm:     h.fsm,
+		MsgType: fsmMsgBGPMessage,
+		MsgSrc:  addr,
+		MsgData: err,
+	}, err
+}
+
+// recvMessageWithError reads, decodes, validates and processes one message
+// from the neighbor. A panic in what it does after reading the message is
+// recovered here (recoverRecv): it resets this session only.
+func (h *fsmHandler) recvMessageWithError() (rfmsg *fsmMsg, rerr error) {
 	sendToStateReasonCh := func(typ fsmStateReasonType, notif *bgp.BGPMessage) {
 		// probably doesn't happen but be cautious
 		select {
@@ -1005,6 +1087,7 @@ func (h *fsmHandler) recvMessageWithError() (*fsmMsg, error) {
 			MsgData: err,
 		}
 		h.fsm.lock.RUnlock()
+		h.reportRecvError(fmsg.MsgSrc, 0, err, bgp.ERROR_HANDLING_SESSION_RESET, "")
 		return fmsg, err
 	}
 
@@ -1013,6 +1096,11 @@ func (h *fsmHandler) recvMessageWithError() (*fsmMsg, error) {
 		sendToStateReasonCh(fsmReadFailed, nil)
 		return nil, err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			rfmsg, rerr = h.recoverRecv(hd.Type, r)
+		}
+	}()
 
 	now := time.Now()
 	handling := bgp.ERROR_HANDLING_NONE
@@ -1024,8 +1112,14 @@ func (h *fsmHandler) recvMessageWithError() (*fsmMsg, error) {
 
 	m, err := bgp.ParseBGPBody(hd, bodyBuf, options)
 	if err != nil {
-		handling = h.handlingError(m, err, useRevisedError)
+		if m == nil {
+			// A message of a type GoBGP does not know.
+			handling = bgp.ERROR_HANDLING_SESSION_RESET
+		} else {
+			handling = h.handlingError(m, err, useRevisedError)
+		}
 		h.fsm.bgpMessageStateUpdate(0, true)
+		h.reportRecvError(fmsgSrc(h.fsm), hd.Type, err, handling, "")
 	} else {
 		h.fsm.bgpMessageStateUpdate(m.Header.Type, true)
 		err = bgp.ValidateBGPMessage(m)
@@ -1092,9 +1186,17 @@ func (h *fsmHandler) recvMessageWithError() (*fsmMsg, error) {
 				if localAddr, peerAddr := h.fsm.peerInfo.LocalAddress, h.fsm.peerInfo.Address; localAddr.To4() != nil && peerAddr.To4() != nil {
 					allowLoopback = localAddr.IsLoopback() && peerAddr.IsLoopback()
 				}
-				ok, err := bgp.ValidateUpdateMsg(body, rfMap, isEBGP, isConfed, allowLoopback)
-				if !ok {
-					handling = h.handlingError(m, err, useRevisedError)
+				// An UPDATE the decoder already made a withdraw is not
+				// validated: what it held is gone. One with an attribute
+				// discarded still is (a missing NEXT_HOP, say).
+				var validationErr error
+				if handling != bgp.ERROR_HANDLING_TREAT_AS_WITHDRAW {
+					ok, ve := bgp.ValidateUpdateMsg(body, rfMap, isEBGP, isConfed, allowLoopback)
+					if !ok {
+						validationErr = ve
+						handling = h.handlingError(m, ve, useRevisedError)
+						h.reportRecvError(fmsg.MsgSrc, hd.Type, ve, handling, "")
+					}
 				}
 				if handling == bgp.ERROR_HANDLING_SESSION_RESET {
 					h.fsm.lock.RLock()
@@ -1103,10 +1205,10 @@ func (h *fsmHandler) recvMessageWithError() (*fsmMsg, error) {
 							"Topic": "Peer",
 							"Key":   h.fsm.pConf.State.NeighborAddress,
 							"State": h.fsm.state.String(),
-							"error": err})
+							"error": validationErr})
 					h.fsm.lock.RUnlock()
-					fmsg.MsgData = err
-					return fmsg, err
+					fmsg.MsgData = validationErr
+					return fmsg, validationErr
 				}
 
 				if routes := len(body.WithdrawnRoutes); routes > 0 {
@@ -1186,6 +1288,13 @@ func (h *fsmHandler) recvMessageWithError() (*fsmMsg, error) {
 		}
 	}
 	return fmsg, nil
+}
+
+// fmsgSrc is the neighbor's address, as an fsmMsg's MsgSrc.
+func fmsgSrc(fsm *fsm) string {
+	fsm.lock.RLock()
+	defer fsm.lock.RUnlock()
+	return fsm.pConf.State.NeighborAddress
 }
 
 func (h *fsmHandler) recvMessage(ctx context.Context, wg *sync.WaitGroup) error {

@@ -161,6 +161,7 @@ type options struct {
 	logger      log.Logger
 	timingHook  FSMTimingHook
 	dialControl PeerDialControl
+	recvError   ReceiveErrorHook
 }
 
 type ServerOption func(*options)
@@ -210,6 +211,45 @@ func PeerDialControlOption(f PeerDialControl) ServerOption {
 	}
 }
 
+// ReceiveError describes a message received from a neighbor that the server
+// could not take as it was sent: one whose decoding or validation failed
+// (RFC 4271 section 6, RFC 7606), or one whose processing in the receive
+// path panicked. The panic is recovered in the session's goroutine and the
+// session alone is reset, with a NOTIFICATION.
+type ReceiveError struct {
+	// Neighbor is the neighbor's address (its State.NeighborAddress).
+	Neighbor string
+	// MessageType is the type in the message's header; 0 when the header
+	// itself is malformed.
+	MessageType uint8
+	// Code and Subcode are those of the NOTIFICATION the error calls for,
+	// the one sent when Handling is bgp.ERROR_HANDLING_SESSION_RESET.
+	Code, Subcode uint8
+	// Handling is what the server does about it: reset the session,
+	// treat the UPDATE as a withdraw, discard the attribute, or disable
+	// the address family.
+	Handling bgp.ErrorHandling
+	// Reason says what was malformed: the decoder's or the validator's
+	// message, or the panic's value.
+	Reason string
+	// Panic is where a recovered panic was raised (function, file and
+	// line); empty when no panic happened.
+	Panic string
+}
+
+// ReceiveErrorHook is told every ReceiveError. It is called on the
+// session's receiving goroutine: it must not block, nor call the server.
+type ReceiveErrorHook func(ReceiveError)
+
+// ReceiveErrorOption sets a function told of every message received from a
+// neighbor that was malformed or whose processing panicked (for counting
+// and reporting them per neighbor: the server only logs them).
+func ReceiveErrorOption(f ReceiveErrorHook) ServerOption {
+	return func(o *options) {
+		o.recvError = f
+	}
+}
+
 type BgpServer struct {
 	apiServer    *server
 	bgpConfig    oc.Bgp
@@ -234,6 +274,7 @@ type BgpServer struct {
 	logger       log.Logger
 	timingHook   FSMTimingHook
 	dialControl  PeerDialControl
+	recvError    ReceiveErrorHook
 }
 
 func NewBgpServer(opt ...ServerOption) *BgpServer {
@@ -263,6 +304,7 @@ func NewBgpServer(opt ...ServerOption) *BgpServer {
 		logger:       logger,
 		timingHook:   opts.timingHook,
 		dialControl:  opts.dialControl,
+		recvError:    opts.recvError,
 	}
 	s.bmpManager = newBmpClientManager(s)
 	s.mrtManager = newMrtManager(s)
@@ -427,6 +469,7 @@ func (s *BgpServer) passConnToPeer(conn *net.TCPConn) {
 			conn.Close()
 			return
 		}
+		peer.fsm.recvError = s.recvError
 		s.addIncoming(peer.fsm)
 		peer.fsm.lock.RLock()
 		policy := peer.fsm.pConf.ApplyPolicy
@@ -3324,6 +3367,7 @@ func (s *BgpServer) addNeighbor(c *oc.Neighbor) error {
 	}
 	peer := newPeer(&s.bgpConfig.Global, c, rib, s.policy, s.logger)
 	peer.fsm.dialControl = s.dialControl
+	peer.fsm.recvError = s.recvError
 	s.addIncoming(peer.fsm)
 	s.policy.SetPeerPolicy(peer.ID(), c.ApplyPolicy)
 	s.neighborMap[addr] = peer

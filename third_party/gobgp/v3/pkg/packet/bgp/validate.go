@@ -18,7 +18,7 @@ func ValidateUpdateMsg(m *BGPUpdate, rfs map[RouteFamily]BGPAddPathMode, isEBGP 
 
 	if len(m.NLRI) > 0 || len(m.WithdrawnRoutes) > 0 {
 		if _, ok := rfs[RF_IPv4_UC]; !ok {
-			return false, NewMessageError(0, 0, nil, fmt.Sprintf("Address-family rf %d not available for session", RF_IPv4_UC))
+			return false, NewMessageError(eCode, BGP_ERROR_SUB_INVALID_NETWORK_FIELD, nil, fmt.Sprintf("Address-family rf %d not available for session", RF_IPv4_UC))
 		}
 	}
 
@@ -89,12 +89,16 @@ func ValidateAttribute(a PathAttributeInterface, rfs map[RouteFamily]BGPAddPathM
 	eSubCodeBadNextHop := uint8(BGP_ERROR_SUB_INVALID_NEXT_HOP_ATTRIBUTE)
 	eSubCodeUnknown := uint8(BGP_ERROR_SUB_UNRECOGNIZED_WELL_KNOWN_ATTRIBUTE)
 	eSubCodeMalformedAspath := uint8(BGP_ERROR_SUB_MALFORMED_AS_PATH)
+	// MP_REACH_NLRI and MP_UNREACH_NLRI are optional attributes: a family
+	// the session did not negotiate, or a flowspec NLRI out of order, is
+	// an error in one (RFC 4271 section 6.3, RFC 4760 section 7).
+	eSubCodeOptional := uint8(BGP_ERROR_SUB_OPTIONAL_ATTRIBUTE_ERROR)
 
 	checkPrefix := func(l []AddrPrefixInterface) error {
 		for _, prefix := range l {
 			rf := AfiSafiToRouteFamily(prefix.AFI(), prefix.SAFI())
 			if _, ok := rfs[rf]; !ok {
-				return NewMessageError(0, 0, nil, fmt.Sprintf("Address-family %s not available for this session", rf))
+				return NewMessageError(eCode, eSubCodeOptional, nil, fmt.Sprintf("Address-family %s not available for this session", rf))
 			}
 			switch rf {
 			case RF_FS_IPv4_UC, RF_FS_IPv6_UC, RF_FS_IPv4_VPN, RF_FS_IPv6_VPN, RF_FS_L2_VPN:
@@ -114,7 +118,7 @@ func ValidateAttribute(a PathAttributeInterface, rfs map[RouteFamily]BGPAddPathM
 				}
 				for _, v := range value {
 					if v.Type() <= t {
-						return NewMessageError(0, 0, nil, fmt.Sprintf("%s nlri violate strict type ordering", rf))
+						return NewMessageError(eCode, eSubCodeOptional, nil, fmt.Sprintf("%s nlri violate strict type ordering", rf))
 					}
 					t = v.Type()
 				}
@@ -127,7 +131,7 @@ func ValidateAttribute(a PathAttributeInterface, rfs map[RouteFamily]BGPAddPathM
 	case *PathAttributeMpUnreachNLRI:
 		rf := AfiSafiToRouteFamily(p.AFI, p.SAFI)
 		if _, ok := rfs[rf]; !ok {
-			return false, NewMessageError(0, 0, nil, fmt.Sprintf("Address-family rf %d not available for session", rf))
+			return false, NewMessageError(eCode, eSubCodeOptional, nil, fmt.Sprintf("Address-family rf %d not available for session", rf))
 		}
 		if err := checkPrefix(p.Value); err != nil {
 			return false, err
@@ -135,7 +139,7 @@ func ValidateAttribute(a PathAttributeInterface, rfs map[RouteFamily]BGPAddPathM
 	case *PathAttributeMpReachNLRI:
 		rf := AfiSafiToRouteFamily(p.AFI, p.SAFI)
 		if _, ok := rfs[rf]; !ok {
-			return false, NewMessageError(0, 0, nil, fmt.Sprintf("Address-family rf %d not available for session", rf))
+			return false, NewMessageError(eCode, eSubCodeOptional, nil, fmt.Sprintf("Address-family rf %d not available for session", rf))
 		}
 		if err := checkPrefix(p.Value); err != nil {
 			return false, err
@@ -180,6 +184,9 @@ func ValidateAttribute(a PathAttributeInterface, rfs map[RouteFamily]BGPAddPathM
 	case *PathAttributeAsPath:
 		if isEBGP {
 			if isConfed {
+				if len(p.Value) == 0 {
+					return false, NewMessageError(eCode, eSubCodeMalformedAspath, nil, "empty AS_PATH for confederation eBGP")
+				}
 				if segType := p.Value[0].GetType(); segType != BGP_ASPATH_ATTR_TYPE_CONFED_SEQ {
 					return false, NewMessageError(eCode, eSubCodeMalformedAspath, nil, fmt.Sprintf("segment type is not confederation seq (%d)", segType))
 				}
