@@ -17,6 +17,9 @@
 //	authbgpd_config_reloads_total{result}        counter  result: ok, error
 //	authbgpd_build_info{version,gobgp,go}        gauge    always 1
 //	authbgpd_peer_prefixes{peer,family,direction} gauge   direction: received, accepted, sent (ReadPeers)
+//	authbgpd_peer_malformed_updates_total{peer}  counter  malformed UPDATEs from the peer (ReadPeers)
+//	authbgpd_peer_malformed_messages_total{peer,handling} counter  handling: session-reset, treat-as-withdraw, attribute-discard, afi-safi-disable
+//	authbgpd_peer_receive_panics_total{peer}     counter  recovered panics of GoBGP's receive path
 //	authbgpd_shadow_capture_running              gauge    1 while the shadow's capture runs (ReadCaptureRunning)
 //	authbgpd_kernel_tcp_md5_drops_total{reason}  counter  the kernel's TcpExt TCPMD5* (ReadKernelDrops)
 //

@@ -19,6 +19,16 @@ type PeerState struct {
 	Peer     string // the peer's ID: its address, or the range's prefix
 	Up       bool   // a session is Established (for a range: at least one)
 	Prefixes []FamilyPrefixes
+	// Malformed counts the peer's messages GoBGP found malformed, since
+	// the daemon started (a range: its current sessions').
+	Malformed PeerMalformed
+}
+
+// PeerMalformed counts a peer's malformed messages.
+type PeerMalformed struct {
+	Updates    uint64            // malformed UPDATEs
+	ByHandling map[string]uint64 // all malformed messages, by what was done (session-reset, treat-as-withdraw, ...)
+	Panics     uint64            // recovered panics of GoBGP's receive path
 }
 
 // FamilyPrefixes are a peer's prefix counts in one address family.
@@ -26,6 +36,25 @@ type FamilyPrefixes struct {
 	Family                   string // ipv4-unicast, ipv6-unicast, ipv4-srpolicy, ipv6-srpolicy
 	Received, Accepted, Sent uint64
 }
+
+// MalformedHandlings are the values of the handling label of
+// authbgpd_peer_malformed_messages_total, each exposed from the first
+// scrape (RFC 7606's handlings, and the session reset of RFC 4271).
+var MalformedHandlings = []string{"session-reset", "treat-as-withdraw", "attribute-discard", "afi-safi-disable"}
+
+// The malformed messages' counters: cumulative since the daemon started,
+// read at each scrape (status.Peer.Malformed).
+var (
+	malformedUpdatesDesc = prometheus.NewDesc("authbgpd_peer_malformed_updates_total",
+		"UPDATEs from the peer that GoBGP found malformed (RFC 7606: treat-as-withdraw, attribute discard, AFI/SAFI disable, or a session reset), since the daemon started.",
+		[]string{"peer"}, nil)
+	malformedMessagesDesc = prometheus.NewDesc("authbgpd_peer_malformed_messages_total",
+		"Messages of any type from the peer that GoBGP found malformed, by what was done: session-reset, treat-as-withdraw, attribute-discard, afi-safi-disable.",
+		[]string{"peer", "handling"}, nil)
+	receivePanicsDesc = prometheus.NewDesc("authbgpd_peer_receive_panics_total",
+		"Messages from the peer whose processing panicked inside GoBGP (a bug: recovered, and only this peer's session was reset), since the daemon started.",
+		[]string{"peer"}, nil)
+)
 
 // prefixesDesc is authbgpd_peer_prefixes{peer,family,direction}.
 var prefixesDesc = prometheus.NewDesc("authbgpd_peer_prefixes",
@@ -40,6 +69,9 @@ type peerCollector struct{ m *Metrics }
 func (c peerCollector) Describe(ch chan<- *prometheus.Desc) {
 	c.m.peerUp.Describe(ch)
 	ch <- prefixesDesc
+	ch <- malformedUpdatesDesc
+	ch <- malformedMessagesDesc
+	ch <- receivePanicsDesc
 }
 
 func (c peerCollector) Collect(ch chan<- prometheus.Metric) {
@@ -64,6 +96,12 @@ func (c peerCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(prefixesDesc, prometheus.GaugeValue, float64(f.Received), p.Peer, f.Family, PrefixesReceived)
 			ch <- prometheus.MustNewConstMetric(prefixesDesc, prometheus.GaugeValue, float64(f.Accepted), p.Peer, f.Family, PrefixesAccepted)
 			ch <- prometheus.MustNewConstMetric(prefixesDesc, prometheus.GaugeValue, float64(f.Sent), p.Peer, f.Family, PrefixesSent)
+		}
+		mf := p.Malformed
+		ch <- prometheus.MustNewConstMetric(malformedUpdatesDesc, prometheus.CounterValue, float64(mf.Updates), p.Peer)
+		ch <- prometheus.MustNewConstMetric(receivePanicsDesc, prometheus.CounterValue, float64(mf.Panics), p.Peer)
+		for _, h := range MalformedHandlings {
+			ch <- prometheus.MustNewConstMetric(malformedMessagesDesc, prometheus.CounterValue, float64(mf.ByHandling[h]), p.Peer, h)
 		}
 	}
 }

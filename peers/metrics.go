@@ -28,8 +28,20 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 			id = p.Prefix
 		}
 		owner[p.Address] = id
-		if i, ok := idx[id]; ok && p.State == "established" {
+		i, ok := idx[id]
+		if ok && p.State == "established" {
 			out[i].Up = true
+		}
+		if mf := p.Malformed; ok && mf != nil {
+			o := &out[i].Malformed
+			o.Updates += mf.Updates
+			o.Panics += mf.Panics
+			for h, n := range mf.ByHandling {
+				if o.ByHandling == nil {
+					o.ByHandling = map[string]uint64{}
+				}
+				o.ByHandling[h] += n
+			}
 		}
 	}
 	for _, n := range nbrs {

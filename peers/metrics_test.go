@@ -56,3 +56,35 @@ func TestPeerStates(t *testing.T) {
 		}
 	}
 }
+
+// A peer's malformed messages become its counters; a range sums its
+// sessions'; a peer that sent none has zeros.
+func TestPeerStatesMalformed(t *testing.T) {
+	st := []status.Peer{
+		{Address: "192.0.2.2", State: "established", Malformed: &status.Malformed{Updates: 2, Panics: 1,
+			ByHandling: map[string]uint64{"treat-as-withdraw": 1, "session-reset": 1}}},
+		{Address: "192.0.2.3", State: "established"},
+		{Address: "10.9.0.0/24", Prefix: "10.9.0.0/24", State: "listening"},
+		{Address: "10.9.0.5", Prefix: "10.9.0.0/24", State: "established", Malformed: &status.Malformed{Updates: 1,
+			ByHandling: map[string]uint64{"session-reset": 1}}},
+		{Address: "10.9.0.6", Prefix: "10.9.0.0/24", State: "idle", Malformed: &status.Malformed{Other: 1, Panics: 1,
+			ByHandling: map[string]uint64{"session-reset": 1}}},
+	}
+	got := map[string]malformedView{}
+	for _, p := range MetricStates(st, nil, nil) {
+		got[p.Peer] = malformedView{p.Malformed.Updates, p.Malformed.Panics, p.Malformed.ByHandling["session-reset"], p.Malformed.ByHandling["treat-as-withdraw"]}
+	}
+	want := map[string]malformedView{
+		"192.0.2.2":   {2, 1, 1, 1},
+		"192.0.2.3":   {},
+		"10.9.0.0/24": {1, 1, 2, 0},
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %+v, want %+v", id, got[id], w)
+		}
+	}
+}
+
+// malformedView is a comparable view of metrics.PeerMalformed.
+type malformedView struct{ updates, panics, reset, withdraw uint64 }

@@ -21,6 +21,8 @@ type fakeSessions struct {
 	peers []*api.Peer
 	notif map[netip.Addr]plugin.Notification
 	down  map[netip.Addr]plugin.Down
+	// malformed are the peers' malformed messages.
+	malformed map[netip.Addr]plugin.Malformed
 }
 
 func (f fakeSessions) PeerStates(context.Context, time.Time) ([]*api.Peer, time.Time, error) {
@@ -31,6 +33,10 @@ func (f fakeSessions) LastNotification(a netip.Addr) (plugin.Notification, bool)
 	return n, ok
 }
 func (f fakeSessions) LastDown(a netip.Addr) (plugin.Down, bool) { d, ok := f.down[a]; return d, ok }
+func (f fakeSessions) Malformed(a netip.Addr) (plugin.Malformed, bool) {
+	m, ok := f.malformed[a]
+	return m, ok
+}
 
 func mpCap(t *testing.T, afi api.Family_Afi) *anypb.Any {
 	t.Helper()
@@ -62,10 +68,14 @@ func TestAddSessions(t *testing.T) {
 		Timers: &api.Timers{Config: &api.TimersConfig{HoldTime: 90, KeepaliveInterval: 30}, State: &api.TimersState{NegotiatedHoldTime: 9, Downtime: timestamppb.New(now.Add(-312 * time.Second))}},
 	}
 	a3 := netip.MustParseAddr("192.0.2.3")
+	bad := plugin.MalformedMessage{Message: "update", Handling: "session-reset", Code: 3, Subcode: 5,
+		Text: "code 3(update) subcode 5(attribute length error)", Reason: "nexthop length isn't correct", At: now.Add(-time.Minute)}
 	src := fakeSessions{
 		peers: []*api.Peer{up, down},
 		notif: map[netip.Addr]plugin.Notification{a3: {Code: 6, Subcode: 3, Direction: "received", Text: "code 6(cease) subcode 3(peer deconfigured)", At: now.Add(-time.Minute)}},
-		down:  map[netip.Addr]plugin.Down{a3: {Reason: "notification-received code 6(cease) subcode 3(peer deconfigured)", At: now.Add(-time.Minute)}},
+		down: map[netip.Addr]plugin.Down{a3: {Reason: "notification-sent code 3(update) subcode 5(attribute length error)", At: now.Add(-time.Minute),
+			Malformed: &bad}},
+		malformed: map[netip.Addr]plugin.Malformed{a3: {Updates: 2, ByHandling: map[string]uint64{"treat-as-withdraw": 1, "session-reset": 1}, Last: bad}},
 	}
 	out := []status.Peer{
 		{Address: "192.0.2.2", State: "established"},
@@ -98,8 +108,16 @@ func TestAddSessions(t *testing.T) {
 	if n := q.LastNotification; n == nil || n.Code != 6 || n.Subcode != 3 || n.Direction != "received" || n.At != "2026-12-01T11:59:00Z" {
 		t.Errorf("notification %+v", n)
 	}
-	if e := q.LastError; e == nil || !strings.HasPrefix(e.Reason, "notification-received") || e.At != "2026-12-01T11:59:00Z" {
+	if e := q.LastError; e == nil || !strings.HasPrefix(e.Reason, "notification-sent") || e.At != "2026-12-01T11:59:00Z" ||
+		e.Malformed != "malformed update: nexthop length isn't correct (session-reset, code 3(update) subcode 5(attribute length error))" {
 		t.Errorf("last error %+v", e)
+	}
+	if m := q.Malformed; m == nil || m.Updates != 2 || m.ByHandling["treat-as-withdraw"] != 1 || m.Last.Reason != "nexthop length isn't correct" ||
+		m.Last.At != "2026-12-01T11:59:00Z" || m.Last.Code != 3 || m.Last.Subcode != 5 {
+		t.Errorf("malformed %+v", m)
+	}
+	if p.Malformed != nil {
+		t.Errorf("a peer that sent nothing malformed: %+v", p.Malformed)
 	}
 	if r := out[2]; r.Timers != nil || r.Families != nil || r.LastError != nil {
 		t.Errorf("range got session fields: %+v", r)

@@ -150,6 +150,7 @@ type sessionSource interface {
 	PeerStates(ctx context.Context, after time.Time) ([]*api.Peer, time.Time, error)
 	LastNotification(addr netip.Addr) (plugin.Notification, bool)
 	LastDown(addr netip.Addr) (plugin.Down, bool)
+	Malformed(addr netip.Addr) (plugin.Malformed, bool)
 }
 
 // setEnds copies the TCP session's ends of an Established session.
@@ -191,8 +192,22 @@ func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now, c
 		}
 		if d, ok := g.LastDown(a); ok {
 			p.LastError = &status.LastError{Reason: d.Reason, At: d.At.UTC().Format(time.RFC3339)}
+			if d.Malformed != nil {
+				p.LastError.Malformed = d.Malformed.String()
+			}
+		}
+		if m, ok := g.Malformed(a); ok {
+			p.Malformed = malformedStatus(m)
 		}
 	}
+}
+
+// malformedStatus is m as /status shows it.
+func malformedStatus(m plugin.Malformed) *status.Malformed {
+	l := m.Last
+	return &status.Malformed{Updates: m.Updates, Other: m.Other, ByHandling: m.ByHandling, Panics: m.Panics,
+		Last: status.MalformedMessage{Message: l.Message, Handling: l.Handling, Code: l.Code, Subcode: l.Subcode,
+			Text: l.Text, Reason: l.Reason, Panic: l.Panic, At: l.At.UTC().Format(time.RFC3339)}}
 }
 
 // fromGoBGP copies one GoBGP neighbor's state into p.

@@ -46,6 +46,9 @@ type Notification struct {
 type Down struct {
 	Reason string
 	At     time.Time
+	// Malformed is the message the neighbor sent that ended the session
+	// (GoBGP reset it with a NOTIFICATION), when one did.
+	Malformed *MalformedMessage
 }
 
 // peerNotes remembers, per neighbor, the last NOTIFICATION and the last
@@ -55,6 +58,8 @@ type peerNotes struct {
 	mu    sync.Mutex
 	notif map[netip.Addr]Notification
 	down  map[netip.Addr]Down
+	// malformed, when set, tells the malformed message a down was for.
+	malformed *malformedNotes
 }
 
 // observe looks at one GoBGP log line. GoBGP logs "sent notification" and
@@ -86,7 +91,13 @@ func (n *peerNotes) observe(msg string, f gobgplog.Fields) {
 			n.down = map[netip.Addr]Down{}
 		}
 		r, _ := f["Reason"].(string)
-		n.down[addr] = Down{Reason: r, At: now}
+		d := Down{Reason: r, At: now}
+		if n.malformed != nil {
+			if m, ok := n.malformed.takeReset(addr, now); ok {
+				d.Malformed = &m
+			}
+		}
+		n.down[addr] = d
 		return
 	}
 	code, ok1 := f["Code"].(uint8)

@@ -13,6 +13,8 @@
 //   - gobgplog.go: what the Host learns from GoBGP's log lines (last
 //     NOTIFICATION, down reason, connections refused behind an Established
 //     session, gRPC listen failures);
+//   - malformed.go: what GoBGP's receive path found malformed per neighbor
+//     (the carried patch's ReceiveErrorOption), panics it recovered included;
 //   - peers.go, paths.go: thin wrappers for peers, peer groups, dynamic
 //     neighbors and paths, taking the protobuf types of
 //     github.com/osrg/gobgp/v3/api, passwords redacted in every answer;
@@ -90,8 +92,9 @@ type Host struct {
 
 	ev events
 
-	notes peerNotes    // last NOTIFICATION and down reason per neighbor (gobgplog.go)
-	snap  peerSnapshot // last ListPeer answer for /status (peercache.go)
+	notes     peerNotes      // last NOTIFICATION and down reason per neighbor (gobgplog.go)
+	malformed malformedNotes // malformed messages per neighbor (malformed.go)
+	snap      peerSnapshot   // last ListPeer answer for /status (peercache.go)
 
 	guard atomic.Pointer[APIGuard]
 
@@ -140,11 +143,16 @@ func New(opts Options) (*Host, error) {
 		grpcFatal: make(chan string, 1),
 	}
 	h.ev.init()
+	h.notes.malformed = &h.malformed
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
 	h.logger.observe = h.observe
 	h.logger.onFatal = h.grpcListenFailed
 
-	sopts := []server.ServerOption{server.LoggerOption(h.logger), server.PeerDialControlOption(h.dialControl)}
+	sopts := []server.ServerOption{
+		server.LoggerOption(h.logger),
+		server.PeerDialControlOption(h.dialControl),
+		server.ReceiveErrorOption(h.malformed.record),
+	}
 	if opts.GRPCAddr != "" {
 		// GoBGP only logs (Fatal) when it cannot listen, from a goroutine,
 		// and a dial could reach whoever holds the port: try first.

@@ -145,6 +145,10 @@ type Peer struct {
 	Messages     *Messages `json:"messages,omitempty"`
 	// LastError is why the session last left Established, since start.
 	LastError *LastError `json:"last_error,omitempty"`
+	// Malformed counts the messages of this peer that GoBGP found
+	// malformed or whose processing panicked, since start (absent while
+	// there are none).
+	Malformed *Malformed `json:"malformed,omitempty"`
 	// LastNotification is the last NOTIFICATION sent or received, since
 	// start.
 	LastNotification *Notification `json:"last_notification,omitempty"`
@@ -190,6 +194,39 @@ type MessageCounts struct {
 type LastError struct {
 	Reason string `json:"reason"` // GoBGP's words: hold-timer-expired, notification-received code 6(cease) ...
 	At     string `json:"at"`     // RFC 3339
+	// Malformed says what the peer sent that ended the session, when a
+	// malformed message (or one whose processing panicked) did:
+	// "malformed update: nexthop length isn't correct (session-reset,
+	// code 3(update) subcode 5(attribute length error))".
+	Malformed string `json:"malformed,omitempty"`
+}
+
+// Malformed counts a peer's messages that GoBGP's receive path found
+// malformed (RFC 4271 section 6, RFC 7606) or whose processing panicked
+// (a GoBGP bug, recovered: the session alone was reset).
+type Malformed struct {
+	// Updates and Other count malformed UPDATEs and malformed messages of
+	// other types (OPEN, a bad header, an unknown type, ...).
+	Updates uint64 `json:"updates"`
+	Other   uint64 `json:"other"`
+	// ByHandling counts them by what was done: session-reset,
+	// treat-as-withdraw, attribute-discard, afi-safi-disable.
+	ByHandling map[string]uint64 `json:"by_handling"`
+	// Panics counts those whose processing panicked.
+	Panics uint64           `json:"panics"`
+	Last   MalformedMessage `json:"last"`
+}
+
+// MalformedMessage is one malformed message.
+type MalformedMessage struct {
+	Message  string `json:"message"`  // update, open, notification, keepalive, route-refresh, header, type N
+	Handling string `json:"handling"` // session-reset, treat-as-withdraw, attribute-discard, afi-safi-disable
+	Code     uint8  `json:"code"`     // the NOTIFICATION it calls for (sent with session-reset)
+	Subcode  uint8  `json:"subcode"`
+	Text     string `json:"text"`            // code 3(update) subcode 1(malformed attribute list)
+	Reason   string `json:"reason"`          // GoBGP's words for what was malformed
+	Panic    string `json:"panic,omitempty"` // where a recovered panic was raised
+	At       string `json:"at"`              // RFC 3339
 }
 
 // Notification is a BGP NOTIFICATION message.

@@ -47,11 +47,41 @@ func lastErrorLines(p *status.Peer) string {
 	var b strings.Builder
 	if e := p.LastError; e != nil {
 		fmt.Fprintf(&b, "  last error: %s at %s (%s)\n", oneLine(e.Reason), e.At, ago(e.At))
+		if e.Malformed != "" {
+			fmt.Fprintf(&b, "    because of: %s\n", oneLine(e.Malformed))
+		}
 	}
 	if n := p.LastNotification; n != nil {
 		fmt.Fprintf(&b, "  last notification: %s at %s (%s)\n", notifText(n), n.At, ago(n.At))
 	}
+	if m := p.Malformed; m != nil {
+		fmt.Fprintf(&b, "  malformed: %d UPDATE(s), %d other message(s)%s; %s\n", m.Updates, m.Other, panics(m.Panics), handlings(m.ByHandling))
+		l := m.Last
+		fmt.Fprintf(&b, "    last: %s: %s (%s, %s) at %s (%s)\n", l.Message, oneLine(l.Reason), l.Handling, l.Text, l.At, ago(l.At))
+		if l.Panic != "" {
+			fmt.Fprintf(&b, "    panicked in %s (recovered: a GoBGP bug; only this session was reset)\n", l.Panic)
+		}
+	}
 	return b.String()
+}
+
+// panics is ", N recovered panic(s)" when there were any.
+func panics(n uint64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d recovered panic(s)", n)
+}
+
+// handlings is "session-reset 1, treat-as-withdraw 2" in a fixed order.
+func handlings(by map[string]uint64) string {
+	var parts []string
+	for _, h := range []string{"session-reset", "treat-as-withdraw", "attribute-discard", "afi-safi-disable"} {
+		if n := by[h]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", h, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func printFamilies(w io.Writer, fs []status.Family) {

@@ -49,7 +49,11 @@ const statusFixture = `{
                    "received": {"open": 1, "update": 6, "notification": 1, "keepalive": 9, "refresh": 0, "total": 17}},
       "last_error": {"reason": "notification-received code 6(cease) subcode 3(peer deconfigured)", "at": "2026-12-01T11:55:00Z"},
       "last_notification": {"code": 6, "subcode": 3, "text": "code 6(cease) subcode 3(peer deconfigured)",
-                            "direction": "received", "at": "2026-12-01T11:55:00Z"}
+                            "direction": "received", "at": "2026-12-01T11:55:00Z"},
+      "malformed": {"updates": 2, "other": 0, "by_handling": {"treat-as-withdraw": 2}, "panics": 0,
+                    "last": {"message": "update", "handling": "treat-as-withdraw", "code": 3, "subcode": 5,
+                             "text": "code 3(update) subcode 5(attribute length error)", "reason": "nexthop length isn't correct",
+                             "at": "2026-12-01T11:58:00Z"}}
     },
     {
       "address": "192.0.2.3",
@@ -442,6 +446,8 @@ func TestStatusPeerDetail(t *testing.T) {
   timers: configured hold 90s keepalive 30s connect-retry 120s; negotiated hold 9s keepalive 3s
   last error: notification-received code 6(cease) subcode 3(peer deconfigured) at 2026-12-01T11:55:00Z (5m0s ago)
   last notification: received cease/peer deconfigured (6/3) at 2026-12-01T11:55:00Z (5m0s ago)
+  malformed: 2 UPDATE(s), 0 other message(s); treat-as-withdraw 2
+    last: update: nexthop length isn't correct (treat-as-withdraw, code 3(update) subcode 5(attribute length error)) at 2026-12-01T11:58:00Z (2m0s ago)
   FAMILY        NEGOTIATED  RECEIVED  ACCEPTED  SENT
   ipv4-unicast  yes         5         4         2
   ipv6-unicast  yes         3         3         1
