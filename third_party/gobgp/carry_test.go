@@ -199,6 +199,8 @@ var carried = map[string]string{
 	"0013-packet-bgp-update-section-length-underflow.patch":      "+\t\tif wLen > routelen {",
 	"0014-packet-bgp-srv6-unknown-subtlv.patch":                  "+\t\t\tstlvs = stlvs[t.Len():]",
 	"0015-packet-bgp-confederation-empty-as-path.patch":          "+\t\t\t\tif len(p.Value) == 0 {",
+	"0016-packet-bgp-prefix-sid-srv6-declared-lengths.patch":     "+\tsrv6InformationSubTLVMinValueLen = 21",
+	"0017-packet-bgp-relay-unknown-prefix-sid-parts.patch":       "+\t\treturn append([]byte(nil), t.raw...), nil",
 }
 
 // carriedDirs are what patches may change: the server, and the receive

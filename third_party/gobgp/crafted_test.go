@@ -282,6 +282,9 @@ func TestCraftedUpdates(t *testing.T) {
 			if got != want {
 				t.Errorf("%s: %s, want %s", c.Source, got, want)
 			}
+			if len(errs) > 1 {
+				t.Errorf("%s: one message reported %d times: %+v", c.Source, len(errs), errs)
+			}
 			if c.Reason != "" && !beforeFixes && !slices.ContainsFunc(errs, func(e server.ReceiveError) bool { return strings.Contains(e.Reason, c.Reason) }) {
 				t.Errorf("%s: reported %+v, want a reason with %q", c.Source, errs, c.Reason)
 			}

@@ -193,6 +193,30 @@ func srv6L3Service(subs ...[]byte) []byte {
 	return Cat([]byte{5}, u16(uint16(len(v))), v)
 }
 
+// srv6SIDInformation is an SRv6 SID Information Sub-TLV (type 1) whose
+// Length field says length, holding the SID, flags 0, endpoint behavior
+// 0x0013 (End.DT4) and these sub-sub-TLVs.
+func srv6SIDInformation(length uint16, sid [16]byte, subs ...[]byte) []byte {
+	v := Cat([]byte{0}, sid[:], []byte{0, 0, 0x13, 0}, Cat(subs...))
+	return Cat([]byte{1}, u16(length), v)
+}
+
+// PrefixSIDWithUnknowns are Prefix-SID attributes holding what GoBGP does
+// not know beside what it does, each to be relayed as it came: an SRv6 L3
+// Service TLV with a sub-TLV of an unknown type, one whose SID Information
+// Sub-TLV holds a sub-sub-TLV of an unknown type, and a TLV of an unknown
+// type before an SRv6 L3 Service TLV.
+func PrefixSIDWithUnknowns() map[string][]byte {
+	sid := [16]byte{0xfc, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x42}
+	info := srv6SIDInformation(21, sid)
+	return map[string][]byte{
+		"unknown SRv6 service sub-TLV": prefixSID(srv6L3Service(info, []byte{0xff, 0, 3, 1, 2, 3})),
+		"unknown SID information sub-sub-TLV": prefixSID(srv6L3Service(srv6SIDInformation(21+6, sid,
+			[]byte{0xfe, 0, 3, 7, 8, 9}))),
+		"unknown Prefix-SID TLV": prefixSID(Cat([]byte{0x99}, u16(2), []byte{0xab, 0xcd}), srv6L3Service(info)),
+	}
+}
+
 // srPolicyTunnel is a Tunnel Encapsulation attribute (type 23) with one SR
 // Policy tunnel (type 15) holding a segment list with these sub-TLVs.
 func srPolicyTunnel(segs ...[]byte) []byte {
@@ -239,6 +263,29 @@ func Cases(nh [4]byte) []Case {
 			// reserved octet), then a TLV of an unknown type.
 			Message: Update(nil, Cat(Origin, ASPath, nextHop, prefixSID(Cat([]byte{5}, u16(0)), Cat([]byte{0xff}, u16(0)))), nlri),
 			// RFC 8669 section 7: a malformed Prefix-SID is discarded.
+			Want:   Outcome{Handling: bgp.ERROR_HANDLING_ATTRIBUTE_DISCARD, Taken: true, ASPath: "64501"},
+			Panics: true,
+		},
+		{
+			Name:   "prefix-sid-srv6-sid-information-length-5",
+			Source: "Prefix-SID declared lengths (b6c58c87, 5f30deb3)",
+			// The SID Information Sub-TLV says Length 5 (RFC 9252
+			// section 7: malformed below 21) but its fixed fields follow
+			// in full, the tail of the SID reading as one more sub-TLV
+			// of an unknown type: v3.37 decoded it, and panicked
+			// serializing it for the path's hash (table.ProcessMessage).
+			Message: Update(nil, Cat(Origin, ASPath, nextHop, prefixSID(srv6L3Service(
+				srv6SIDInformation(5, [16]byte{0xfc, 0, 0, 1, 0xff, 0, 13})))), nlri),
+			Want:   Outcome{Handling: bgp.ERROR_HANDLING_ATTRIBUTE_DISCARD, Taken: true, ASPath: "64501"},
+			Panics: true,
+		},
+		{
+			Name:   "prefix-sid-srv6-sid-structure-length-1",
+			Source: "Prefix-SID declared lengths (b6c58c87)",
+			// A SID Structure Sub-Sub-TLV of Length 1 (RFC 9252 section
+			// 3.2.1: it is 6) with its six octets there.
+			Message: Update(nil, Cat(Origin, ASPath, nextHop, prefixSID(srv6L3Service(
+				srv6SIDInformation(21+9, [16]byte{0xfc, 0, 0, 1}, Cat([]byte{1}, u16(1), []byte{40, 24, 16, 0, 16, 64}))))), nlri),
 			Want:   Outcome{Handling: bgp.ERROR_HANDLING_ATTRIBUTE_DISCARD, Taken: true, ASPath: "64501"},
 			Panics: true,
 		},
@@ -304,6 +351,7 @@ func Cases(nh [4]byte) []Case {
 			// treat-as-withdraw).
 			Message: Update(nil, Cat(Origin, ASPath, prefixSID(Cat([]byte{5}, u16(0)), Cat([]byte{0xff}, u16(0)))), nlri),
 			Want:    Outcome{Handling: bgp.ERROR_HANDLING_TREAT_AS_WITHDRAW},
+			Reason:  "SRv6ServiceTLV malformed; well-known mandatory attributes are not present",
 			Panics:  true,
 		},
 		{

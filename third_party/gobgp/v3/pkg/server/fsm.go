@@ -396,6 +396,11 @@ type fsmHandler struct {
 	ctx              context.Context
 	ctxCancel        context.CancelFunc
 	wg               *sync.WaitGroup
+	// recvErr gathers what the message being received got wrong, to tell
+	// the ReceiveErrorHook once per message (recvMessageWithError runs
+	// on one goroutine at a time per handler).
+	recvErr    ReceiveError
+	recvErrSet bool
 }
 
 func newFSMHandler(fsm *fsm, outgoing *channels.InfiniteChannel) *fsmHandler {
@@ -977,20 +982,44 @@ func (h *fsmHandler) handlingError(m *bgp.BGPMessage, e error, useRevisedError b
 	return handling
 }
 
-// reportRecvError tells the server's ReceiveErrorHook, if any, of a message
-// from the neighbor at addr that was malformed (err, handled as handling)
-// or whose processing panicked (panicAt, where).
+// reportRecvError notes, for the server's ReceiveErrorHook, that the
+// message being received from the neighbor at addr was malformed (err,
+// handled as handling) or that its processing panicked (panicAt, where).
+// One message can be found malformed twice (decoding, then validation):
+// tellRecvError tells the hook once, with the strongest handling, its
+// NOTIFICATION code and every reason.
 func (h *fsmHandler) reportRecvError(addr string, msgType uint8, err error, handling bgp.ErrorHandling, panicAt string) {
-	f := h.fsm.recvError
-	if f == nil || err == nil {
+	if h.fsm.recvError == nil || err == nil {
 		return
 	}
-	e := ReceiveError{Neighbor: addr, MessageType: msgType, Handling: handling, Reason: err.Error(), Panic: panicAt}
-	var merr *bgp.MessageError
-	if errors.As(err, &merr) {
-		e.Code, e.Subcode = merr.TypeCode, merr.SubTypeCode
+	e := &h.recvErr
+	if !h.recvErrSet {
+		*e = ReceiveError{Neighbor: addr, MessageType: msgType, Handling: handling, Reason: err.Error()}
+		h.recvErrSet = true
+	} else {
+		e.Reason += "; " + err.Error()
 	}
-	f(e)
+	if handling >= e.Handling {
+		e.Handling = handling
+		var merr *bgp.MessageError
+		if errors.As(err, &merr) {
+			e.Code, e.Subcode = merr.TypeCode, merr.SubTypeCode
+		}
+	}
+	if panicAt != "" {
+		e.Panic = panicAt
+	}
+}
+
+// tellRecvError tells the ReceiveErrorHook what reportRecvError noted of
+// the message just received, if anything, and forgets it.
+func (h *fsmHandler) tellRecvError() {
+	if !h.recvErrSet {
+		return
+	}
+	e := h.recvErr
+	h.recvErr, h.recvErrSet = ReceiveError{}, false
+	h.fsm.recvError(e)
 }
 
 // panicLocation is where the panic being recovered was raised: the first
@@ -1088,6 +1117,7 @@ func (h *fsmHandler) recvMessageWithError() (rfmsg *fsmMsg, rerr error) {
 		}
 		h.fsm.lock.RUnlock()
 		h.reportRecvError(fmsg.MsgSrc, 0, err, bgp.ERROR_HANDLING_SESSION_RESET, "")
+		h.tellRecvError()
 		return fmsg, err
 	}
 
@@ -1100,6 +1130,7 @@ func (h *fsmHandler) recvMessageWithError() (rfmsg *fsmMsg, rerr error) {
 		if r := recover(); r != nil {
 			rfmsg, rerr = h.recoverRecv(hd.Type, r)
 		}
+		h.tellRecvError()
 	}()
 
 	now := time.Now()
