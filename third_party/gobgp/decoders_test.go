@@ -2,6 +2,8 @@ package gobgp_test
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
@@ -64,5 +66,54 @@ func TestRelayedAsReceived(t *testing.T) {
 			}
 			t.Fatal("no Prefix-SID attribute decoded")
 		})
+	}
+}
+
+// TestSRPolicyDecoding checks what patch 0018 is carried for: SR Policy
+// NLRIs packed in one MP_REACH_NLRI each get their own endpoint (v3.37 gave
+// the first one every following NLRI's octets too), and a Candidate Path
+// Name sub-TLV is read to its own end (v3.37 read three octets past it,
+// into the next sub-TLV).
+func TestSRPolicyDecoding(t *testing.T) {
+	nlri := func(color uint32, ep [4]byte) []byte {
+		return crafted.Cat([]byte{96}, []byte{0, 0, 0, 1}, []byte{byte(color >> 24), byte(color >> 16), byte(color >> 8), byte(color)}, ep[:])
+	}
+	mp := crafted.Attr(0x80, bgp.BGP_ATTR_TYPE_MP_REACH_NLRI, crafted.Cat(
+		[]byte{0, 1, 73, 4, 192, 0, 2, 2, 0}, nlri(100, [4]byte{192, 0, 2, 3}), nlri(200, [4]byte{192, 0, 2, 4})))
+	pref := crafted.Cat([]byte{12, 6, 0, 0}, []byte{0, 0, 0, 100}) // Preference sub-TLV: 100
+	msg := crafted.Update(nil, crafted.Cat(crafted.Origin, crafted.ASPath, mp,
+		crafted.SRPolicyTunnelOf(crafted.CandidatePathName("gold"), pref)), nil)
+	m, err := bgp.ParseBGPMessage(msg)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	var eps []string
+	var name string
+	var prefs []uint32
+	for _, a := range m.Body.(*bgp.BGPUpdate).PathAttributes {
+		switch a := a.(type) {
+		case *bgp.PathAttributeMpReachNLRI:
+			for _, n := range a.Value {
+				p := n.(*bgp.SRPolicyIPv4)
+				eps = append(eps, fmt.Sprintf("%d %x", p.Color, p.Endpoint))
+			}
+		case *bgp.PathAttributeTunnelEncap:
+			for _, tlv := range a.Value {
+				for _, sub := range tlv.Value {
+					switch sub := sub.(type) {
+					case *bgp.TunnelEncapSubTLVSRCandidatePathName:
+						name = sub.CandidatePathName
+					case *bgp.TunnelEncapSubTLVSRPreference:
+						prefs = append(prefs, sub.Preference)
+					}
+				}
+			}
+		}
+	}
+	if want := []string{"100 c0000203", "200 c0000204"}; !slices.Equal(eps, want) {
+		t.Errorf("SR Policy NLRIs %q, want %q", eps, want)
+	}
+	if name != "gold" || !slices.Equal(prefs, []uint32{100}) {
+		t.Errorf("candidate path name %q and preferences %v, want \"gold\" and [100]", name, prefs)
 	}
 }

@@ -221,9 +221,20 @@ func PrefixSIDWithUnknowns() map[string][]byte {
 // Policy tunnel (type 15) holding a segment list with these sub-TLVs.
 func srPolicyTunnel(segs ...[]byte) []byte {
 	list := Cat([]byte{0}, Cat(segs...)) // reserved
-	sub := Cat([]byte{128}, u16(uint16(len(list))), list)
-	tlv := Cat(u16(15), u16(uint16(len(sub))), sub)
-	return Attr(0xc0, bgp.BGP_ATTR_TYPE_TUNNEL_ENCAP, tlv)
+	return SRPolicyTunnelOf(Cat([]byte{128}, u16(uint16(len(list))), list))
+}
+
+// SRPolicyTunnelOf is a Tunnel Encapsulation attribute (type 23) with one
+// SR Policy tunnel (type 15) holding these sub-TLVs.
+func SRPolicyTunnelOf(subs ...[]byte) []byte {
+	v := Cat(subs...)
+	return Attr(0xc0, bgp.BGP_ATTR_TYPE_TUNNEL_ENCAP, Cat(u16(15), u16(uint16(len(v))), v))
+}
+
+// CandidatePathName is an SR Policy Candidate Path Name sub-TLV (type
+// 129: a reserved octet and the name).
+func CandidatePathName(name string) []byte {
+	return Cat([]byte{129}, u16(uint16(1+len(name))), []byte{0}, []byte(name))
 }
 
 // mpReach is an MP_REACH_NLRI attribute.
@@ -308,6 +319,16 @@ func Cases(nh [4]byte) []Case {
 			Message: Update(nil, Cat(Origin, ASPath, nextHop, srPolicyTunnel([]byte{1, 0})), nlri),
 			Want:    Outcome{Handling: bgp.ERROR_HANDLING_ATTRIBUTE_DISCARD, Taken: true, ASPath: "64501"},
 			Panics:  true,
+		},
+		{
+			Name:   "tunnel-encap-candidate-path-name-last",
+			Source: "SR Policy candidate path name over-read (7204bf9d)",
+			// A Candidate Path Name sub-TLV as the UPDATE's last octets
+			// (no NLRI follows): v3.37 read three octets past it.
+			Message:  Update(nil, Cat(Origin, ASPath, nextHop, SRPolicyTunnelOf(CandidatePathName("gold"))), nil),
+			Want:     Outcome{},
+			Panics:   true,
+			DecodeOK: true,
 		},
 		{
 			Name:     "unknown-message-type-before-established",

@@ -58,7 +58,15 @@ func (s *SRPolicyNLRI) decodeFromBytes(rf RouteFamily, data []byte, options ...*
 	p += 4
 	s.Color = binary.BigEndian.Uint32(data[p : p+4])
 	p += 4
-	s.Endpoint = data[p:]
+	// Endpoint is the remainder of the declared NLRI length (4 bytes for
+	// IPv4, 16 for IPv6), not the rest of the buffer. When several SR Policy
+	// NLRIs are packed in one MP_REACH, data still holds the trailing
+	// siblings here, so slicing to p: would fold them into this endpoint.
+	endpointLen := int(s.Length) - 8
+	if len(data) < p+endpointLen {
+		return NewMessageError(BGP_ERROR_UPDATE_MESSAGE_ERROR, BGP_ERROR_SUB_MALFORMED_ATTRIBUTE_LIST, nil, "Malformed SR Policy NLRI")
+	}
+	s.Endpoint = data[p : p+endpointLen]
 
 	return nil
 }
@@ -280,11 +288,16 @@ func (t *TunnelEncapSubTLVSRCandidatePathName) DecodeFromBytes(data []byte) erro
 	if err != nil {
 		return err
 	}
-	// Skip Reserved byte
-	if int(t.Length) < t.TunnelEncapSubTLV.Len() {
+	// Body layout is one Reserved byte followed by the Candidate
+	// Path Name octet string (RFC 9012 Section 2.4.4 / IANA SR
+	// Policy Tunnel Encapsulation Sub-TLVs, type 129). value is
+	// the body slice with length t.Length; the previous code read
+	// value[1:t.Len()] which adds the 3-byte sub-TLV header onto
+	// the upper bound and over-reads into the next sub-TLV.
+	if t.Length < 1 {
 		return malformedAttrListErr("TunnelEncapSubTLVSRCandidatePathName length is too short")
 	}
-	t.CandidatePathName = string(value[1:t.TunnelEncapSubTLV.Len()])
+	t.CandidatePathName = string(value[1:])
 	return nil
 }
 
