@@ -546,6 +546,9 @@ func (p *pass) peerKeys(st *peer, w Want) {
 		// GoBGP holds it down and its dials are refused (fail closed); the
 		// TCP-AO keys its listeners carry from before stay.
 		p.deleteKey(st)
+		if st.err == nil || st.err.Error() != w.Err.Error() {
+			p.m.log.WithField("peer", w.Cfg.ID()).WithError(w.Err).Error("TCP-AO keys not installed: the kernel does not offer an algorithm of the keychain: peer held down (fail closed)")
+		}
 		st.err, st.installed, st.obs.ok = w.Err, false, false
 		return
 	case w.Key.Mech == MechTCPAO:
