@@ -296,6 +296,13 @@ func TestReloadRefusesMissingAlgorithm(t *testing.T) {
 	if len(s.listener("192.0.2.4/32").Keys) != 2 {
 		t.Error("a refused reload changed the keys")
 	}
+	// A change that needs a restart is refused the same way (the speaker
+	// tells refused reloads by ErrReloadRefused), and still says why.
+	restart := cfg(t, good)
+	restart.Global.ASN = 65099
+	if _, err := m.Reload(context.Background(), restart); !errors.Is(err, ErrReloadRefused) || !errors.Is(err, ErrNeedsRestart) {
+		t.Errorf("reload to another asn: %v", err)
+	}
 
 	// The kernel offers HMAC-SHA-512 now (a module loaded): the next
 	// reload's probe says so, and the config is accepted.

@@ -67,11 +67,10 @@ func (m *Manager) ReloadPlan(ctx context.Context, pl config.Plan) (config.Change
 		for _, r := range kernel {
 			msgs = append(msgs, r.Message)
 		}
-		err := fmt.Errorf("peers: reload rejected: %s: %w", strings.Join(msgs, "; "), ErrReloadRefused)
 		if len(restart) > 0 {
-			err = fmt.Errorf("%w: %w", err, ErrNeedsRestart)
+			return ch, fmt.Errorf("peers: reload rejected: %s: %w (%w)", strings.Join(msgs, "; "), ErrNeedsRestart, ErrReloadRefused)
 		}
-		return ch, err
+		return ch, fmt.Errorf("peers: reload rejected: %s: %w", strings.Join(msgs, "; "), ErrReloadRefused)
 	}
 	m.preflight(next)
 	m.cfg = next
