@@ -62,6 +62,7 @@ func newPreview(started *Config, pl Plan) Preview {
 	for _, e := range ch.Refusals(old, new) {
 		p.Refused = append(p.Refused, refusalOf(e, restartKey(e)))
 	}
+	p.Refused = append(p.Refused, pl.Refused...)
 	for _, np := range ch.Added {
 		p.Added = append(p.Added, np.ID())
 	}
@@ -89,6 +90,10 @@ func emptyPreview(file string) Preview {
 	return Preview{File: file, Added: []string{}, Removed: []string{}, Changed: []PreviewChange{},
 		Other: []string{}, Refused: []Refusal{}, Warnings: []string{}, Errors: []string{}}
 }
+
+// NewRefusal is the refusal of e, the key at fault being key (a dotted
+// path: "global.asn", "keychains.keys.algorithm").
+func NewRefusal(e *Error, key string) Refusal { return refusalOf(e, key) }
 
 func refusalOf(e *Error, key string) Refusal {
 	return Refusal{File: e.File, Line: e.Line, Key: key, Message: e.Error()}

@@ -76,3 +76,24 @@ func TestRejectedPreview(t *testing.T) {
 		t.Fatalf("refused = %+v", p.Refused)
 	}
 }
+
+// TestPreviewPlanRefusals: refusals the plan's maker found beyond the
+// config (a TCP-AO algorithm the kernel does not offer) follow the
+// config's own in the preview, as given, and make it refused.
+func TestPreviewPlanRefusals(t *testing.T) {
+	old := mustParse(t, peerDoc(pA, pB))
+	next := mustParse(t, strings.Replace(peerDoc(pA, pB), "router-id = \"192.0.2.1\"", "router-id = \"192.0.2.9\"", 1))
+	pl := PlanReload(old, next)
+	kernel := NewRefusal(&Error{File: "r1.toml", Line: 12, Msg: `keychains "ao" key 2: algorithm = "hmac-sha-512": not offered`}, "keychains.keys.algorithm")
+	pl.Refused = []Refusal{kernel}
+	p := pl.Preview(old)
+	if p.OK() || len(p.Refused) != 2 || p.Refused[0].Key != "global.router-id" || p.Refused[1] != kernel ||
+		kernel.Message != `r1.toml:12: keychains "ao" key 2: algorithm = "hmac-sha-512": not offered` {
+		t.Fatalf("refused = %+v", p.Refused)
+	}
+	pl = PlanReload(old, old)
+	pl.Refused = []Refusal{kernel}
+	if p := pl.Preview(old); p.OK() || len(p.Refused) != 1 {
+		t.Errorf("a plan refusal alone: %+v", p.Refused)
+	}
+}

@@ -54,6 +54,11 @@ func NewReloadPreview(started, cur, next *Config) Preview {
 type Plan struct {
 	Old, New *Config
 	Changes  Changes
+	// Refused are the refusals of New that the config alone cannot tell,
+	// found by who made the plan: a keychain key whose TCP-AO algorithm
+	// the running kernel does not offer (peers.Manager.Plan). The preview
+	// lists them after Changes.Refusals; the reload refuses them too.
+	Refused []Refusal
 }
 
 // PlanReload diffs old against new.

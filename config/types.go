@@ -131,6 +131,10 @@ const MaxTCPAOSecretLen = 80
 // tcpaoAlgorithms are the algorithms a TCP-AO key may name.
 var tcpaoAlgorithms = []string{AlgHMACSHA196, AlgAESCMAC96, AlgHMACSHA1, AlgAESCMAC, AlgHMACSHA224, AlgHMACSHA256, AlgHMACSHA384, AlgHMACSHA512}
 
+// TCPAOAlgorithms returns the names a TCP-AO key's algorithm may have, in
+// the order the docs list them (a copy).
+func TCPAOAlgorithms() []string { return append([]string(nil), tcpaoAlgorithms...) }
+
 // Config is a decoded, validated authbgpd configuration.
 type Config struct {
 	// File is the name the configuration was loaded or parsed under; it

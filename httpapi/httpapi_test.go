@@ -338,6 +338,11 @@ func TestMetricsExposed(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.ReadAOAlgorithms(func() ([]string, []string) {
+		return []string{"hmac-sha-1-96", "hmac-sha-256"}, []string{"hmac-sha-512"}
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	_, base := start(t, designSource(), m)
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)

@@ -22,6 +22,7 @@
 //	authbgpd_peer_receive_panics_total{peer}     counter  recovered panics of GoBGP's receive path
 //	authbgpd_shadow_capture_running              gauge    1 while the shadow's capture runs (ReadCaptureRunning)
 //	authbgpd_kernel_tcp_md5_drops_total{reason}  counter  the kernel's TcpExt TCPMD5* (ReadKernelDrops)
+//	authbgpd_kernel_tcp_ao_algorithm{algorithm}  gauge    1 the kernel accepts the keychain algorithm, 0 it refused it (ReadAOAlgorithms)
 //
 // Every method is safe for concurrent use, and a nil *Metrics is valid: its
 // methods do nothing, so packages can be tested without metrics.

@@ -19,6 +19,8 @@ type Readers struct {
 	// ReconcilePasses: authbgpd_reconcile_passes_total and
 	// authbgpd_reconcile_pass_seconds_total (ReadReconcilePasses).
 	ReconcilePasses func() ReconcilePasses
+	// AOAlgorithms: authbgpd_kernel_tcp_ao_algorithm (ReadAOAlgorithms).
+	AOAlgorithms func() (accepted, refused []string)
 }
 
 // Read makes the metrics read r's readers at every scrape (call it once).
@@ -38,6 +40,9 @@ func (m *Metrics) Read(r Readers) error {
 	}
 	if err == nil && r.ReconcilePasses != nil {
 		err = m.ReadReconcilePasses(r.ReconcilePasses)
+	}
+	if err == nil && r.AOAlgorithms != nil {
+		err = m.ReadAOAlgorithms(r.AOAlgorithms)
 	}
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)

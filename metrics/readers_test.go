@@ -43,3 +43,17 @@ func TestRead(t *testing.T) {
 	mustAbsent(t, off, "authbgpd_shadow_capture_running", map[string]string{})
 	mustAbsent(t, off, "authbgpd_kernel_tcp_md5_drops_total", map[string]string{"reason": "bad_digest"})
 }
+
+// TestReadAOAlgorithms: 1 for each keychain algorithm the kernel accepts,
+// 0 for each it refused, read at each scrape; none when nothing is known.
+func TestReadAOAlgorithms(t *testing.T) {
+	m := New("test")
+	accepted, refused := []string{"hmac-sha-1", "hmac-sha-256"}, []string{"hmac-sha-512"}
+	if err := m.Read(Readers{AOAlgorithms: func() ([]string, []string) { return accepted, refused }}); err != nil {
+		t.Fatal(err)
+	}
+	mustValue(t, m, "authbgpd_kernel_tcp_ao_algorithm", map[string]string{"algorithm": "hmac-sha-256"}, 1)
+	mustValue(t, m, "authbgpd_kernel_tcp_ao_algorithm", map[string]string{"algorithm": "hmac-sha-512"}, 0)
+	accepted, refused = nil, nil
+	mustAbsent(t, m, "authbgpd_kernel_tcp_ao_algorithm", map[string]string{"algorithm": "hmac-sha-256"})
+}

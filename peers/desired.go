@@ -132,6 +132,10 @@ type Inputs struct {
 	// AOPreflight is what makes TCP-AO unusable here (no CONFIG_TCP_AO,
 	// sockets that cannot take TCP-AO keys); nil when it works.
 	AOPreflight error
+	// AOAlgorithms is the last probe of the TCP-AO algorithms the kernel
+	// accepts (at start and each reload): a TCP-AO peer with a key of an
+	// algorithm it refused is held down (md5auth.ErrAOAlgorithm).
+	AOAlgorithms md5auth.AOAlgorithms
 	// Links and VRFs are what the pass observed of the interfaces and VRF
 	// devices the peers name (scope.go).
 	Links map[string]Link
@@ -221,8 +225,10 @@ func ComputeDesired(in Inputs) Desired {
 		w := Want{Cfg: q, Pin: -1, IfIndex: l3}
 		var err error
 		w.Key, w.Pin, err = wantKey(in.Config, q, in.Now, pin)
+		var algErr error
 		if w.Key.Mech == MechTCPAO {
 			scopeAO(&w.Key.AO, l3)
+			algErr = missingAlgorithm(in.Config, q, in.AOAlgorithms)
 		}
 		switch {
 		case serr != nil:
@@ -235,6 +241,10 @@ func ComputeDesired(in Inputs) Desired {
 			w.HeldDown, w.Err = true, in.Preflight
 		case w.Key.Mech == MechTCPAO && in.AOPreflight != nil:
 			w.HeldDown, w.Err = true, fmt.Errorf("peers: peer %s (%s:%d): %w: %w", p.ID(), in.Config.File, p.Line, ErrMechanismUnsupported, in.AOPreflight)
+		case algErr != nil:
+			// A key the kernel cannot take: its MKTs cannot go on the
+			// sockets, and the peer never runs unsigned.
+			w.HeldDown, w.Err = true, algErr
 		case err != nil:
 			w.HeldDown, w.Err = true, err
 		case in.Held[p.ID()] != nil:

@@ -124,10 +124,14 @@ type Manager struct {
 	rekeyHeld bool
 	preErr    error
 	aoPreErr  error
-	bgp       BGP
-	port      uint16 // 0: GoBGP does not listen
-	started   bool
-	stopping  bool
+	// aoAlgs is the last probe of the kernel's TCP-AO algorithms
+	// (aoalgs.go): recorded at start and by each reload's Plan, read by
+	// the passes (Inputs.AOAlgorithms) and by /status without m.mu.
+	aoAlgs   atomic.Pointer[md5auth.AOAlgorithms]
+	bgp      BGP
+	port     uint16 // 0: GoBGP does not listen
+	started  bool
+	stopping bool
 
 	// The reconciler's own state: what it applied and observed. Written
 	// only by the pass (under mu, so Status and GuardAPI can read it).
@@ -274,12 +278,14 @@ func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
 // reported in status and logs and the peer is held down; only GoBGP
 // refusing a peer is a start failure.
 func (m *Manager) start(ctx context.Context, b BGP) error {
+	algs := m.probeAlgorithms()
 	m.mu.Lock()
 	if m.started {
 		m.mu.Unlock()
 		return errors.New("peers: started twice")
 	}
 	m.started, m.bgp = true, b
+	m.recordAlgorithms(algs)
 	if p := m.cfg.Global.ListenPort; p > 0 {
 		m.port = uint16(p)
 	}

@@ -103,7 +103,7 @@ func (st *peer) observedInstalled() bool {
 // inputs snapshots what the triggers recorded (m.mu held).
 func (m *Manager) inputs() Inputs {
 	return Inputs{Config: m.cfg, Now: m.now(), Proposals: maps.Clone(m.pins), Held: maps.Clone(m.held), Preflight: m.preErr, AOPreflight: m.aoPreErr,
-		Links: m.links, VRFs: m.vrfs}
+		AOAlgorithms: m.algorithms(), Links: m.links, VRFs: m.vrfs}
 }
 
 // pass is one reconciliation pass in progress. It holds m.mu while it
@@ -539,6 +539,17 @@ func (p *pass) peerKeys(st *peer, w Want) {
 	case !w.Key.Usable():
 		st.err, st.installed = w.Err, false
 		st.obs.ok = false
+		return
+	case w.HeldDown && errors.Is(w.Err, md5auth.ErrAOAlgorithm):
+		// The kernel refuses an algorithm of its keychain: its MKTs are
+		// not installed (the kernel would take some and not the rest), and
+		// GoBGP holds it down and its dials are refused (fail closed); the
+		// TCP-AO keys its listeners carry from before stay.
+		p.deleteKey(st)
+		if st.err == nil || st.err.Error() != w.Err.Error() {
+			p.m.log.WithField("peer", w.Cfg.ID()).WithError(w.Err).Error("TCP-AO keys not installed: the kernel does not offer an algorithm of the keychain: peer held down (fail closed)")
+		}
+		st.err, st.installed, st.obs.ok = w.Err, false, false
 		return
 	case w.Key.Mech == MechTCPAO:
 		p.deleteKey(st) // one mechanism per peer on a socket

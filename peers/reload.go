@@ -10,7 +10,8 @@ import (
 )
 
 // ErrNeedsRestart is returned by Reload for changes that cannot be applied
-// to a running speaker (ASN, router ID, listen port or addresses).
+// to a running speaker (ASN, router ID, listen port or addresses), with
+// ErrReloadRefused.
 var ErrNeedsRestart = errors.New("change needs a restart")
 
 // Reload records a new, already validated config and waits for the pass
@@ -18,7 +19,8 @@ var ErrNeedsRestart = errors.New("change needs a restart")
 // changed key is switched in place without resetting the session, other
 // peer changes re-add the peer in GoBGP (which resets the session, as BGP
 // requires). Unchanged peers are not touched. Global changes that need a
-// restart reject the whole reload and keep the running config.
+// restart, and TCP-AO keys of an algorithm the kernel does not offer,
+// reject the whole reload (ErrReloadRefused) and keep the running config.
 //
 // The error joins what GoBGP refused and, for peers whose key changed,
 // why the new key cannot be used (the peer is then held down).
@@ -27,12 +29,19 @@ func (m *Manager) Reload(ctx context.Context, next *config.Config) (config.Chang
 }
 
 // Plan diffs next against the running config: the plan of a reload to
-// next (its preview, and what ReloadPlan applies).
+// next (its preview, and what ReloadPlan applies). It probes the kernel's
+// TCP-AO algorithms again (aoalgs.go), records the answer as the passes'
+// input, and lists in the plan's Refused every key of next whose algorithm
+// the kernel refused, as ReloadPlan will.
 func (m *Manager) Plan(next *config.Config) config.Plan {
+	algs := m.probeAlgorithms()
 	m.mu.Lock()
+	m.recordAlgorithms(algs)
 	cur := m.cfg
 	m.mu.Unlock()
-	return config.PlanReload(cur, next)
+	pl := config.PlanReload(cur, next)
+	pl.Refused = algorithmRefusals(next, algs)
+	return pl
 }
 
 // ReloadPlan is Reload of pl.New with the changes pl has diffed (the
@@ -47,13 +56,21 @@ func (m *Manager) ReloadPlan(ctx context.Context, pl config.Plan) (config.Change
 	if pl.Old != m.cfg {
 		ch = config.Diff(m.cfg, next)
 	}
-	if refused := ch.Refusals(m.cfg, next); len(refused) > 0 {
+	restart := ch.Refusals(m.cfg, next)
+	kernel := algorithmRefusals(next, m.algorithms()) // Plan's probe
+	if len(restart)+len(kernel) > 0 {
 		m.mu.Unlock()
-		msgs := make([]string, len(refused))
-		for i, e := range refused {
-			msgs[i] = e.Error()
+		var msgs []string
+		for _, e := range restart {
+			msgs = append(msgs, e.Error())
 		}
-		return ch, fmt.Errorf("peers: reload rejected: %s: %w", strings.Join(msgs, "; "), ErrNeedsRestart)
+		for _, r := range kernel {
+			msgs = append(msgs, r.Message)
+		}
+		if len(restart) > 0 {
+			return ch, fmt.Errorf("peers: reload rejected: %s: %w (%w)", strings.Join(msgs, "; "), ErrNeedsRestart, ErrReloadRefused)
+		}
+		return ch, fmt.Errorf("peers: reload rejected: %s: %w", strings.Join(msgs, "; "), ErrReloadRefused)
 	}
 	m.preflight(next)
 	m.cfg = next

@@ -125,7 +125,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	s.drops = dropwatch.Start(cfg, log, hooks)
 	r := metrics.Readers{KernelDrops: s.kernel.Metrics, Peers: peers.MetricReader(s.host, s.peers.Status), PeerKernelDrops: s.drops.MetricSeries,
-		ReconcilePasses: s.peers.PassStats}
+		ReconcilePasses: s.peers.PassStats, AOAlgorithms: s.peers.AOAlgorithmNames}
 	if s.shadow != nil {
 		r.CaptureRunning = func() bool { return s.shadow.CaptureStatus().Running }
 	}
@@ -206,7 +206,7 @@ func (s *Speaker) reload(ctx context.Context, req httpapi.ReloadRequest) config.
 		return p
 	}
 	err = s.apply(ctx, pl)
-	if errors.Is(err, peers.ErrNeedsRestart) {
+	if errors.Is(err, peers.ErrReloadRefused) {
 		s.watch.Refused(before)
 		return p // refused: p.Refused says why
 	}
@@ -231,7 +231,7 @@ func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
 	}
 	ch, err := s.peers.ReloadPlan(ctx, pl)
 	s.metrics.ConfigReloaded(err)
-	if errors.Is(err, peers.ErrNeedsRestart) {
+	if errors.Is(err, peers.ErrReloadRefused) {
 		s.log.WithError(err).Error("reload rejected; running config kept")
 		return err
 	}
@@ -291,7 +291,7 @@ func (s *Speaker) Status() status.Status {
 		st.Peers = []status.Peer{}
 	}
 	st.SRv6 = s.srv6.Status()
-	st.Kernel = s.kernel.Status()
+	st.Kernel = s.peers.KernelStatus(s.kernel.Status())
 	if s.shadow != nil {
 		shadow.MergeStatus(&st, s.shadow.Reports())
 		st.Capture = s.shadow.CaptureStatus()

@@ -62,6 +62,24 @@ type Kernel struct {
 	// TCPAODroppedIcmps), absent on a kernel without TCP-AO.
 	AO           *AOCounters `json:"tcp_ao,omitempty"`
 	AOSinceStart *AOCounters `json:"tcp_ao_since_start,omitempty"`
+	// Release is the running kernel's release (uname -r); absent when
+	// unknown.
+	Release string `json:"release,omitempty"`
+	// TCPAOAlgorithms are the names a keychain's `algorithm` may have
+	// (hmac-sha-1-96, hmac-sha-1, aes-128-cmac-96, aes-128-cmac,
+	// hmac-sha-224, hmac-sha-256, hmac-sha-384, hmac-sha-512) whose
+	// algorithm the running kernel accepts for TCP-AO keys, in that order,
+	// as probed at start and at the last reload (Linux 7.2 keeps
+	// HMAC-SHA-1, AES-128-CMAC and HMAC-SHA-256). Absent when the kernel
+	// has no TCP-AO or the probe failed (TCPAOAlgorithmsError says why).
+	TCPAOAlgorithms []string `json:"tcp_ao_algorithms,omitempty"`
+	// TCPAOAlgorithmsMissing are those names whose algorithm the kernel
+	// refused: a key with one holds its peer down, and a reload to a
+	// config with one is refused. Absent when none was refused.
+	TCPAOAlgorithmsMissing []string `json:"tcp_ao_algorithms_missing,omitempty"`
+	// TCPAOAlgorithmsError is why nothing is known of the algorithms: the
+	// kernel has no TCP-AO (CONFIG_TCP_AO), or the probe failed.
+	TCPAOAlgorithmsError string `json:"tcp_ao_algorithms_error,omitempty"`
 }
 
 // AOCounters are TCP-AO segment counts: the kernel's per-socket

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/authbgp/authbgpd/status"
 )
@@ -59,6 +60,29 @@ func printKernel(w io.Writer, k *status.Kernel) {
 	if a := k.AOSinceStart; a != nil && *a != (status.AOCounters{}) {
 		fmt.Fprintf(w, "kernel TCP-AO since start (all peers): %s\n", aoCounts(*a))
 	}
+	if line := aoAlgorithmsLine(k); line != "" {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// aoAlgorithmsLine says which keychain algorithms the kernel accepts for
+// TCP-AO and which it refused ("" when the daemon did not say).
+func aoAlgorithmsLine(k *status.Kernel) string {
+	kernel := "kernel"
+	if k.Release != "" {
+		kernel = "kernel " + k.Release
+	}
+	switch {
+	case len(k.TCPAOAlgorithms)+len(k.TCPAOAlgorithmsMissing) > 0:
+		line := fmt.Sprintf("%s TCP-AO algorithms: %s", kernel, orDash(strings.Join(k.TCPAOAlgorithms, ", ")))
+		if len(k.TCPAOAlgorithmsMissing) > 0 {
+			line += "; not offered (a key with one holds its peer down): " + strings.Join(k.TCPAOAlgorithmsMissing, ", ")
+		}
+		return line
+	case k.TCPAOAlgorithmsError != "":
+		return fmt.Sprintf("%s TCP-AO algorithms: none known: %s", kernel, oneLine(k.TCPAOAlgorithmsError))
+	}
+	return ""
 }
 
 // aoCounts formats TCP-AO counters.

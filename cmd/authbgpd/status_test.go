@@ -608,3 +608,20 @@ func TestStatusKernelDrops(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusKernelAOAlgorithms: the TCP-AO algorithms the kernel offers
+// get a line, with those it refused; a kernel without TCP-AO says why.
+func TestStatusKernelAOAlgorithms(t *testing.T) {
+	var b strings.Builder
+	printKernel(&b, &status.Kernel{Release: "7.2.0", TCPAOAlgorithms: []string{"hmac-sha-1-96", "hmac-sha-256"},
+		TCPAOAlgorithmsMissing: []string{"hmac-sha-384", "hmac-sha-512"}})
+	want := "kernel 7.2.0 TCP-AO algorithms: hmac-sha-1-96, hmac-sha-256; not offered (a key with one holds its peer down): hmac-sha-384, hmac-sha-512\n"
+	if b.String() != want {
+		t.Errorf("printed %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	printKernel(&b, &status.Kernel{Release: "6.18.0", TCPAOAlgorithmsError: "md5auth: the kernel has no TCP-AO (RFC 5925) support (CONFIG_TCP_AO)"})
+	if want := "kernel 6.18.0 TCP-AO algorithms: none known: md5auth: the kernel has no TCP-AO (RFC 5925) support (CONFIG_TCP_AO)\n"; b.String() != want {
+		t.Errorf("printed %q, want %q", b.String(), want)
+	}
+}

@@ -3,29 +3,53 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/peers"
+	"github.com/authbgp/authbgpd/tcpao"
 )
 
 // testSockets, in test builds only (-tags authbgpd_testhooks), makes key
 // installation fail for the peers listed in AUTHBGPD_TEST_FAIL_KEYS
 // (comma-separated addresses or prefixes), as a kernel refusing the key
-// would. The end-to-end fail-closed test uses it.
+// would. The end-to-end fail-closed test uses it. AUTHBGPD_TEST_AO_ALGS
+// ("RELEASE:NAME,NAME...", kernel names such as
+// "7.2.0:hmac(sha1),cmac(aes128),hmac(sha256)") is the answer of the
+// TCP-AO algorithm probe: a kernel that offers those and refuses the
+// others with ENOENT.
 func testSockets() peers.Sockets {
-	v := os.Getenv("AUTHBGPD_TEST_FAIL_KEYS")
-	if v == "" {
+	v, algs := os.Getenv("AUTHBGPD_TEST_FAIL_KEYS"), os.Getenv("AUTHBGPD_TEST_AO_ALGS")
+	if v == "" && algs == "" {
 		return nil
 	}
-	return failing{fail: strings.Split(v, ",")}
+	f := failing{}
+	if v != "" {
+		f.fail = strings.Split(v, ",")
+	}
+	if algs != "" {
+		rel, names, _ := strings.Cut(algs, ":")
+		a := md5auth.AOAlgorithms{Kernel: rel, Refused: map[tcpao.Algorithm]error{}}
+		for _, x := range tcpao.Algorithms {
+			if slices.Contains(strings.Split(names, ","), x.LinuxName()) {
+				a.Accepted = append(a.Accepted, x)
+			} else {
+				a.Refused[x] = errors.New("ENOENT (no such file or directory; test build)")
+			}
+		}
+		f.algs = &a
+	}
+	return f
 }
 
 type failing struct {
 	md5auth.ProcessSockets
 	fail []string
+	algs *md5auth.AOAlgorithms
 }
 
 func (f failing) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
@@ -35,4 +59,12 @@ func (f failing) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
 		}
 	}
 	return f.ProcessSockets.SetListenerKey(port, k)
+}
+
+// AOAlgorithms is AUTHBGPD_TEST_AO_ALGS's kernel, else the real probe.
+func (f failing) AOAlgorithms() md5auth.AOAlgorithms {
+	if f.algs != nil {
+		return *f.algs
+	}
+	return f.ProcessSockets.AOAlgorithms()
 }

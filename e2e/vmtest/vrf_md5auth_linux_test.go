@@ -25,7 +25,7 @@ import (
 var guestPackages = []struct {
 	pkg, run string
 }{
-	{"md5auth", `^(TestVRF.*|TestKernelFeatures|TestKernelFeatureProbes|TestTCPAOProbe|TestObservedKeyMatchesIgnoresL3Scope|TestObservedAOKeyScope|TestAOSetScoped)$`},
+	{"md5auth", `^(TestVRF.*|TestKernelFeatures|TestKernelFeatureProbes|TestTCPAOProbe|TestTCPAOAlgorithmsProbe.*|TestObservedKeyMatchesIgnoresL3Scope|TestObservedAOKeyScope|TestAOSetScoped)$`},
 	{"netdev", `.`},
 	// SRv6 HMAC: hosts whose kernel lacks seg6 routes or HMAC keys skip these.
 	{"srv6policy", `^(TestKernel.*|TestTunnelSource|TestGenlTunnelSource)$`},
