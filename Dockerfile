@@ -44,6 +44,6 @@ COPY --from=build /out/authbgpd /usr/local/bin/authbgpd
 USER authbgpd
 EXPOSE 179 50051 9179
 # --health reads the API address from the config ([api] http), as the daemon does.
-HEALTHCHECK --interval=10s --timeout=3s CMD ["/usr/local/bin/authbgpd", "status", "--health", "-f", "/etc/authbgpd/authbgpd.toml"]
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["/usr/local/bin/authbgpd", "status", "--health", "-f", "/etc/authbgpd/authbgpd.toml"]
 ENTRYPOINT ["/usr/local/bin/authbgpd"]
 CMD ["-f", "/etc/authbgpd/authbgpd.toml"]

@@ -32,7 +32,7 @@ func secretForms(s string) map[string]string {
 }
 
 // assertNoSecrets searches what authbgpd a shows to anyone — its log, GET
-// /status, /metrics and /healthz, `gobgp neighbor`, and `gobgp neighbor
+// /status, /metrics, /healthz and /livez, `gobgp neighbor`, and `gobgp neighbor
 // ADDR` and `gobgp neighbor ADDR -j` for every peer /status lists (static
 // peers and sessions accepted from dynamic ranges) — for every form of
 // every secret.
@@ -50,7 +50,7 @@ func assertNoSecrets(t testing.TB, a *Authbgpd, secrets ...string) {
 	if !strings.Contains(outputs["log"], "level=debug") {
 		t.Errorf("assertNoSecrets: authbgpd's log has no debug lines: the search would miss what debug logging shows")
 	}
-	for _, path := range []string{"/status", "/metrics", "/healthz"} {
+	for _, path := range []string{"/status", "/metrics", "/healthz", "/livez"} {
 		body, err := a.HTTPGet(path)
 		if err != nil {
 			t.Errorf("GET %s: %v", path, err)

@@ -2,7 +2,9 @@
 //
 //	GET /status    the status document (status.Status) as indented JSON
 //	GET /metrics   Prometheus metrics (the private registry of package metrics)
-//	GET /healthz   200 "ok", or 503 with the reason
+//	GET /healthz   200 "ok", or 503 with the reason (the readiness check)
+//	GET /livez     200 "ok", or 503 with the reason when only a restart
+//	               helps (the liveness check: GoBGP's main loop stalled)
 //	POST /-/reload reload the config (or preview a reload): a config.Preview
 //	GET /debug/pprof/ the Go runtime's profiles, to loopback clients, when
 //	               enabled ([api] pprof)
@@ -39,6 +41,17 @@ type Source interface {
 	Status() status.Status
 	// Healthy returns nil when the speaker works, or why it does not.
 	Healthy() error
+}
+
+// Liveness is implemented by a Source that can tell when it needs a
+// restart; without it /livez is 200 as long as the server answers.
+type Liveness interface {
+	// Alive returns nil while the speaker works, or why only a restart
+	// can help it (GoBGP's main loop stalled). Whatever Healthy reports
+	// that a restart does not fix (a kernel without TCP-MD5) is not
+	// Alive's business: a liveness probe would restart the router in a
+	// loop for it.
+	Alive() error
 }
 
 // Reloader is implemented by a Source that can reload its config (the
@@ -101,6 +114,7 @@ func New(addr string, src Source, m *metrics.Metrics, log *logrus.Logger) *Serve
 	// paths gets 405 with an Allow header, any other path 404.
 	mux.HandleFunc("GET /status", s.serveStatus)
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
+	mux.HandleFunc("GET /livez", s.serveLivez)
 	if m != nil {
 		mux.Handle("GET /metrics", m.Handler())
 	}
@@ -148,7 +162,7 @@ func (s *Server) Start() error {
 			s.log.WithError(err).Error("http api: server stopped")
 		}
 	}()
-	s.log.WithField("addr", ln.Addr().String()).Info("http api: serving /status, /metrics, /healthz, " + ReloadPath)
+	s.log.WithField("addr", ln.Addr().String()).Info("http api: serving /status, /metrics, /healthz, /livez, " + ReloadPath)
 	return nil
 }
 
@@ -208,11 +222,24 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveHealthz(w http.ResponseWriter, r *http.Request) {
+	serveCheck(w, s.src.Healthy())
+}
+
+func (s *Server) serveLivez(w http.ResponseWriter, r *http.Request) {
+	var err error
+	if l, ok := s.src.(Liveness); ok {
+		err = l.Alive()
+	}
+	serveCheck(w, err)
+}
+
+// serveCheck answers a health check: 200 "ok", or 503 with the reason.
+func serveCheck(w http.ResponseWriter, err error) {
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if err := s.src.Healthy(); err != nil {
+	if err != nil {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprintln(w, err.Error())
 		return

@@ -262,6 +262,43 @@ func TestHealthz(t *testing.T) {
 	}
 }
 
+// liveSource is a source with a liveness check apart from its health.
+type liveSource struct {
+	*fakeSource
+	alive error
+}
+
+func (l liveSource) Alive() error { return l.alive }
+
+// TestLivez: /livez answers the source's Alive alone (200 without one),
+// /healthz its Healthy alone: a router unhealthy for a reason a restart
+// does not fix stays live.
+func TestLivez(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		src              Source
+		healthz, livez   int
+		hreason, lreason string
+	}{
+		{"no liveness check", &fakeSource{health: errors.New("tcp-md5: kernel in FIPS mode")}, 503, 200, "tcp-md5: kernel in FIPS mode", "ok"},
+		{"unhealthy, live", liveSource{&fakeSource{health: errors.New("tcp-md5: kernel in FIPS mode")}, nil}, 503, 200, "tcp-md5: kernel in FIPS mode", "ok"},
+		{"stalled", liveSource{&fakeSource{health: errors.New("gobgp: stalled")}, errors.New("gobgp: stalled")}, 503, 503, "gobgp: stalled", "gobgp: stalled"},
+		{"fine", liveSource{&fakeSource{}, nil}, 200, 200, "ok", "ok"},
+	} {
+		h := New("127.0.0.1:0", c.src, nil, nil).Handler()
+		for _, p := range []struct {
+			path, reason string
+			code         int
+		}{{"/healthz", c.hreason, c.healthz}, {"/livez", c.lreason, c.livez}} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", p.path, nil))
+			if rec.Code != p.code || strings.TrimSpace(rec.Body.String()) != p.reason || rec.Header().Get("Cache-Control") != "no-store" {
+				t.Errorf("%s: GET %s: %d %q, want %d %q", c.name, p.path, rec.Code, rec.Body.String(), p.code, p.reason)
+			}
+		}
+	}
+}
+
 func TestRoutes(t *testing.T) {
 	s := New("127.0.0.1:0", designSource(), metrics.New("test"), nil)
 	cases := []struct {
@@ -272,6 +309,8 @@ func TestRoutes(t *testing.T) {
 		{"HEAD", "/status", 200},
 		{"GET", "/metrics", 200},
 		{"GET", "/healthz", 200},
+		{"GET", "/livez", 200},
+		{"HEAD", "/livez", 200},
 		{"GET", "/", 404},
 		{"GET", "/status/", 404},
 		{"GET", "/statusx", 404},
@@ -279,6 +318,7 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/status", 405},
 		{"PUT", "/metrics", 405},
 		{"DELETE", "/healthz", 405},
+		{"POST", "/livez", 405},
 		{"POST", "/nope", 404},
 	}
 	for _, c := range cases {
@@ -333,6 +373,9 @@ func TestMetricsExposed(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if err := m.ReadGoBGPLoop(func() time.Duration { return time.Second }, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 	if err := m.ReadReconcilePasses(func() metrics.ReconcilePasses {
 		return metrics.ReconcilePasses{Full: metrics.PassCount{Passes: 3, Seconds: 0.25}, Light: metrics.PassCount{Passes: 7, Seconds: 0.5}}
 	}); err != nil {

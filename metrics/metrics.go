@@ -23,6 +23,8 @@
 //	authbgpd_shadow_capture_running              gauge    1 while the shadow's capture runs (ReadCaptureRunning)
 //	authbgpd_kernel_tcp_md5_drops_total{reason}  counter  the kernel's TcpExt TCPMD5* (ReadKernelDrops)
 //	authbgpd_kernel_tcp_ao_algorithm{algorithm}  gauge    1 the kernel accepts the keychain algorithm, 0 it refused it (ReadAOAlgorithms)
+//	authbgpd_gobgp_loop_last_answer_age_seconds  gauge    since GoBGP's main loop last answered (ReadGoBGPLoop)
+//	authbgpd_gobgp_loop_stalled                  gauge    1 while /healthz and /livez say it is stalled (ReadGoBGPLoop)
 //
 // Every method is safe for concurrent use, and a nil *Metrics is valid: its
 // methods do nothing, so packages can be tested without metrics.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -94,6 +95,9 @@ func TestContractNamesAndTypes(t *testing.T) {
 	if err := m.ReadCaptureRunning(func() bool { return true }); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.ReadGoBGPLoop(func() time.Duration { return time.Second }, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 
 	want := map[string]dto.MetricType{
 		"authbgpd_md5_segments_total":            dto.MetricType_COUNTER,
@@ -111,6 +115,9 @@ func TestContractNamesAndTypes(t *testing.T) {
 		"authbgpd_peer_malformed_messages_total": dto.MetricType_COUNTER,
 		"authbgpd_peer_receive_panics_total":     dto.MetricType_COUNTER,
 		"authbgpd_shadow_capture_running":        dto.MetricType_GAUGE,
+
+		"authbgpd_gobgp_loop_last_answer_age_seconds": dto.MetricType_GAUGE,
+		"authbgpd_gobgp_loop_stalled":                 dto.MetricType_GAUGE,
 		// The Go runtime and process collectors.
 		"go_goroutines":              dto.MetricType_GAUGE,
 		"process_cpu_seconds_total":  dto.MetricType_COUNTER,

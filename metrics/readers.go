@@ -21,6 +21,9 @@ type Readers struct {
 	ReconcilePasses func() ReconcilePasses
 	// AOAlgorithms: authbgpd_kernel_tcp_ao_algorithm (ReadAOAlgorithms).
 	AOAlgorithms func() (accepted, refused []string)
+	// GoBGPLoop: authbgpd_gobgp_loop_last_answer_age_seconds and
+	// authbgpd_gobgp_loop_stalled (ReadGoBGPLoop).
+	GoBGPLoop GoBGPLoop
 }
 
 // Read makes the metrics read r's readers at every scrape (call it once).
@@ -43,6 +46,9 @@ func (m *Metrics) Read(r Readers) error {
 	}
 	if err == nil && r.AOAlgorithms != nil {
 		err = m.ReadAOAlgorithms(r.AOAlgorithms)
+	}
+	if err == nil && r.GoBGPLoop != nil {
+		err = m.ReadGoBGPLoop(r.GoBGPLoop.LoopAnswerAge, r.GoBGPLoop.LoopHealth)
 	}
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)

@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/authbgp/authbgpd/aocount"
 )
@@ -12,6 +14,7 @@ import (
 func TestRead(t *testing.T) {
 	m := New("test")
 	running := true
+	loop := &fakeLoop{age: 300 * time.Millisecond}
 	err := m.Read(Readers{
 		KernelDrops: func() (KernelMD5Drops, error) {
 			return KernelMD5Drops{BadDigest: 2, AO: &aocount.Counts{KeyNotFound: 3}}, nil
@@ -21,6 +24,7 @@ func TestRead(t *testing.T) {
 			return []PeerKernelDrops{{Peer: "192.0.2.2", Reason: "bad_digest", Count: 4}}
 		},
 		CaptureRunning: func() bool { return running },
+		GoBGPLoop:      loop,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +36,11 @@ func TestRead(t *testing.T) {
 	mustValue(t, m, "authbgpd_shadow_capture_running", map[string]string{}, 1)
 	running = false
 	mustValue(t, m, "authbgpd_shadow_capture_running", map[string]string{}, 0)
+	mustValue(t, m, "authbgpd_gobgp_loop_last_answer_age_seconds", map[string]string{}, 0.3)
+	mustValue(t, m, "authbgpd_gobgp_loop_stalled", map[string]string{}, 0)
+	loop.age, loop.health = 6500*time.Millisecond, errors.New("gobgp: main loop has not answered for 6.5s")
+	mustValue(t, m, "authbgpd_gobgp_loop_last_answer_age_seconds", map[string]string{}, 6.5)
+	mustValue(t, m, "authbgpd_gobgp_loop_stalled", map[string]string{}, 1)
 	if err := m.Read(Readers{Peers: func() ([]PeerState, error) { return nil, nil }}); err == nil || !strings.HasPrefix(err.Error(), "metrics: ") {
 		t.Fatalf("a second Read: %v, want a metrics error", err)
 	}
@@ -42,6 +51,7 @@ func TestRead(t *testing.T) {
 	}
 	mustAbsent(t, off, "authbgpd_shadow_capture_running", map[string]string{})
 	mustAbsent(t, off, "authbgpd_kernel_tcp_md5_drops_total", map[string]string{"reason": "bad_digest"})
+	mustAbsent(t, off, "authbgpd_gobgp_loop_stalled", map[string]string{})
 }
 
 // TestReadAOAlgorithms: 1 for each keychain algorithm the kernel accepts,
@@ -57,3 +67,12 @@ func TestReadAOAlgorithms(t *testing.T) {
 	accepted, refused = nil, nil
 	mustAbsent(t, m, "authbgpd_kernel_tcp_ao_algorithm", map[string]string{"algorithm": "hmac-sha-256"})
 }
+
+// fakeLoop stands for the watchdog of GoBGP's loop (*plugin.Host).
+type fakeLoop struct {
+	age    time.Duration
+	health error
+}
+
+func (l *fakeLoop) LoopAnswerAge() time.Duration { return l.age }
+func (l *fakeLoop) LoopHealth() error            { return l.health }

@@ -22,6 +22,9 @@
 //   - events.go: a fan-out of GoBGP's peer state events to any number of
 //     subscribers;
 //   - listeners.go: GoBGP's BGP listeners, refused when multipath TCP;
+//   - loopwatch.go, loopstack.go: the liveness watchdog of GoBGP's main
+//     loop (LoopHealth, LoopAnswerAge), and what the loop's goroutine does
+//     while a question waits (blocked at one place, or computing);
 //   - families.go: address family names.
 //
 // Redaction itself is package redact (importable without GoBGP's server);
@@ -98,6 +101,8 @@ type Host struct {
 
 	guard atomic.Pointer[APIGuard]
 
+	loop *loopWatch // the watchdog of GoBGP's main loop (loopwatch.go)
+
 	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (gobgplog.go)
 	dial    atomic.Pointer[DialHook]         // OnDial (dial.go)
 
@@ -167,6 +172,8 @@ func New(opts Options) (*Host, error) {
 			}))
 	}
 	h.bgp = server.NewBgpServer(sopts...)
+	h.loop = newLoopWatch(h.askGetBgp, opts.Logger)
+	h.loop.sample = h.serveSample
 	// Serve runs GoBGP's main loop; GoBGP never returns from it, so one
 	// goroutine per Host outlives Stop (an idle select).
 	go h.bgp.Serve()
@@ -285,6 +292,7 @@ func (h *Host) Start(ctx context.Context) (err error) {
 
 	defer func() {
 		if err != nil {
+			h.loop.stop()
 			h.stopBGP(context.Background())
 			h.mu.Lock()
 			h.state = stateStopped
@@ -301,6 +309,7 @@ func (h *Host) Start(ctx context.Context) (err error) {
 	if err := h.bgp.StartBgp(ctx, &api.StartBgpRequest{Global: g}); err != nil {
 		return fmt.Errorf("plugin: start BGP: %w", err)
 	}
+	h.loop.start()
 	if err := h.startWatch(); err != nil {
 		return fmt.Errorf("plugin: watch peer events: %w", err)
 	}
@@ -358,11 +367,12 @@ func stopPlugin(ctx context.Context, p Plugin) (err error) {
 	return p.Stop(ctx)
 }
 
-// Stop stops the plugins in reverse order, then GoBGP: every peer with a
-// session gets a NOTIFICATION Cease (subcode 3, Peer De-configured: each
-// neighbor is deleted by GoBGP's StopBgp), the listeners and the gRPC API
-// close, and subscriber channels are closed. Stop is idempotent; it returns
-// the plugins' errors, or ctx's error if GoBGP did not stop in time.
+// Stop stops the watchdog of GoBGP's loop, the plugins in reverse order,
+// then GoBGP: every peer with a session gets a NOTIFICATION Cease (subcode
+// 3, Peer De-configured: each neighbor is deleted by GoBGP's StopBgp), the
+// listeners and the gRPC API close, and subscriber channels are closed.
+// Stop is idempotent; it returns the plugins' errors, or ctx's error if
+// GoBGP (or the watchdog's last question to it) did not finish in time.
 func (h *Host) Stop(ctx context.Context) error {
 	h.mu.Lock()
 	if h.state == stateStopped {
@@ -374,6 +384,7 @@ func (h *Host) Stop(ctx context.Context) error {
 	h.state = stateStopped
 	h.mu.Unlock()
 
+	h.loop.stop()
 	var errs []error
 	for i := len(running) - 1; i >= 0; i-- {
 		if err := stopPlugin(ctx, running[i]); err != nil {
@@ -381,6 +392,8 @@ func (h *Host) Stop(ctx context.Context) error {
 		}
 	}
 	if err := h.stopBGP(ctx); err != nil {
+		errs = append(errs, err)
+	} else if err := h.loop.wait(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -404,3 +417,15 @@ func (h *Host) stopBGP(ctx context.Context) error {
 	h.ev.close()
 	return err
 }
+
+// LoopHealth is nil while GoBGP's main loop answers, or a *LoopStallError
+// once the watchdog's question (asked every LoopWatchPeriod from Start to
+// Stop) has waited longer than LoopWatchThreshold with the loop blocked at
+// one place, or longer than LoopWatchBusyThreshold. It never waits for
+// GoBGP.
+func (h *Host) LoopHealth() error { return h.loop.health() }
+
+// LoopAnswerAge is the time since GoBGP's main loop last answered: up to
+// LoopWatchPeriod (and the answer's own time) while it answers, growing
+// while it does not; 0 before Start.
+func (h *Host) LoopAnswerAge() time.Duration { return h.loop.age() }

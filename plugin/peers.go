@@ -154,14 +154,34 @@ func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.P
 	if err := h.checkRunning(); err != nil {
 		return nil, err
 	}
-	var out []*api.Peer
-	err := h.bgp.ListPeer(ctx, req, func(p *api.Peer) {
-		out = append(out, redact.Proto(p))
-	})
-	if err != nil {
+	// GoBGP's ListPeer waits for its main loop whatever ctx says. A loop
+	// known to be stalled is not asked, and a caller (a /metrics scrape)
+	// waits no longer than ctx: the scrape answers, with the watchdog's
+	// gauge, while the loop does not (the call's goroutine waits for it).
+	if err := h.LoopHealth(); err != nil {
 		return nil, fmt.Errorf("plugin: list peer %q: %w", addr, err)
 	}
-	return out, nil
+	type answer struct {
+		peers []*api.Peer
+		err   error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		var out []*api.Peer
+		err := h.bgp.ListPeer(ctx, req, func(p *api.Peer) {
+			out = append(out, redact.Proto(p))
+		})
+		ch <- answer{out, err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return nil, fmt.Errorf("plugin: list peer %q: %w", addr, a.err)
+		}
+		return a.peers, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("plugin: list peer %q: GoBGP did not answer: %w", addr, ctx.Err())
+	}
 }
 
 // PeersAndPasswords is ListPeer(ctx, "") (redacted answers) together with

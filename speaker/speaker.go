@@ -125,7 +125,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	s.drops = dropwatch.Start(cfg, log, hooks)
 	r := metrics.Readers{KernelDrops: s.kernel.Metrics, Peers: peers.MetricReader(s.host, s.peers.Status), PeerKernelDrops: s.drops.MetricSeries,
-		ReconcilePasses: s.peers.PassStats, AOAlgorithms: s.peers.AOAlgorithmNames}
+		ReconcilePasses: s.peers.PassStats, AOAlgorithms: s.peers.AOAlgorithmNames, GoBGPLoop: s.host}
 	if s.shadow != nil {
 		r.CaptureRunning = func() bool { return s.shadow.CaptureStatus().Running }
 	}
@@ -300,8 +300,11 @@ func (s *Speaker) Status() status.Status {
 	return st
 }
 
-// Healthy implements httpapi.Source.
-func (s *Speaker) Healthy() error { return s.peers.Healthy() }
+// Healthy implements httpapi.Source: GoBGP's loop answers, TCP-MD5 works.
+func (s *Speaker) Healthy() error { return errors.Join(s.host.LoopHealth(), s.peers.Healthy()) }
+
+// Alive implements httpapi.Liveness: GoBGP's loop answers (a restart fixes that).
+func (s *Speaker) Alive() error { return s.host.LoopHealth() }
 
 // Run starts the speaker and serves until SIGTERM or SIGINT; SIGHUP
 // reloads the config.

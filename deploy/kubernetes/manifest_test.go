@@ -1,8 +1,9 @@
 // Package kubernetes_test checks deploy/kubernetes/authbgpd.yaml against
 // what the image really has: its name (scripts/images.sh), user, file
 // capabilities and secrets directory (Dockerfile), the HTTP routes and
-// port the daemon serves (httpapi, the config the ConfigMap carries), and
-// that the config parses with the Secret's files where the mounts put them.
+// port the daemon serves (httpapi, the config the ConfigMap carries), the
+// probes' timings against the watchdog of GoBGP's loop (plugin), and that
+// the config parses with the Secret's files where the mounts put them.
 package kubernetes_test
 
 import (
@@ -20,11 +21,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/httpapi"
+	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -68,6 +71,8 @@ type podSpec struct {
 			DefaultMode *int   `yaml:"defaultMode"`
 		} `yaml:"secret"`
 	} `yaml:"volumes"`
+
+	TerminationGracePeriodSeconds *int `yaml:"terminationGracePeriodSeconds"`
 }
 
 type container struct {
@@ -86,6 +91,7 @@ type container struct {
 			Add  []string `yaml:"add"`
 		} `yaml:"capabilities"`
 	} `yaml:"securityContext"`
+	StartupProbe   *probe `yaml:"startupProbe"`
 	LivenessProbe  *probe `yaml:"livenessProbe"`
 	ReadinessProbe *probe `yaml:"readinessProbe"`
 	VolumeMounts   []struct {
@@ -101,6 +107,24 @@ type probe struct {
 		Port any    `yaml:"port"` // a number or a port name
 		Host string `yaml:"host"`
 	} `yaml:"httpGet"`
+	// Kubernetes' defaults when absent: 10, 1, 3.
+	PeriodSeconds    int `yaml:"periodSeconds"`
+	TimeoutSeconds   int `yaml:"timeoutSeconds"`
+	FailureThreshold int `yaml:"failureThreshold"`
+}
+
+func (p *probe) timings() (period, timeout time.Duration, failures int) {
+	period, timeout, failures = 10*time.Second, time.Second, 3
+	if p.PeriodSeconds > 0 {
+		period = time.Duration(p.PeriodSeconds) * time.Second
+	}
+	if p.TimeoutSeconds > 0 {
+		timeout = time.Duration(p.TimeoutSeconds) * time.Second
+	}
+	if p.FailureThreshold > 0 {
+		failures = p.FailureThreshold
+	}
+	return period, timeout, failures
 }
 
 func readObjects(t *testing.T) map[string]object {
@@ -180,11 +204,24 @@ func readImage(t *testing.T) image {
 	return im
 }
 
-// stub is an httpapi.Source that is healthy.
-type stub struct{}
+// stub is an httpapi.Source and httpapi.Liveness: healthy and alive
+// unless told.
+type stub struct{ health, alive error }
 
 func (stub) Status() status.Status { return status.Status{RouterID: "192.0.2.1", ASN: 65001} }
-func (stub) Healthy() error        { return nil }
+func (s stub) Healthy() error      { return s.health }
+func (s stub) Alive() error        { return s.alive }
+
+// The faults the daemon reports: a stalled GoBGP loop (Alive and Healthy,
+// as speaker reports it; a restart fixes it) and a kernel whose TCP-MD5
+// does not work (Healthy only; a restart does not fix it).
+var (
+	stalled = stub{
+		health: &plugin.LoopStallError{For: 6 * time.Second, LastAnswer: time.Now(), How: "blocked (chan receive) in x"},
+		alive:  &plugin.LoopStallError{For: 6 * time.Second, LastAnswer: time.Now(), How: "blocked (chan receive) in x"},
+	}
+	noMD5 = stub{health: errors.New("tcp-md5: the kernel is in FIPS mode")}
+)
 
 func TestManifest(t *testing.T) {
 	objs := readObjects(t)
@@ -306,6 +343,12 @@ func TestManifest(t *testing.T) {
 		}
 	})
 
+	// code is what GET path on the daemon's HTTP API answers for src.
+	code := func(src stub, path string) int {
+		rec := httptest.NewRecorder()
+		httpapi.New(cfg.API.HTTP, src, nil, nil).Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code
+	}
 	t.Run("probes", func(t *testing.T) {
 		host, port, err := net.SplitHostPort(cfg.API.HTTP)
 		if err != nil {
@@ -318,8 +361,7 @@ func TestManifest(t *testing.T) {
 		if !slices.Contains(im.exposed, apiPort) {
 			t.Errorf("[api] http port %d is not one the image exposes (%v)", apiPort, im.exposed)
 		}
-		h := httpapi.New(cfg.API.HTTP, stub{}, nil, nil).Handler()
-		for what, p := range map[string]*probe{"livenessProbe": c.LivenessProbe, "readinessProbe": c.ReadinessProbe} {
+		for what, p := range map[string]*probe{"startupProbe": c.StartupProbe, "livenessProbe": c.LivenessProbe, "readinessProbe": c.ReadinessProbe} {
 			if p == nil || p.HTTPGet == nil {
 				t.Errorf("%s: no httpGet probe", what)
 				continue
@@ -338,13 +380,110 @@ func TestManifest(t *testing.T) {
 			if got != apiPort {
 				t.Errorf("%s: port %v (%d), want [api] http's %d", what, p.HTTPGet.Port, got, apiPort)
 			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p.HTTPGet.Path, nil))
-			if rec.Code != http.StatusOK {
-				t.Errorf("%s: GET %s on the daemon's HTTP API: %d, want 200", what, p.HTTPGet.Path, rec.Code)
+			if got := code(stub{}, p.HTTPGet.Path); got != http.StatusOK {
+				t.Errorf("%s: GET %s on the daemon's HTTP API: %d, want 200", what, p.HTTPGet.Path, got)
 			}
 		}
 	})
+
+	// A stalled GoBGP loop fails the liveness probe (a restart fixes it);
+	// a kernel without TCP-MD5 fails readiness only: a liveness probe
+	// failing for it would restart the router in a loop, dropping the
+	// sessions of unkeyed peers and hiding /status each time.
+	t.Run("liveness", func(t *testing.T) {
+		live, ready, start := c.LivenessProbe, c.ReadinessProbe, c.StartupProbe
+		if live == nil || live.HTTPGet == nil || ready == nil || ready.HTTPGet == nil {
+			t.Fatal("no liveness or readiness httpGet probe")
+		}
+		for _, want := range []struct {
+			what  string
+			path  string
+			src   stub
+			fault string
+			code  int
+		}{
+			{"livenessProbe", live.HTTPGet.Path, stalled, "GoBGP's loop stalled", http.StatusServiceUnavailable},
+			{"livenessProbe", live.HTTPGet.Path, noMD5, "TCP-MD5 unusable", http.StatusOK},
+			{"readinessProbe", ready.HTTPGet.Path, stalled, "GoBGP's loop stalled", http.StatusServiceUnavailable},
+			{"readinessProbe", ready.HTTPGet.Path, noMD5, "TCP-MD5 unusable", http.StatusServiceUnavailable},
+		} {
+			if got := code(want.src, want.path); got != want.code {
+				t.Errorf("%s GET %s with %s: %d, want %d", want.what, want.path, want.fault, got, want.code)
+			}
+		}
+		if start == nil || start.HTTPGet == nil || start.HTTPGet.Path != live.HTTPGet.Path {
+			t.Error("no startupProbe on the liveness path: a daemon configuring many peers before it serves HTTP would be killed by liveness")
+		} else if sp, _, sf := start.timings(); time.Duration(sf)*sp < 2*time.Minute {
+			t.Errorf("startupProbe allows %v to start, want at least 2m", time.Duration(sf)*sp)
+		}
+
+		// A stall: the liveness path fails within threshold + period; the kubelet
+		// then needs failures consecutive probes, at most one period
+		// apart each; then the stop.
+		period, timeout, failures := live.timings()
+		detect := plugin.LoopWatchThreshold + plugin.LoopWatchPeriod
+		restart := detect + time.Duration(failures)*period
+		grace := 30 * time.Second
+		if g := pod.TerminationGracePeriodSeconds; g != nil {
+			grace = time.Duration(*g) * time.Second
+		}
+		t.Logf("a stall: %s fails within %v, the kubelet restarts within %v, stopped within %v", live.HTTPGet.Path, detect, restart, restart+grace)
+		if restart > 30*time.Second || restart+grace > time.Minute {
+			t.Errorf("a stalled router is restarted %v after the stall (%v with the stop): want well under a minute", restart, restart+grace)
+		}
+		// A slow answer: the probe must fail failures times in a row, i.e.
+		// for (failures-1) periods; a question that waits up to twice the
+		// threshold (10 s more than a stall needs) restarts nothing.
+		if failures < 2 || time.Duration(failures-1)*period < 2*plugin.LoopWatchThreshold {
+			t.Errorf("livenessProbe: %d failures %v apart restart the router after /livez failed for %v: a one-off slow answer must not (want at least %v)",
+				failures, period, time.Duration(failures-1)*period, 2*plugin.LoopWatchThreshold)
+		}
+		if timeout < 2*time.Second {
+			t.Errorf("livenessProbe timeoutSeconds %v: a busy node answers later than 1 s", timeout)
+		}
+	})
+
+	t.Run("dockerfile-healthcheck", func(t *testing.T) { dockerHealthcheck(t) })
+}
+
+// dockerHealthcheck checks the image's HEALTHCHECK: `authbgpd status
+// --health` (GET /healthz within 2 s: cmd/authbgpd's healthTimeout), a
+// timeout above that, and a stall marked unhealthy well within a minute.
+// Docker itself restarts nothing on unhealthy (docs/OPERATIONS.md).
+func dockerHealthcheck(t *testing.T) {
+	df, err := os.ReadFile(dockerfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^HEALTHCHECK((?: --[a-z-]+=\S+)*) CMD (\[.*\])$`).FindStringSubmatch(string(df))
+	if m == nil {
+		t.Fatal("Dockerfile: no HEALTHCHECK ... CMD [...] line")
+	}
+	opts := map[string]time.Duration{"interval": 30 * time.Second, "timeout": 30 * time.Second}
+	retries := 3
+	for _, f := range strings.Fields(m[1]) {
+		k, v, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		if k == "retries" {
+			retries, _ = strconv.Atoi(v)
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("HEALTHCHECK --%s=%s: %v", k, v, err)
+		}
+		opts[k] = d
+	}
+	if !strings.Contains(m[2], `"status", "--health"`) {
+		t.Errorf("HEALTHCHECK CMD %s: want authbgpd status --health", m[2])
+	}
+	if opts["timeout"] <= 2*time.Second {
+		t.Errorf("HEALTHCHECK --timeout=%v: status --health may take 2 s", opts["timeout"])
+	}
+	unhealthy := plugin.LoopWatchThreshold + plugin.LoopWatchPeriod + time.Duration(retries)*opts["interval"]
+	t.Logf("a stall: unhealthy within %v", unhealthy)
+	if unhealthy > 45*time.Second || retries < 2 {
+		t.Errorf("HEALTHCHECK marks a stall unhealthy after %v (%d retries): want well under a minute, and more than one failure", unhealthy, retries)
+	}
 }
 
 // kubeletVolume writes files into dir as the kubelet lays out a Secret or
