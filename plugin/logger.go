@@ -60,8 +60,25 @@ func (a *logAdapter) emit(level logrus.Level, gobgpLevel string, msg string, fie
 	if gobgpLevel != "" {
 		lf["gobgp_level"] = gobgpLevel
 	}
-	a.l.WithFields(lf).Log(level, msg)
+	a.log(level, msg, lf)
 	return lf
+}
+
+// log writes one line. GoBGP logs its packet types as fields (every
+// received UPDATE's attributes, at debug), and the JSON formatter calls
+// their MarshalJSON, which a malformed attribute can make panic (an SR
+// Binding SID sub-TLV without a SID did, before the carry's patch 0020);
+// encoding/json does not recover that, and the line is logged on GoBGP's
+// main loop. A panic while formatting costs the line its fields, never
+// the process.
+func (a *logAdapter) log(level logrus.Level, msg string, lf logrus.Fields) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.l.WithFields(logrus.Fields{"component": "gobgp", "fields_dropped": true}).
+				Log(level, msg+" (its fields could not be formatted)")
+		}
+	}()
+	a.l.WithFields(lf).Log(level, msg)
 }
 
 func (a *logAdapter) fatal(kind, msg string, fields gobgplog.Fields) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/osrg/gobgp/v3/pkg/config/oc"
 	gobgplog "github.com/osrg/gobgp/v3/pkg/log"
+	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/redact"
@@ -196,5 +197,25 @@ func TestLogAdapterScrubsMessage(t *testing.T) {
 	}
 	if strings.Count(out, redact.Placeholder) != 2 || !strings.Contains(out, "failed to set md5") {
 		t.Fatalf("messages lost their text or their placeholder: %d placeholders", strings.Count(out, redact.Placeholder))
+	}
+}
+
+// TestLogAdapterSurvivesPanickingFields: a GoBGP value whose MarshalJSON
+// panics (an SR Binding SID sub-TLV without its SID, as v3.37 decoded one
+// from a peer) logged at debug with the JSON formatter costs the line its
+// fields, not the process: GoBGP logs every received UPDATE's attributes
+// so, on its main loop.
+func TestLogAdapterSurvivesPanickingFields(t *testing.T) {
+	var buf bytes.Buffer
+	l := logrus.New()
+	l.SetOutput(&buf)
+	l.SetFormatter(&logrus.JSONFormatter{})
+	l.SetLevel(logrus.DebugLevel)
+	a := newLogAdapter(l, nil)
+	sub := &bgp.TunnelEncapSubTLVSRBSID{TunnelEncapSubTLV: bgp.TunnelEncapSubTLV{Type: 13, Length: 2}} // BSID nil
+	attr := bgp.NewPathAttributeTunnelEncap([]*bgp.TunnelEncapTLV{bgp.NewTunnelEncapTLV(15, []bgp.TunnelEncapSubTLVInterface{sub})})
+	a.Debug("received update", gobgplog.Fields{"Key": "192.0.2.2", "attributes": []bgp.PathAttributeInterface{attr}})
+	if out := buf.String(); !strings.Contains(out, `"msg":"received update (its fields could not be formatted)"`) || !strings.Contains(out, `"fields_dropped":true`) {
+		t.Errorf("logged %q", out)
 	}
 }

@@ -202,6 +202,9 @@ var carried = map[string]string{
 	"0016-packet-bgp-prefix-sid-srv6-declared-lengths.patch":       "+\tsrv6InformationSubTLVMinValueLen = 21",
 	"0017-packet-bgp-relay-unknown-prefix-sid-parts.patch":         "+\t\treturn append([]byte(nil), t.raw...), nil",
 	"0018-packet-bgp-sr-policy-nlri-and-candidate-path-name.patch": "+\ts.Endpoint = data[p : p+endpointLen]",
+	"0019-packet-bgp-label-stack-bottom-of-stack.patch":            "+\t\t\treturn NewMessageError(BGP_ERROR_UPDATE_MESSAGE_ERROR, BGP_ERROR_SUB_MALFORMED_ATTRIBUTE_LIST, nil, \"MPLS label stack missing bottom-of-stack bit\")",
+	"0020-packet-bgp-sr-bsid-without-sid.patch":                    "+\t\tt.BSID = &BSID{Value: make([]byte, 0)}",
+	"0021-packet-bgp-fqdn-domain-name-length.patch":                "+\tc.DomainName = string(data[hostNameLen+2 : hostNameLen+2+int(domainNameLen)])",
 }
 
 // carriedDirs are what patches may change: the server, and the receive

@@ -2,8 +2,10 @@ package gobgp_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
@@ -115,5 +117,58 @@ func TestSRPolicyDecoding(t *testing.T) {
 	}
 	if name != "gold" || !slices.Equal(prefs, []uint32{100}) {
 		t.Errorf("candidate path name %q and preferences %v, want \"gold\" and [100]", name, prefs)
+	}
+}
+
+// TestAttributesPrintAndMarshal checks what patch 0020 is carried for: a
+// received attribute can be printed and marshalled to JSON (GoBGP's debug
+// log of every received UPDATE does either, on its main loop, so a panic
+// there stops the process). v3.37 left an SR Binding SID sub-TLV of length
+// 2 (flags, no SID) with a nil SID, whose String and MarshalJSON panicked:
+// fmt recovers it, encoding/json (authbgpd's --log-format json) does not.
+func TestAttributesPrintAndMarshal(t *testing.T) {
+	bsid := crafted.Cat([]byte{13, 2, 0, 0}) // SR Binding SID sub-TLV, length 2
+	msg := crafted.Update(nil, crafted.Cat(crafted.Origin, crafted.ASPath, crafted.NextHop([4]byte{192, 0, 2, 2}),
+		crafted.SRPolicyTunnelOf(bsid)), crafted.NLRI24(198, 51, 100))
+	m, err := bgp.ParseBGPMessage(msg)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	attrs := m.Body.(*bgp.BGPUpdate).PathAttributes
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("printing or marshalling the attributes panicked: %v", r)
+		}
+	}()
+	if s := fmt.Sprint(attrs); strings.Contains(s, "PANIC") {
+		t.Errorf("printed as %s", s)
+	}
+	if _, err := json.Marshal(attrs); err != nil {
+		t.Errorf("json.Marshal: %v", err)
+	}
+}
+
+// TestOpenFQDNCapability checks what patch 0021 is carried for: the FQDN
+// capability's domain name is its declared length (v3.37 took every octet
+// after it, the next capabilities' in the same parameter too).
+func TestOpenFQDNCapability(t *testing.T) {
+	caps := crafted.Cat([]byte{73, 7, 2, 'r', '1', 3, 'l', 'a', 'b'}, []byte{2, 0}) // FQDN r1.lab, route refresh
+	body := crafted.Cat([]byte{4, 0xfb, 0xf5, 0, 90, 192, 0, 2, 2}, []byte{byte(2 + len(caps)), 2, byte(len(caps))}, caps)
+	m, err := bgp.ParseBGPMessage(crafted.Msg(bgp.BGP_MSG_OPEN, body))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	var got []string
+	for _, p := range m.Body.(*bgp.BGPOpen).OptParams {
+		for _, c := range p.(*bgp.OptionParameterCapability).Capability {
+			if f, ok := c.(*bgp.CapFQDN); ok {
+				got = append(got, f.HostName+"."+f.DomainName)
+			} else {
+				got = append(got, c.Code().String())
+			}
+		}
+	}
+	if want := []string{"r1.lab", bgp.BGP_CAP_ROUTE_REFRESH.String()}; !slices.Equal(got, want) {
+		t.Errorf("capabilities %q, want %q", got, want)
 	}
 }

@@ -294,9 +294,12 @@ func Cases(nh [4]byte) []Case {
 			Name:   "prefix-sid-srv6-sid-structure-length-1",
 			Source: "Prefix-SID declared lengths (b6c58c87)",
 			// A SID Structure Sub-Sub-TLV of Length 1 (RFC 9252 section
-			// 3.2.1: it is 6) with its six octets there.
+			// 3.2.1: it is 6) with its six octets there, the last five
+			// reading as a sub-sub-TLV of an unknown type: v3.37 decoded
+			// it with its six fields, and panicked serializing it into
+			// the one octet its Length gives (the path hash).
 			Message: Update(nil, Cat(Origin, ASPath, nextHop, prefixSID(srv6L3Service(
-				srv6SIDInformation(21+9, [16]byte{0xfc, 0, 0, 1}, Cat([]byte{1}, u16(1), []byte{40, 24, 16, 0, 16, 64}))))), nlri),
+				srv6SIDInformation(21+9, [16]byte{0xfc, 0, 0, 1}, Cat([]byte{1}, u16(1), []byte{40, 0xfe, 0, 2, 16, 64}))))), nlri),
 			Want:   Outcome{Handling: bgp.ERROR_HANDLING_ATTRIBUTE_DISCARD, Taken: true, ASPath: "64501"},
 			Panics: true,
 		},
@@ -356,6 +359,25 @@ func Cases(nh [4]byte) []Case {
 			// RFC 7606 section 7.11: the AFI/SAFI is disabled.
 			Want:   Outcome{Handling: bgp.ERROR_HANDLING_AFISAFI_DISABLE},
 			Panics: true,
+		},
+		{
+			Name:   "treat-as-withdraw-vpnv4-without-bottom-of-stack",
+			Source: "MPLS label stack without bottom of stack (7b3e5553)",
+			// ORIGIN of the wrong length (treat-as-withdraw) with a
+			// VPN-IPv4 NLRI whose labels never set the bottom-of-stack
+			// bit: v3.37 decoded an empty label stack, and panicked
+			// serializing the withdrawal it made of it.
+			Message: Update(nil, Cat(Attr(0x40, bgp.BGP_ATTR_TYPE_ORIGIN, []byte{0, 0}), ASPath,
+				mpReach(bgp.AFI_IP, bgp.SAFI_MPLS_VPN, Cat(make([]byte, 8), nh[:]),
+					// 88 bits: route distinguisher 0:512:131076 and
+					// 198.51.100.0/24, read as three labels without
+					// the bit.
+					[]byte{88, 0, 0, 2, 0, 0, 2, 0, 4, 198, 51, 100})), nil),
+			// RFC 7606 section 7.11: the MP_REACH_NLRI is malformed. The
+			// panic needs patch 0008 (before it, the withdrawal's family
+			// reset the session with code 0).
+			Want:   Outcome{Handling: bgp.ERROR_HANDLING_AFISAFI_DISABLE},
+			Before: &Outcome{Reset: true},
 		},
 		{
 			Name:    "next-hop-length-2",
