@@ -63,7 +63,7 @@ func TestMalformedUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 	bystander := waitPeer(t, ab, frrAddr.String(), 30*time.Second, "established with its route", func(p *status.Peer) bool {
-		return p.State == "established" && accepted(p) == 1
+		return p.State == "established" && craftedrun.AcceptedV4(p) == 1
 	})
 	upSince := time.Now().Add(-time.Duration(bystander.UptimeSeconds) * time.Second)
 
@@ -88,7 +88,7 @@ func TestMalformedUpdates(t *testing.T) {
 		t.Errorf("%d panics recovered in GoBGP's receive path: a fix is missing", n)
 	}
 	p := ab.Peer(frrAddr.String())
-	if p == nil || p.State != "established" || accepted(p) != 1 {
+	if p == nil || p.State != "established" || craftedrun.AcceptedV4(p) != 1 {
 		t.Errorf("the FRR session beside them: %s", peerString(p))
 	} else if since := time.Now().Add(-time.Duration(p.UptimeSeconds) * time.Second); since.Sub(upSince).Abs() > 2*time.Second {
 		t.Errorf("the FRR session was re-established during the test (up since %v, before %v)", since, upSince)
@@ -128,14 +128,4 @@ func (d abDaemon) Peer(addr string) *status.Peer { return d.a.Peer(addr) }
 func (d abDaemon) Healthy() error {
 	_, err := d.a.HTTPGet("/healthz")
 	return err
-}
-
-// accepted is the peer's accepted IPv4 unicast prefixes.
-func accepted(p *status.Peer) uint64 {
-	for _, f := range p.Families {
-		if f.Name == "ipv4-unicast" {
-			return f.Accepted
-		}
-	}
-	return 0
 }

@@ -83,7 +83,7 @@ func TestMalformedUpdatesTCPAO(t *testing.T) {
 		}
 	}()
 	up := r.waitPeer(t, bystander.String(), 30*time.Second, "established over TCP-AO with its route", func(p *status.Peer) bool {
-		return p.State == "established" && p.Auth.Mode == "tcp-ao" && p.Auth.Installed && acceptedV4(p) == 1
+		return p.State == "established" && p.Auth.Mode == "tcp-ao" && p.Auth.Installed && craftedrun.AcceptedV4(p) == 1
 	})
 	upSince := time.Now().Add(-time.Duration(up.UptimeSeconds) * time.Second)
 
@@ -93,7 +93,7 @@ func TestMalformedUpdatesTCPAO(t *testing.T) {
 		t.Errorf("%d panics recovered in GoBGP's receive path: a fix is missing", n)
 	}
 	p := r.peer(bystander.String())
-	if p == nil || p.State != "established" || acceptedV4(p) != 1 {
+	if p == nil || p.State != "established" || craftedrun.AcceptedV4(p) != 1 {
 		t.Errorf("the bystander: %s", peerString(p))
 	} else if since := time.Now().Add(-time.Duration(p.UptimeSeconds) * time.Second); since.Sub(upSince).Abs() > 2*time.Second {
 		t.Errorf("the bystander session was re-established during the test (up since %v, before %v)", since, upSince)
@@ -119,14 +119,4 @@ func (d routerDaemon) Peer(addr string) *status.Peer { return d.r.peer(addr) }
 func (d routerDaemon) Healthy() error {
 	_, err := d.r.get("/healthz")
 	return err
-}
-
-// acceptedV4 is the peer's accepted IPv4 unicast prefixes.
-func acceptedV4(p *status.Peer) uint64 {
-	for _, f := range p.Families {
-		if f.Name == "ipv4-unicast" {
-			return f.Accepted
-		}
-	}
-	return 0
 }

@@ -158,12 +158,7 @@ func checkUp(c Case, p *status.Peer) error {
 	if p.State != "established" {
 		return fmt.Errorf("state %s, want established", p.State)
 	}
-	var accepted uint64
-	for _, f := range p.Families {
-		if f.Name == "ipv4-unicast" {
-			accepted = f.Accepted
-		}
-	}
+	accepted := AcceptedV4(p)
 	if want := map[bool]uint64{true: 1}[c.Want.Taken]; accepted != want {
 		return fmt.Errorf("ipv4-unicast accepted %d, want %d", accepted, want)
 	}
@@ -226,4 +221,14 @@ func Addrs(cases []Case) []netip.Addr {
 		out = append(out, c.From)
 	}
 	return slices.Clip(out)
+}
+
+// AcceptedV4 is the peer's accepted IPv4 unicast prefixes.
+func AcceptedV4(p *status.Peer) uint64 {
+	for _, f := range p.Families {
+		if f.Name == "ipv4-unicast" {
+			return f.Accepted
+		}
+	}
+	return 0
 }
