@@ -205,12 +205,18 @@ var carried = map[string]string{
 	"0019-packet-bgp-label-stack-bottom-of-stack.patch":            "+\t\t\treturn NewMessageError(BGP_ERROR_UPDATE_MESSAGE_ERROR, BGP_ERROR_SUB_MALFORMED_ATTRIBUTE_LIST, nil, \"MPLS label stack missing bottom-of-stack bit\")",
 	"0020-packet-bgp-sr-bsid-without-sid.patch":                    "+\t\tt.BSID = &BSID{Value: make([]byte, 0)}",
 	"0021-packet-bgp-fqdn-domain-name-length.patch":                "+\tc.DomainName = string(data[hostNameLen+2 : hostNameLen+2+int(domainNameLen)])",
+	"0022-packet-bgp-mup-source-address-length.patch":              "+\t\treturn malformedAttrListErr(fmt.Sprintf(\"Invalid Source Address length: %d\", r.SourceAddressLength))",
+	"0023-apiutil-sr-segment-list-without-weight.patch":            "+\t\t\t\tif sv.Weight != nil {",
+	"0024-packet-bgp-tunnel-encap-every-byte.patch":                "+\t\treturn NewMessageError(BGP_ERROR_UPDATE_MESSAGE_ERROR, BGP_ERROR_SUB_MALFORMED_ATTRIBUTE_LIST, nil, \"Not enough TunnelEncapTLV bytes available\")",
+	"0025-table-as4-merge-no-empty-segment.patch":                  "+\t\tif len(newParams) == 0 {",
+	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }
 
 // carriedDirs are what patches may change: the server, and the receive
 // path it runs for every message a peer sends (the decoders, the table's
-// processing of a received UPDATE).
-var carriedDirs = []string{"b/pkg/server/", "b/pkg/packet/bgp/", "b/internal/pkg/table/"}
+// processing of a received UPDATE, and its conversion to the API that
+// every listing of a received path runs).
+var carriedDirs = []string{"b/pkg/server/", "b/pkg/packet/bgp/", "b/internal/pkg/table/", "b/pkg/apiutil/"}
 
 func TestPatchesAreKnown(t *testing.T) {
 	for _, p := range patches(t) {

@@ -2287,13 +2287,16 @@ func NewTunnelEncapAttributeFromNative(a *bgp.PathAttributeTunnelEncap) (*api.Tu
 				if err != nil {
 					return nil, err
 				}
-				subTlv = &api.TunnelEncapSubTLVSRSegmentList{
-					Weight: &api.SRWeight{
+				sl := &api.TunnelEncapSubTLVSRSegmentList{Segments: s}
+				// The Weight sub-TLV is optional (RFC 9830): a
+				// segment list without one has no Weight here either.
+				if sv.Weight != nil {
+					sl.Weight = &api.SRWeight{
 						Flags:  uint32(sv.Weight.Flags),
 						Weight: uint32(sv.Weight.Weight),
-					},
-					Segments: s,
+					}
 				}
+				subTlv = sl
 			}
 			an, _ := apb.New(subTlv)
 			subTlvs = append(subTlvs, an)

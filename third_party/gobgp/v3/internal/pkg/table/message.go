@@ -175,22 +175,29 @@ func UpdatePathAttrs4ByteAs(logger log.Logger, msg *bgp.BGPUpdate) error {
 	keepNum := asLen + asConfedLen - as4Len
 
 	newParams := make([]bgp.AsPathParamInterface, 0, len(asAttr.Value))
+	// The AS_PATH's leading keepNum ASes, then the AS4_PATH (RFC 6793
+	// 4.2.3). With keepNum 0 nothing of the AS_PATH is kept: an AS_SET
+	// (which counts as one) or a sequence is not cut to an empty segment,
+	// which would be sent on to other peers as a malformed AS_PATH.
 	for _, param := range asParams {
+		if keepNum <= 0 {
+			break
+		}
 		if keepNum-param.ASLen() >= 0 {
 			newParams = append(newParams, param)
 			keepNum -= param.ASLen()
 		} else {
-			// only SEQ param reaches here
+			// only a sequence reaches here: a set counts as one
 			newParams = append(newParams, bgp.NewAs4PathParam(param.GetType(), param.GetAS()[:keepNum]))
 			keepNum = 0
-		}
-
-		if keepNum <= 0 {
-			break
 		}
 	}
 
 	for _, param := range as4Params {
+		if len(newParams) == 0 {
+			newParams = append(newParams, param)
+			continue
+		}
 		lastParam := newParams[len(newParams)-1]
 		lastParamAS := lastParam.GetAS()
 		paramType := param.GetType()

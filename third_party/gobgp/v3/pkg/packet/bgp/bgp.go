@@ -14003,6 +14003,9 @@ func (t *TunnelEncapTLV) Len() int {
 }
 
 func (t *TunnelEncapTLV) DecodeFromBytes(data []byte) error {
+	if len(data) < 4 {
+		return NewMessageError(BGP_ERROR_UPDATE_MESSAGE_ERROR, BGP_ERROR_SUB_MALFORMED_ATTRIBUTE_LIST, nil, "Not enough TunnelEncapTLV bytes available")
+	}
 	t.Type = TunnelType(binary.BigEndian.Uint16(data[0:2]))
 	t.Length = binary.BigEndian.Uint16(data[2:4])
 	data = data[4:]
@@ -14010,7 +14013,9 @@ func (t *TunnelEncapTLV) DecodeFromBytes(data []byte) error {
 		return NewMessageError(BGP_ERROR_UPDATE_MESSAGE_ERROR, BGP_ERROR_SUB_MALFORMED_ATTRIBUTE_LIST, nil, "Not all TunnelEncapTLV bytes available")
 	}
 	value := data[:t.Length]
-	for len(value) > 2 {
+	// Every byte is a sub-TLV's: a zero-length sub-TLV at the end (two
+	// bytes) is one, and a lone byte is malformed, not padding.
+	for len(value) > 0 {
 		subType := EncapSubTLVType(value[0])
 		var subTlv TunnelEncapSubTLVInterface
 		switch subType {
@@ -14102,7 +14107,9 @@ func (p *PathAttributeTunnelEncap) DecodeFromBytes(data []byte, options ...*Mars
 	if err != nil {
 		return err
 	}
-	for len(value) > 4 {
+	// Every byte is a TLV's: a zero-length TLV at the end (four bytes) is
+	// one, and fewer bytes are malformed, not padding.
+	for len(value) > 0 {
 		tlv := &TunnelEncapTLV{}
 		err = tlv.DecodeFromBytes(value)
 		if err != nil {

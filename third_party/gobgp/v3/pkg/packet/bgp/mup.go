@@ -562,6 +562,10 @@ func (r *MUPType1SessionTransformedRoute) DecodeFromBytes(data []byte, afi uint1
 			return malformedAttrListErr(fmt.Sprintf("Invalid Source Address: %x", data[p:p+int(r.SourceAddressLength/8)]))
 		}
 		r.SourceAddress = &sa
+	} else if r.SourceAddressLength != 0 {
+		// Any other length left SourceAddress nil, and Serialize (called
+		// on every received path by table.ProcessMessage) dereferenced it.
+		return malformedAttrListErr(fmt.Sprintf("Invalid Source Address length: %d", r.SourceAddressLength))
 	}
 	return nil
 }
