@@ -39,6 +39,11 @@ go vet ./...
 echo "== go test ./pkg/server/ in third_party/gobgp/v3 (GoBGP's own tests, patched)"
 echo "SKIP: GoBGP's TestWatchEvent (its own test closes a channel twice in about 1 run of 5, pristine release included)"
 (cd third_party/gobgp/v3 && go test -count=1 -skip '^TestWatchEvent$' ./pkg/server/)
+# And of the other packages the patches change (the decoders, the table's
+# processing of a received UPDATE, the API conversion), with the seeds of
+# patch 0090's Fuzz4ByteAs (pkg/server's FuzzRecvUpdate ran above).
+echo "== go test ./pkg/packet/bgp/ ./internal/pkg/table/ ./pkg/apiutil/ in third_party/gobgp/v3 (GoBGP's own tests, patched; fuzz seeds)"
+(cd third_party/gobgp/v3 && go test -count=1 ./pkg/packet/bgp/ ./internal/pkg/table/ ./pkg/apiutil/)
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "NOTE: not root: privileged and end-to-end tests will skip with their reasons"

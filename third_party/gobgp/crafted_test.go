@@ -143,6 +143,29 @@ func (cs *craftedServer) waitState(t *testing.T, n string, want api.PeerState_Se
 }
 
 // adjIn is neighbor n's IPv4 unicast Adj-RIB-In: prefix → AS path.
+// segmentString writes an AS_PATH segment as GoBGP's CLI does: a
+// sequence's ASes, a set's in braces, a confederation sequence's in
+// parentheses, a confederation set's in brackets; an empty sequence as
+// "()" so that it shows.
+func segmentString(seg *api.AsSegment) string {
+	n := make([]string, len(seg.GetNumbers()))
+	for i, a := range seg.GetNumbers() {
+		n[i] = fmt.Sprint(a)
+	}
+	switch seg.GetType() {
+	case api.AsSegment_AS_SET:
+		return "{" + strings.Join(n, ",") + "}"
+	case api.AsSegment_AS_CONFED_SEQUENCE:
+		return "(" + strings.Join(n, " ") + ")"
+	case api.AsSegment_AS_CONFED_SET:
+		return "[" + strings.Join(n, ",") + "]"
+	}
+	if len(n) == 0 {
+		return "()"
+	}
+	return strings.Join(n, " ")
+}
+
 func (cs *craftedServer) adjIn(t *testing.T, n string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -159,9 +182,7 @@ func (cs *craftedServer) adjIn(t *testing.T, n string) map[string]string {
 				var ap api.AsPathAttribute
 				if a.UnmarshalTo(&ap) == nil {
 					for _, seg := range ap.GetSegments() {
-						for _, n := range seg.GetNumbers() {
-							as = append(as, fmt.Sprint(n))
-						}
+						as = append(as, segmentString(seg))
 					}
 				}
 			}

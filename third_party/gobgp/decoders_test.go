@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/osrg/gobgp/v3/pkg/apiutil"
 	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
 
 	"github.com/authbgp/authbgpd/third_party/gobgp/crafted"
@@ -170,5 +173,126 @@ func TestOpenFQDNCapability(t *testing.T) {
 	}
 	if want := []string{"r1.lab", bgp.BGP_CAP_ROUTE_REFRESH.String()}; !slices.Equal(got, want) {
 		t.Errorf("capabilities %q, want %q", got, want)
+	}
+}
+
+// TestMUPSourceAddressLength checks what patch 0022 is carried for: a MUP
+// Type 1 Session Transformed route whose source address length is not 0, 32
+// or 128 is refused. Unpatched, it was accepted with no source address, and
+// its Serialize (which table.ProcessMessage calls on every received path)
+// dereferenced it: the FSM path's crash is FuzzRecvUpdate's seed
+// found-mup-source-address-length.
+func TestMUPSourceAddressLength(t *testing.T) {
+	sa := netip.MustParseAddr("192.0.2.9")
+	good := bgp.NewMUPType1SessionTransformedRoute(bgp.NewRouteDistinguisherTwoOctetAS(64500, 1),
+		netip.MustParsePrefix("198.51.100.0/24"), netip.MustParseAddr("0.0.0.1"), 9, netip.MustParseAddr("192.0.2.1"), &sa)
+	wire, err := good.Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The source address (4 octets) and its length are the NLRI's last 5.
+	if wire[len(wire)-5] != 32 {
+		t.Fatalf("source address length at %d is %d, want 32", len(wire)-5, wire[len(wire)-5])
+	}
+	for _, l := range []byte{8, 31, 33, 64, 129, 255} {
+		t.Run(fmt.Sprint(l), func(t *testing.T) {
+			b := bytes.Clone(wire)
+			b[len(b)-5] = l
+			n := &bgp.MUPNLRI{Afi: bgp.AFI_IP}
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("source address length %d: panicked: %v", l, r)
+				}
+			}()
+			if err := n.DecodeFromBytes(b); err == nil {
+				_, serr := n.Serialize()
+				t.Fatalf("source address length %d accepted (its Serialize: %v)", l, serr)
+			}
+		})
+	}
+	n := &bgp.MUPNLRI{Afi: bgp.AFI_IP}
+	if err := n.DecodeFromBytes(wire); err != nil {
+		t.Fatalf("the well-formed route: %v", err)
+	}
+}
+
+// TestSRSegmentListWithoutWeightToAPI checks what patch 0023 is carried
+// for: an SR policy whose segment list has no Weight sub-TLV (it is
+// optional) converts to the API's type, as ListPath, WatchEvent and the
+// gobgp CLI convert every received path. Unpatched, the conversion
+// dereferenced the missing Weight.
+func TestSRSegmentListWithoutWeightToAPI(t *testing.T) {
+	// Segment list sub-TLV (128): reserved, then one type-B segment
+	// (13: flags, reserved, an SRv6 SID), no Weight sub-TLV.
+	sid := netip.MustParseAddr("fc00:0:1::1").As16()
+	seg := append([]byte{13, 18, 0, 0}, sid[:]...)
+	sl := append([]byte{128, 0, byte(1 + len(seg)), 0}, seg...)
+	attr := crafted.Attr(0xc0, bgp.BGP_ATTR_TYPE_TUNNEL_ENCAP, crafted.Cat([]byte{0, 15, 0, byte(len(sl))}, sl))
+	var pa bgp.PathAttributeTunnelEncap
+	if err := pa.DecodeFromBytes(attr); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("API conversion panicked: %v", r)
+		}
+	}()
+	a, err := apiutil.NewTunnelEncapAttributeFromNative(&pa)
+	if err != nil {
+		t.Fatalf("API conversion: %v", err)
+	}
+	if len(a.Tlvs) != 1 || len(a.Tlvs[0].Tlvs) != 1 {
+		t.Fatalf("API form %v, want one TLV with one sub-TLV", a)
+	}
+	var got api.TunnelEncapSubTLVSRSegmentList
+	if err := a.Tlvs[0].Tlvs[0].UnmarshalTo(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Weight != nil || len(got.Segments) != 1 {
+		t.Fatalf("segment list %v, want one segment and no Weight", &got)
+	}
+}
+
+// TestTunnelEncapKeepsEveryByte checks what patch 0024 is carried for: a
+// Tunnel Encapsulation attribute is relayed as received when it ends with
+// a zero-length TLV or sub-TLV, and bytes too few for a header are
+// malformed. Unpatched, the zero-length TLV or sub-TLV at the end was
+// dropped (relayed changed) and the stray bytes ignored.
+func TestTunnelEncapKeepsEveryByte(t *testing.T) {
+	pref := []byte{12, 6, 0, 0, 0, 0, 0, 100} // SR Preference sub-TLV
+	tlv := func(typ uint16, v []byte) []byte {
+		return crafted.Cat([]byte{byte(typ >> 8), byte(typ), 0, byte(len(v))}, v)
+	}
+	for _, tc := range []struct {
+		name  string
+		value []byte
+		ok    bool
+	}{
+		{"zero-length TLV last", crafted.Cat(tlv(15, pref), tlv(15, nil)), true},
+		{"zero-length sub-TLV last", tlv(15, crafted.Cat(pref, []byte{99, 0})), true},
+		{"two stray bytes after a TLV", crafted.Cat(tlv(15, pref), []byte{0, 15}), false},
+		{"one stray byte in a TLV", tlv(15, crafted.Cat(pref, []byte{12})), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			attr := crafted.Attr(0xc0, bgp.BGP_ATTR_TYPE_TUNNEL_ENCAP, tc.value)
+			var pa bgp.PathAttributeTunnelEncap
+			err := pa.DecodeFromBytes(attr)
+			if !tc.ok {
+				if err == nil {
+					t.Fatalf("% x decoded without error, as %v", tc.value, &pa)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			got, err := pa.Serialize()
+			if err != nil {
+				t.Fatalf("serialize: %v", err)
+			}
+			if !bytes.Equal(got, attr) {
+				t.Fatalf("relayed as\n% x\nreceived as\n% x", got, attr)
+			}
+		})
 	}
 }

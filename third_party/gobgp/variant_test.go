@@ -162,7 +162,7 @@ func TestEachFixIsNeeded(t *testing.T) {
 			if len(skipped) > 0 {
 				t.Logf("left out too, as they build on %s: %v", name, skipped)
 			}
-			out, ok := runVariant(t, tree, files, "^(TestCraftedUpdates|TestValidateNotificationCodes|TestDecodersRefuseShortInput|TestRelayedAsReceived|TestSRPolicyDecoding|TestAttributesPrintAndMarshal|TestOpenFQDNCapability)$")
+			out, ok := runVariant(t, tree, files, "^(TestCraftedUpdates|TestValidateNotificationCodes|TestDecodersRefuseShortInput|TestRelayedAsReceived|TestSRPolicyDecoding|TestAttributesPrintAndMarshal|TestOpenFQDNCapability|TestMUPSourceAddressLength|TestSRSegmentListWithoutWeightToAPI|TestTunnelEncapKeepsEveryByte)$")
 			if ok {
 				t.Fatalf("the tests pass without %s: nothing holds it", name)
 			}

@@ -316,6 +316,20 @@ func Cases(nh [4]byte) []Case {
 			DecodeOK: true,
 		},
 		{
+			Name:   "as-set-cut-to-nothing",
+			Source: "found writing Fuzz4ByteAs (patch 0025; upstream v4.9.0 the same)",
+			// AS_PATH AS_SET{64501, 23456} (one AS) with AS4_PATH
+			// 4200000001 (one AS): none of the AS_PATH is kept (RFC
+			// 6793 4.2.3). Unpatched, the set was cut to an empty
+			// segment, relayed as a malformed AS_PATH.
+			Message: Update(nil, Cat(Origin, nextHop,
+				ASPathOf(bgp.BGP_ASPATH_ATTR_TYPE_SET, PeerAS, bgp.AS_TRANS),
+				Attr(0xc0, bgp.BGP_ATTR_TYPE_AS4_PATH, Cat([]byte{bgp.BGP_ASPATH_ATTR_TYPE_SEQ, 1}, u32(4200000001)))), nlri),
+			Want:     Outcome{Taken: true, ASPath: "4200000001"},
+			Before:   &Outcome{Taken: true, ASPath: "{} 4200000001"},
+			DecodeOK: true,
+		},
+		{
 			Name:   "tunnel-encap-zero-length-type-a-segment",
 			Source: "SR Policy decoder fixes (ac5a8894)",
 			// On a plain IPv4 unicast route.

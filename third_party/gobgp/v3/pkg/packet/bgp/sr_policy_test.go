@@ -26,7 +26,7 @@ func TestBindingSIDRoundTrip(t *testing.T) {
 					Length: 2,
 				},
 				Flags: 0x0,
-				BSID:  nil,
+				BSID:  &BSID{Value: make([]byte, 0)},
 			},
 			fail: false,
 		},
