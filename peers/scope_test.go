@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -327,5 +328,44 @@ func TestSharedAddressUnguarded(t *testing.T) {
 	}
 	if p := b.peer("fe80::2%eth2"); p == nil || p.Conf.AdminDown {
 		t.Fatalf("eth2's neighbor once guarded: %v", p)
+	}
+}
+
+// TestVRFPeerTCPAOScoped: a TCP-AO peer in a VRF gets its MKTs scoped to the
+// VRF's ifindex, the set and every key (the TCP-MD5 twin is
+// TestVRFPeerScoped). Installed unscoped, they would sign and accept the
+// peer's address in every VRF, and the VRF's listener would have no key.
+func TestVRFPeerTCPAOScoped(t *testing.T) {
+	s := newFakeAO()
+	s.visible = true
+	sc := &fakeScopes{links: map[string]Link{}, vrfs: map[string]VRF{"blue": {Index: 7}}}
+	body := strings.Replace(aoConfig(time.Now().Add(time.Hour)), "[[peers]]\naddress = \"192.0.2.2\"\n", "[[peers]]\naddress = \"192.0.2.2\"\nvrf = \"blue\"\n", 1)
+	if !strings.Contains(body, "vrf = \"blue\"") {
+		t.Fatal("no VRF peer in the config")
+	}
+	var logs testlog.Buffer
+	l := logrus.New()
+	l.SetOutput(&logs)
+	m := New(Options{Config: cfg(t, body), Logger: l, Sockets: s, Scopes: sc})
+	b := newFakeBGP()
+	if err := m.start(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop(context.Background()) })
+	set := s.listener("192.0.2.2/32")
+	if len(set.Keys) != 2 || set.IfIndex != 7 {
+		t.Fatalf("VRF peer's listener MKTs: %d keys, set scoped to ifindex %d, want 2 keys, ifindex 7", len(set.Keys), set.IfIndex)
+	}
+	for i, k := range set.Keys {
+		if k.IfIndex != 7 {
+			t.Fatalf("MKT %d of the VRF peer scoped to ifindex %d, want 7", i, k.IfIndex)
+		}
+	}
+	// The default-VRF TCP-AO peer beside it stays unscoped.
+	if set := s.listener("198.51.100.0/24"); len(set.Keys) != 2 || set.IfIndex != 0 {
+		t.Fatalf("default-VRF peer's listener MKTs: %d keys, ifindex %d", len(set.Keys), set.IfIndex)
+	}
+	if p := b.peer("192.0.2.2"); p == nil || p.Conf.AdminDown || p.Transport.GetBindInterface() != "blue" {
+		t.Fatalf("GoBGP neighbor of the VRF peer: %v", p)
 	}
 }
