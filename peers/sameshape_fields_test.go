@@ -1,0 +1,61 @@
+package peers
+
+import (
+	"net/netip"
+	"reflect"
+	"testing"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/internal/fieldtest"
+)
+
+// peerShapeRole says whether a change of a field of config.Peer changes
+// the GoBGP neighbor authbgpd makes of it (sameShape false: the neighbor
+// is replaced) or not (its keys are the reconciler's, installed in place);
+// TestSameShapeCoversEveryField fails for a field missing here.
+var peerShapeRole = map[string]bool{
+	"Address": true, "Prefix": true, "Interface": true, // identity
+	"VRF": true, "ASN": true, "LocalAddress": true, "Passive": true, "MultihopTTL": true,
+	"Families": true, "HoldTime": true, "KeepaliveInterval": true,
+	"PasswordSource": true, // from no key to a key: the mechanism changes
+	// Key material and bookkeeping: never the neighbor's.
+	"Password": false, "PasswordRef": false, "Keychain": false, "Line": false,
+}
+
+// TestSameShapeCoversEveryField: every exported field of config.Peer is
+// classified, and a change of each field alone changes sameShape's answer
+// exactly when it should. A field sameShape missed would keep a stale
+// GoBGP neighbor through a reload.
+func TestSameShapeCoversEveryField(t *testing.T) {
+	base := config.Peer{
+		Address: netip.MustParseAddr("192.0.2.2"), VRF: "blue", ASN: 65002,
+		Password: config.Secret("Base-Secret"), PasswordSource: config.SourcePassword,
+		MultihopTTL: 2, Families: []config.Family{config.IPv4Unicast}, HoldTime: 90, KeepaliveInterval: 30,
+	}
+	for _, name := range fieldtest.Exported(reflect.TypeOf(base)) {
+		shape, ok := peerShapeRole[name]
+		if !ok {
+			t.Errorf("config.Peer.%s is not in peerShapeRole: say whether it shapes the GoBGP neighbor (and teach apiPeer and sameShape)", name)
+			continue
+		}
+		if name == "Address" || name == "Prefix" || name == "Interface" {
+			continue // the identity: another peer (sameShape compares IDs first)
+		}
+		np := base
+		np.Families = append([]config.Family(nil), base.Families...)
+		switch name {
+		case "Keychain":
+			np.Keychain = "kc" // an MD5 keychain: the mechanism stays
+		case "PasswordSource":
+			np.Password, np.PasswordSource = nil, "" // unkeyed
+		default:
+			if f := reflect.ValueOf(&np).Elem().FieldByName(name); !fieldtest.OtherValue(f) {
+				t.Errorf("config.Peer.%s: no other value for %s in fieldtest", name, f.Type())
+				continue
+			}
+		}
+		if got := !sameShape(&base, &np); got != shape {
+			t.Errorf("config.Peer.%s changed alone: sameShape says the neighbor changes %v, want %v", name, got, shape)
+		}
+	}
+}
