@@ -6,6 +6,6 @@
 //
 // Errors are *Error values ("FILE:LINE: message") joined with errors.Join;
 // warnings are kept in Config.Warnings. Neither ever contains a secret:
-// resolved secrets are held in Secret (md5auth.Secret), which redacts
+// resolved secrets are held in Secret (keys.Secret), which redacts
 // itself in every format. The package logs nothing.
 package config

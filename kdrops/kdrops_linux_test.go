@@ -25,7 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Secrets of the tests (never printed: md5auth.Secret redacts itself).
+// Secrets of the tests (never printed: keys.Secret redacts itself).
 var (
 	secretA = []byte("kdrops-Alpha-4471")
 	secretB = []byte("kdrops-Bravo-0925")

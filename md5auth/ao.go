@@ -8,6 +8,7 @@ import (
 	"net/netip"
 
 	"github.com/authbgp/authbgpd/aocount"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/tcpao"
 )
 
@@ -78,7 +79,7 @@ type AOKey struct {
 	Prefix netip.Prefix // the peer's address (a /32 or /128) or a range
 	// Alg is the kernel's algorithm name (AOAlgHMACSHA1, AOAlgAESCMAC, ...).
 	Alg            string
-	Secret         Secret
+	Secret         keys.Secret
 	SendID, RecvID uint8
 	// MACLen is the MAC length in bytes (TCP_AO_ADD_KEY's maclen): 0 is
 	// the kernel's default, 12.
@@ -336,7 +337,7 @@ func decodeAOGet(b []byte) (ObservedAOKey, error) {
 		k.Alg = AOAlgAESCMAC
 	}
 	n := int(b[283])
-	k.Secret = append(Secret(nil), b[192:192+min(n, MaxAOSecretLen)]...)
+	k.Secret = append(keys.Secret(nil), b[192:192+min(n, MaxAOSecretLen)]...)
 	bits := binary.NativeEndian.Uint16(b[276:])
 	k.IsCurrent, k.IsRNext = bits&1 != 0, bits&2 != 0
 	k.SendID, k.RecvID, k.MACLen = b[278], b[279], b[281]

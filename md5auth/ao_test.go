@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/authbgp/authbgpd/aocount"
+	"github.com/authbgp/authbgpd/keys"
 )
 
 // TestEncodeAOAdd checks struct tcp_ao_add's layout field by field
@@ -16,7 +17,7 @@ import (
 // maclen 205, keyflags 206, keylen 207, key 208..288).
 func TestEncodeAOAdd(t *testing.T) {
 	var b [aoAddSize]byte
-	k := AOKey{Prefix: netip.MustParsePrefix("192.0.2.0/24"), Alg: AOAlgAESCMAC, Secret: Secret("AO-Layout-Key"),
+	k := AOKey{Prefix: netip.MustParsePrefix("192.0.2.0/24"), Alg: AOAlgAESCMAC, Secret: keys.Secret("AO-Layout-Key"),
 		SendID: 7, RecvID: 9, ExcludeOptions: true, IfIndex: 5}
 	if err := encodeAOAdd(&b, afInet6, k, true, false); err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestEncodeAOAdd(t *testing.T) {
 	if string(b[208:221]) != "AO-Layout-Key" || b[221] != 0 {
 		t.Fatal("key bytes")
 	}
-	if err := encodeAOAdd(&b, afInet, AOKey{Prefix: netip.MustParsePrefix("2001:db8::/64"), Alg: AOAlgHMACSHA1, Secret: Secret("x")}, false, false); !errors.Is(err, ErrFamilyMismatch) {
+	if err := encodeAOAdd(&b, afInet, AOKey{Prefix: netip.MustParsePrefix("2001:db8::/64"), Alg: AOAlgHMACSHA1, Secret: keys.Secret("x")}, false, false); !errors.Is(err, ErrFamilyMismatch) {
 		t.Fatalf("IPv6 key on an AF_INET socket: %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/authbgp/authbgpd/keys"
 )
 
 var aoAlgs = []struct {
@@ -19,7 +21,7 @@ var aoAlgs = []struct {
 // others not; a MAC length is 0 (the default) or 4..16 (the kernel's
 // limit in a SYN), never past the digest.
 func TestAOKeyAlgorithmsAndMACLengths(t *testing.T) {
-	base := AOKey{Prefix: netip.MustParsePrefix("192.0.2.2/32"), Secret: Secret("AO-Alg-Key"), SendID: 1, RecvID: 1}
+	base := AOKey{Prefix: netip.MustParsePrefix("192.0.2.2/32"), Secret: keys.Secret("AO-Alg-Key"), SendID: 1, RecvID: 1}
 	for _, a := range aoAlgs {
 		for _, c := range []struct {
 			n  uint8
@@ -51,7 +53,7 @@ func TestEncodeAOAddMACLen(t *testing.T) {
 	for _, a := range aoAlgs {
 		for _, n := range []uint8{0, 4, 16} {
 			var b [aoAddSize]byte
-			k := AOKey{Prefix: netip.MustParsePrefix("192.0.2.2/32"), Alg: a.name, Secret: Secret("k"), SendID: 2, RecvID: 3, MACLen: n}
+			k := AOKey{Prefix: netip.MustParsePrefix("192.0.2.2/32"), Alg: a.name, Secret: keys.Secret("k"), SendID: 2, RecvID: 3, MACLen: n}
 			if err := encodeAOAdd(&b, afInet, k, false, false); err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +80,7 @@ func TestDecodeAOGetMACLen(t *testing.T) {
 	if o.MACLen != 16 || o.Alg != AOAlgHMACSHA256 {
 		t.Fatalf("decoded %+v", o)
 	}
-	k := AOKey{Prefix: netip.MustParsePrefix("192.0.2.2/32"), Alg: AOAlgHMACSHA256, Secret: Secret("Get-Key"), SendID: 1, RecvID: 1, MACLen: 16}
+	k := AOKey{Prefix: netip.MustParsePrefix("192.0.2.2/32"), Alg: AOAlgHMACSHA256, Secret: keys.Secret("Get-Key"), SendID: 1, RecvID: 1, MACLen: 16}
 	if !o.Matches(k) {
 		t.Fatal("same key does not match")
 	}

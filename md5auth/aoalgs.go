@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/tcpao"
 )
 
@@ -31,7 +32,7 @@ const probeKeyID = 1
 
 // probeSecret is the probe's throwaway key: a constant, not a secret
 // (the socket never connects).
-var probeSecret = Secret("authbgpd-probe")
+var probeSecret = keys.Secret("authbgpd-probe")
 
 // AOAlgorithms is what the kernel answered to a probe of every TCP-AO
 // algorithm authbgpd offers.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/netip"
 	"syscall"
+
+	"github.com/authbgp/authbgpd/keys"
 )
 
 // ObservedKey is a TCP-MD5 key as the kernel reports it on a socket
@@ -17,7 +19,7 @@ type ObservedKey struct {
 	// not masked.
 	Prefix netip.Prefix
 	// Secret is the key material (1..80 bytes). It never formats.
-	Secret Secret
+	Secret keys.Secret
 }
 
 // Matches reports whether the kernel's o can be the key k: the same peer
@@ -338,7 +340,7 @@ func parseMD5Keys(p []byte) ([]ObservedKey, error) {
 	if len(p)%diagMD5SigLen != 0 {
 		return nil, fmt.Errorf("INET_DIAG_MD5SIG of %d bytes is not a whole number of %d-byte keys", len(p), diagMD5SigLen)
 	}
-	keys := make([]ObservedKey, 0, len(p)/diagMD5SigLen)
+	out := make([]ObservedKey, 0, len(p)/diagMD5SigLen)
 	for i := 0; len(p) > 0; i, p = i+1, p[diagMD5SigLen:] {
 		family, bits, keylen := p[0], int(p[1]), int(binary.NativeEndian.Uint16(p[2:]))
 		addr := p[4:20]
@@ -365,7 +367,7 @@ func parseMD5Keys(p []byte) ([]ObservedKey, error) {
 		if keylen < 1 || keylen > MaxSecretLen {
 			return nil, fmt.Errorf("key %d for %s: key length %d outside 1..%d", i, pfx, keylen, MaxSecretLen)
 		}
-		keys = append(keys, ObservedKey{Prefix: pfx, Secret: Secret(append([]byte(nil), p[20:20+keylen]...))})
+		out = append(out, ObservedKey{Prefix: pfx, Secret: keys.Secret(append([]byte(nil), p[20:20+keylen]...))})
 	}
-	return keys, nil
+	return out, nil
 }

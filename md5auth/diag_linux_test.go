@@ -14,9 +14,10 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"golang.org/x/sys/unix"
 )
 
 // Ports of the sock_diag tests (each test has its own namespaces; distinct

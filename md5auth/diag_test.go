@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -503,8 +504,8 @@ func FuzzParseDiag(f *testing.F) {
 
 func ExampleSocketKeys_KeyFor() {
 	s := md5auth.SocketKeys{Keys: []md5auth.ObservedKey{
-		{Prefix: netip.MustParsePrefix("192.0.2.0/24"), Secret: md5auth.Secret("s3cret-range")},
-		{Prefix: netip.MustParsePrefix("192.0.2.7/32"), Secret: md5auth.Secret("s3cret-peer")},
+		{Prefix: netip.MustParsePrefix("192.0.2.0/24"), Secret: keys.Secret("s3cret-range")},
+		{Prefix: netip.MustParsePrefix("192.0.2.7/32"), Secret: keys.Secret("s3cret-peer")},
 	}}
 	// A v4-mapped peer address (from an AF_INET6 socket) is looked up unmapped.
 	k, ok := s.KeyFor(netip.MustParseAddr("::ffff:192.0.2.7"))

@@ -49,5 +49,5 @@
 // reports no TCP-MD5 key's (ObservedKey.Matches compares address and
 // secret only; see SocketKeys).
 //
-// Secrets are held in the Secret type, which never formats its contents.
+// Secrets are held in keys.Secret, which never formats its contents.
 package md5auth

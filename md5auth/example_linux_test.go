@@ -9,8 +9,9 @@ import (
 	"net/netip"
 	"syscall"
 
-	"github.com/authbgp/authbgpd/md5auth"
 	"golang.org/x/sys/unix"
+
+	"github.com/authbgp/authbgpd/md5auth"
 )
 
 // Sign the SYN of an outgoing connection: the key goes on the socket in

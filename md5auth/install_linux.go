@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/authbgp/authbgpd/keys"
 )
 
 // SetKeyFd installs k on the TCP socket fd with setsockopt(IPPROTO_TCP,
@@ -88,7 +90,7 @@ func rawKeyOp(rc syscall.RawConn, k Key, set bool) error {
 
 // validateScope validates k for a delete, where the secret does not matter.
 func validateScope(k Key) error {
-	k.Secret = Secret{0}
+	k.Secret = keys.Secret{0}
 	return k.Validate()
 }
 

@@ -18,9 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"golang.org/x/sys/unix"
 )
 
 // Secrets used by the tests. Every error the tests see is checked not to

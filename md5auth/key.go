@@ -11,12 +11,6 @@ import (
 // MaxSecretLen is the longest TCP-MD5 key Linux accepts (TCP_MD5SIG_MAXKEYLEN).
 const MaxSecretLen = 80
 
-// Secret is TCP-MD5 key material: the one key type of authbgpd
-// (keys.Secret). It never prints its contents (every fmt verb, String,
-// GoString, MarshalText and MarshalJSON are redacted), compares in
-// constant time (Equal) and can be wiped (Wipe).
-type Secret = keys.Secret
-
 // Key is a TCP-MD5 key scoped to one peer address or to a prefix of peer
 // addresses (dynamic neighbors), optionally bound to an L3 domain (VRF) by
 // interface index.
@@ -28,7 +22,7 @@ type Key struct {
 	// interface index; 0 means no scoping.
 	IfIndex int
 	// Secret is the shared key (1..80 bytes).
-	Secret Secret
+	Secret keys.Secret
 }
 
 // AddrKey returns a key for a single peer address.

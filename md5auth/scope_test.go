@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/authbgp/authbgpd/keys"
 )
 
 // Portable tests of L3 (VRF) scopes: what the read-back shows of a key's
@@ -17,19 +19,19 @@ import (
 // does not match.
 func TestObservedKeyMatchesIgnoresL3Scope(t *testing.T) {
 	p := netip.MustParsePrefix("192.0.2.2/32")
-	o := ObservedKey{Prefix: p, Secret: Secret("blue-secret")}
+	o := ObservedKey{Prefix: p, Secret: keys.Secret("blue-secret")}
 	for _, tc := range []struct {
 		name string
 		k    Key
 		want bool
 	}{
-		{"scoped", Key{Prefix: p, IfIndex: 7, Secret: Secret("blue-secret")}, true},
-		{"unscoped", Key{Prefix: p, Secret: Secret("blue-secret")}, true},
-		{"v4-mapped", Key{Prefix: netip.MustParsePrefix("::ffff:192.0.2.2/128"), IfIndex: 7, Secret: Secret("blue-secret")}, true},
-		{"other secret", Key{Prefix: p, IfIndex: 7, Secret: Secret("red-secret")}, false},
-		{"secret prefix", Key{Prefix: p, IfIndex: 7, Secret: Secret("blue")}, false},
-		{"other address", Key{Prefix: netip.MustParsePrefix("192.0.2.3/32"), IfIndex: 7, Secret: Secret("blue-secret")}, false},
-		{"range", Key{Prefix: netip.MustParsePrefix("192.0.2.0/24"), IfIndex: 7, Secret: Secret("blue-secret")}, false},
+		{"scoped", Key{Prefix: p, IfIndex: 7, Secret: keys.Secret("blue-secret")}, true},
+		{"unscoped", Key{Prefix: p, Secret: keys.Secret("blue-secret")}, true},
+		{"v4-mapped", Key{Prefix: netip.MustParsePrefix("::ffff:192.0.2.2/128"), IfIndex: 7, Secret: keys.Secret("blue-secret")}, true},
+		{"other secret", Key{Prefix: p, IfIndex: 7, Secret: keys.Secret("red-secret")}, false},
+		{"secret prefix", Key{Prefix: p, IfIndex: 7, Secret: keys.Secret("blue")}, false},
+		{"other address", Key{Prefix: netip.MustParsePrefix("192.0.2.3/32"), IfIndex: 7, Secret: keys.Secret("blue-secret")}, false},
+		{"range", Key{Prefix: netip.MustParsePrefix("192.0.2.0/24"), IfIndex: 7, Secret: keys.Secret("blue-secret")}, false},
 	} {
 		if got := o.Matches(tc.k); got != tc.want {
 			t.Errorf("%s: Matches(%v) = %v, want %v", tc.name, tc.k, got, tc.want)
@@ -39,14 +41,14 @@ func TestObservedKeyMatchesIgnoresL3Scope(t *testing.T) {
 	// (two keys for the same address, told apart by their secrets): each
 	// wanted key is there, whatever its scope, and KeysFor lists both.
 	s := SocketKeys{Listening: true, Keys: []ObservedKey{
-		{Prefix: p, Secret: Secret("blue-secret")},
-		{Prefix: p, Secret: Secret("default-secret")},
-		{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Secret: Secret("range")},
+		{Prefix: p, Secret: keys.Secret("blue-secret")},
+		{Prefix: p, Secret: keys.Secret("default-secret")},
+		{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Secret: keys.Secret("range")},
 	}}
-	if !s.Has(Key{Prefix: p, IfIndex: 7, Secret: Secret("blue-secret")}) || !s.Has(Key{Prefix: p, Secret: Secret("default-secret")}) {
+	if !s.Has(Key{Prefix: p, IfIndex: 7, Secret: keys.Secret("blue-secret")}) || !s.Has(Key{Prefix: p, Secret: keys.Secret("default-secret")}) {
 		t.Error("Has: a scoped or the unscoped key is not found")
 	}
-	if s.Has(Key{Prefix: p, IfIndex: 8, Secret: Secret("red-secret")}) {
+	if s.Has(Key{Prefix: p, IfIndex: 8, Secret: keys.Secret("red-secret")}) {
 		t.Error("Has: a key that is not there is found")
 	}
 	if got := s.KeysFor(netip.MustParsePrefix("::ffff:192.0.2.2/128")); len(got) != 2 {
@@ -74,7 +76,7 @@ func aoGet(addr netip.Prefix, flags byte, ifindex int32, id uint8, secret string
 // scope read back other than the one wanted is drift (no match).
 func TestObservedAOKeyScope(t *testing.T) {
 	p := netip.MustParsePrefix("192.0.2.2/32")
-	want := AOKey{Prefix: p, Alg: AOAlgHMACSHA1, Secret: Secret("ao"), SendID: 1, RecvID: 1, IfIndex: 7}
+	want := AOKey{Prefix: p, Alg: AOAlgHMACSHA1, Secret: keys.Secret("ao"), SendID: 1, RecvID: 1, IfIndex: 7}
 	unscoped := want
 	unscoped.IfIndex = 0
 	for _, tc := range []struct {
@@ -135,7 +137,7 @@ func TestObservedAOKeyScope(t *testing.T) {
 func TestAOSetScoped(t *testing.T) {
 	p := netip.MustParsePrefix("2001:db8::2/128")
 	k := func(id uint8, l3 int) AOKey {
-		return AOKey{Prefix: p, Alg: AOAlgHMACSHA1, Secret: Secret("s"), SendID: id, RecvID: id, IfIndex: l3}
+		return AOKey{Prefix: p, Alg: AOAlgHMACSHA1, Secret: keys.Secret("s"), SendID: id, RecvID: id, IfIndex: l3}
 	}
 	for _, tc := range []struct {
 		name string

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"golang.org/x/sys/unix"
 )
 
 func addrPorts(t *testing.T, c net.Conn) (local, remote netip.AddrPort) {

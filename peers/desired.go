@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/tcpao"
 )
@@ -29,7 +30,7 @@ type Key struct {
 	Mech Mechanism
 	// MD5 is the TCP-MD5 secret (Mech == MechMD5); nil when the peer is
 	// keyed but has no usable key (a keychain whose keys all start later).
-	MD5 md5auth.Secret
+	MD5 keys.Secret
 	// KeyID is the keychain key id, -1 when the key is not from a keychain.
 	KeyID int
 	// AO is a TCP-AO peer's set (Mech == MechTCPAO): every MKT of its
@@ -78,7 +79,7 @@ func cloneAOSet(s md5auth.AOSet) md5auth.AOSet {
 	c := s
 	c.Keys = make([]md5auth.AOKey, len(s.Keys))
 	for i, k := range s.Keys {
-		k.Secret = append(md5auth.Secret(nil), k.Secret...)
+		k.Secret = append(keys.Secret(nil), k.Secret...)
 		c.Keys[i] = k
 	}
 	return c
@@ -342,7 +343,7 @@ func noKeyError(cfg *config.Config, p *config.Peer, now time.Time) error {
 // scoped to the VRF with ifindex l3 (0: none). A link-local address loses
 // its zone: the kernel's keys carry none (the interface's listener and the
 // dial's bound device tell interfaces apart).
-func mdKey(p *config.Peer, l3 int, secret md5auth.Secret) md5auth.Key {
+func mdKey(p *config.Peer, l3 int, secret keys.Secret) md5auth.Key {
 	var k md5auth.Key
 	if p.IsDynamic() {
 		k = md5auth.PrefixKey(p.Prefix, secret)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -94,7 +95,7 @@ func TestComputeDesired(t *testing.T) {
 			if !tc.unkeyed && (len(w.Key.MD5) == 0) != tc.noSecret {
 				t.Fatalf("secret present=%v", len(w.Key.MD5) > 0)
 			}
-			if tc.secret != "" && !w.Key.MD5.Equal(md5auth.Secret(tc.secret)) {
+			if tc.secret != "" && !w.Key.MD5.Equal(keys.Secret(tc.secret)) {
 				t.Fatal("wrong secret")
 			}
 			if (tc.errIs == nil) != (w.Err == nil) || (tc.errIs != nil && !errors.Is(w.Err, tc.errIs)) {

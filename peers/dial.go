@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -100,7 +101,7 @@ func dialWants(d Desired) map[netip.Addr]dialWant {
 				dw.refuse = ErrHeldDown
 			}
 		case w.Key.Mech == MechMD5:
-			dw.md5 = mdKey(w.Cfg, w.IfIndex, append(md5auth.Secret(nil), w.Key.MD5...))
+			dw.md5 = mdKey(w.Cfg, w.IfIndex, append(keys.Secret(nil), w.Key.MD5...))
 		case w.Key.Mech == MechTCPAO:
 			dw.ao = cloneAOSet(w.Key.AO)
 		}

@@ -1,5 +1,5 @@
-// Package peers turns the configured peers into GoBGP neighbors and TCP-MD5
-// keys, and keeps the two consistent while sessions run.
+// Package peers turns the configured peers into GoBGP neighbors and their
+// TCP-MD5 keys or TCP-AO MKTs, and keeps them consistent while sessions run.
 //
 // The rules it enforces:
 //

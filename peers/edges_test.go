@@ -11,6 +11,7 @@ import (
 	api "github.com/osrg/gobgp/v3/api"
 
 	"github.com/authbgp/authbgpd/internal/testlog"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -255,7 +256,7 @@ func TestStatusReportsObservedKeys(t *testing.T) {
 	s.socks = []md5auth.SocketKeys{
 		{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.MustParseAddrPort("192.0.2.2:40010"), Family: afInet},
 		{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.MustParseAddrPort("198.51.100.7:40011"), Family: afInet,
-			Keys: []md5auth.ObservedKey{{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Secret: md5auth.Secret("Old-Range-Key")}}},
+			Keys: []md5auth.ObservedKey{{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Secret: keys.Secret("Old-Range-Key")}}},
 	}
 	s.mu.Unlock()
 	_, b := m, m.bgp.(*fakeBGP)

@@ -39,7 +39,7 @@ func (m *Manager) GuardAPI(_ context.Context, req any) error {
 			return nil // GoBGP answers a bad address itself
 		}
 		if st := m.peers[m.peerFor(a.Unmap())]; st != nil && st.heldDown {
-			return fmt.Errorf("peers: %s is held down because its TCP-MD5 key is not installed (%v); fix that and reload: %w", r.GetAddress(), st.err, ErrManagedByConfig)
+			return fmt.Errorf("peers: %s is held down because its key is not installed (%v); fix that and reload: %w", r.GetAddress(), st.err, ErrManagedByConfig)
 		}
 		return nil
 	case *api.AddPeerGroupRequest:

@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/plugin"
@@ -37,7 +38,7 @@ type BGP interface {
 	// PeersAndPasswords is ListPeer(ctx, "") with the password GoBGP holds
 	// for each neighbor, from one walk (in process only; never shown
 	// anywhere).
-	PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]md5auth.Secret, error)
+	PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]keys.Secret, error)
 	// ListDynamicNeighbor returns GoBGP's dynamic-neighbor ranges.
 	ListDynamicNeighbor(ctx context.Context, group string) ([]*api.DynamicNeighbor, error)
 }
@@ -76,7 +77,7 @@ func (nopObserver) AOKernel(string, metrics.AOKernelCounts) {}
 
 // ErrHeldDown marks a peer held administratively down because its key
 // could not be installed.
-var ErrHeldDown = errors.New("held administratively down: its TCP-MD5 key is not installed")
+var ErrHeldDown = errors.New("held administratively down: its key (TCP-MD5 or TCP-AO) is not installed")
 
 // ErrNotNewer refuses a proposed key that is not newer than the key in use.
 var ErrNotNewer = errors.New("not newer")

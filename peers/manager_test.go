@@ -20,6 +20,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/redact"
@@ -126,14 +127,14 @@ func (f *fakeBGP) ListPeer(_ context.Context, addr string) ([]*api.Peer, error) 
 	}
 	return out, nil
 }
-func (f *fakeBGP) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]md5auth.Secret, error) {
+func (f *fakeBGP) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]keys.Secret, error) {
 	ps, err := f.ListPeer(ctx, "")
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.views++
-	out := map[netip.Addr]md5auth.Secret{}
+	out := map[netip.Addr]keys.Secret{}
 	for a, p := range f.peers {
-		out[netip.MustParseAddr(a)] = md5auth.Secret(p.Conf.AuthPassword)
+		out[netip.MustParseAddr(a)] = keys.Secret(p.Conf.AuthPassword)
 	}
 	return ps, out, err
 }
@@ -288,7 +289,7 @@ func (s *fakeSockets) Observe(port uint16) (Observed, error) {
 			a := netip.MustParseAddr(scope)
 			pfx = netip.PrefixFrom(a, a.BitLen())
 		}
-		k := md5auth.ObservedKey{Prefix: pfx, Secret: md5auth.Secret(sec)}
+		k := md5auth.ObservedKey{Prefix: pfx, Secret: keys.Secret(sec)}
 		if pfx.Addr().Is4() {
 			v4.Keys = append(v4.Keys, k)
 		} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -38,7 +39,7 @@ type peer struct {
 	shape *config.Peer
 	// secret is our copy of the key on the listeners (nil: none); keyID
 	// its keychain key id (-1 when not from a keychain).
-	secret md5auth.Secret
+	secret keys.Secret
 	keyID  int
 	// l3 is the l3index (VRF) secret is scoped to (0 none).
 	l3 int
@@ -78,7 +79,7 @@ type peer struct {
 	collided time.Time
 	// prevSecret is the key that change replaced, which established
 	// connections keep for rekeyHold (rekeyhold.go; nil: none).
-	prevSecret md5auth.Secret
+	prevSecret keys.Secret
 }
 
 // observation is the observed state of one peer's keys.
@@ -139,7 +140,7 @@ type pass struct {
 	// socks is the pass's look at the sockets, which its actions use.
 	socks *passSockets
 	// prev holds, for peers whose key this pass changed, the key before.
-	prev map[string]md5auth.Secret
+	prev map[string]keys.Secret
 	// deleted are listener key scopes this pass removed; gone the
 	// neighbors and dropped the ranges' groups it took out of GoBGP (its
 	// view, read before, still shows them).
@@ -207,7 +208,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	}
 	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
 		looked: oerr == nil, lookAt: lookAt,
-		port: port, listenPort: listen, socks: ps, prev: map[string]md5auth.Secret{}, deleted: map[netip.Prefix]bool{},
+		port: port, listenPort: listen, socks: ps, prev: map[string]keys.Secret{}, deleted: map[netip.Prefix]bool{},
 		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
 	p.run()
 	m.lastLook = ps.counts()
@@ -427,7 +428,7 @@ func (p *pass) shareListener(st *peer, w Want) {
 	st.secret, st.ao, st.l3 = nil, md5auth.AOSet{}, w.IfIndex
 	switch w.Key.Mech {
 	case MechMD5:
-		st.secret = append(md5auth.Secret(nil), w.Key.MD5...)
+		st.secret = append(keys.Secret(nil), w.Key.MD5...)
 	case MechTCPAO:
 		st.ao = cloneAOSet(w.Key.AO)
 	}
@@ -610,13 +611,13 @@ func (p *pass) install(st *peer, w Want) {
 		st.prevSecret.Wipe()
 		st.prevSecret = nil
 		if w.Pin < 0 { // a peer proven on the newer key has moved already
-			st.prevSecret = append(md5auth.Secret(nil), st.secret...)
+			st.prevSecret = append(keys.Secret(nil), st.secret...)
 		}
 		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "reason": p.why(w, st)}).Info("TCP-MD5 key changed in place")
 	} else {
 		st.secret.Wipe()
 	}
-	st.secret = append(md5auth.Secret(nil), w.Key.MD5...)
+	st.secret = append(keys.Secret(nil), w.Key.MD5...)
 	st.keyID, st.installed, st.err, st.l3 = w.Key.KeyID, true, nil, w.IfIndex
 	// What the kernel was seen to hold stands until the next pass looks
 	// again; an install not prompted by drift is trusted until then.
@@ -652,7 +653,7 @@ type gobgpView struct {
 	// later is newer than this view.
 	at        time.Time
 	peers     map[netip.Addr]*api.Peer
-	passwords map[netip.Addr]md5auth.Secret
+	passwords map[netip.Addr]keys.Secret
 	dynamic   map[string]string // prefix -> group
 	err       error
 }

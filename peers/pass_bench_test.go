@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -29,7 +30,7 @@ func BenchmarkPass(b *testing.B) {
 		secret := fmt.Sprintf("bench-secret-%04d", i)
 		fmt.Fprintf(&conf, "[[peers]]\naddress = %q\nasn = 65002\npassword = %q\n", a, secret)
 		s.socks = append(s.socks, md5auth.SocketKeys{Local: local, Remote: netip.AddrPortFrom(a, 40000), Family: afInet6,
-			Keys: []md5auth.ObservedKey{{Prefix: netip.PrefixFrom(a, 128), Secret: md5auth.Secret(secret)}}})
+			Keys: []md5auth.ObservedKey{{Prefix: netip.PrefixFrom(a, 128), Secret: keys.Secret(secret)}}})
 	}
 	m := New(Options{Config: cfg(b, conf.String()), Logger: quietLogger(io.Discard), Sockets: copyingSockets{s}, ReconcileEvery: time.Hour, ReconcileIdleEvery: time.Hour})
 	fb := newFakeBGP()
@@ -63,11 +64,11 @@ type copyingSockets struct{ *fakeSockets }
 func (c copyingSockets) Observe(port uint16) (Observed, error) {
 	obs, err := c.fakeSockets.Observe(port)
 	for i := range obs.Sockets {
-		keys := make([]md5auth.ObservedKey, len(obs.Sockets[i].Keys))
+		copied := make([]md5auth.ObservedKey, len(obs.Sockets[i].Keys))
 		for j, k := range obs.Sockets[i].Keys {
-			keys[j] = md5auth.ObservedKey{Prefix: k.Prefix, Secret: append(md5auth.Secret(nil), k.Secret...)}
+			copied[j] = md5auth.ObservedKey{Prefix: k.Prefix, Secret: append(keys.Secret(nil), k.Secret...)}
 		}
-		obs.Sockets[i].Keys = keys
+		obs.Sockets[i].Keys = copied
 	}
 	return obs, err
 }

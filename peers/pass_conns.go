@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -170,7 +171,7 @@ func (p *pass) recordedConn(a netip.Addr, s *session) {
 	if s.key == nil {
 		// It came up with the key the listeners carried: the one before
 		// this pass's change, if any.
-		s.key = append(md5auth.Secret(nil), st.secret...)
+		s.key = append(keys.Secret(nil), st.secret...)
 		if old := p.prev[id]; old != nil {
 			s.key = append(s.key[:0], old...)
 		}
@@ -201,7 +202,7 @@ func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
 		return
 	}
 	s.key.Wipe()
-	s.key = append(md5auth.Secret(nil), st.secret...)
+	s.key = append(keys.Secret(nil), st.secret...)
 	p.noteRekeyed(a, s)
 	m.log.WithFields(logrus.Fields{"peer": a, "connection": remote}).Info("established session re-keyed in place")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -26,7 +27,7 @@ func (p *pass) listeners() []md5auth.SocketKeys {
 type listenerKeyIndex struct {
 	local netip.AddrPort
 	v4    bool
-	keys  map[netip.Prefix][]md5auth.Secret
+	keys  map[netip.Prefix][]keys.Secret
 }
 
 // listenerKeys indexes the pass's observed listeners by key prefix, once a
@@ -42,7 +43,7 @@ func (p *pass) listenerKeys() []listenerKeyIndex {
 func indexListenerKeys(ls []md5auth.SocketKeys) []listenerKeyIndex {
 	out := make([]listenerKeyIndex, 0, len(ls))
 	for _, l := range ls {
-		x := listenerKeyIndex{local: l.Local, v4: l.Family == afInet, keys: make(map[netip.Prefix][]md5auth.Secret, len(l.Keys))}
+		x := listenerKeyIndex{local: l.Local, v4: l.Family == afInet, keys: make(map[netip.Prefix][]keys.Secret, len(l.Keys))}
 		for _, o := range l.Keys {
 			x.keys[o.Prefix] = append(x.keys[o.Prefix], o.Secret)
 		}

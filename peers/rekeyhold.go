@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/keys"
 )
 
 // Established connections and a TCP-MD5 key change. Most routers end a
@@ -43,7 +43,7 @@ func keepOldKey(changed, lastBad, now time.Time, hold time.Duration) bool {
 // keepsOldKey reports whether the connection with a, which carries key
 // (m.mu held), keeps it for now: key is the one st's change replaced, and
 // keepOldKey says so.
-func (p *pass) keepsOldKey(a netip.Addr, st *peer, key md5auth.Secret) bool {
+func (p *pass) keepsOldKey(a netip.Addr, st *peer, key keys.Secret) bool {
 	if st.prevSecret == nil || !st.prevSecret.Equal(key) {
 		return false
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/plugin"
 )
 
@@ -24,7 +24,7 @@ type session struct {
 	// key is the secret the reconciler knows the connection carries (the
 	// peer's key when the session came up, or what the pass put on it);
 	// it is what the pass compares when the kernel hides keys.
-	key md5auth.Secret
+	key keys.Secret
 	// rekeyedConn is the connection (remote end) re-keyed in place by the
 	// last key change, and rxAtRekey the messages GoBGP had received on
 	// it by then (see staleByRefusal); zero when not re-keyed.

@@ -27,8 +27,7 @@
 //     while a question waits (blocked at one place, or computing);
 //   - families.go: address family names.
 //
-// Redaction itself is package redact (importable without GoBGP's server);
-// redact.go here keeps the names callers used before it moved.
+// Redaction itself is package redact (importable without GoBGP's server).
 package plugin
 
 import (

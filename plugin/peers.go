@@ -9,7 +9,7 @@ import (
 	api "github.com/osrg/gobgp/v3/api"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/redact"
 )
 
@@ -189,15 +189,15 @@ func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.P
 // one walk of GoBGP's neighbors, so the peers manager can compare them with
 // the keys it decided. The passwords never leave the process: they are not
 // logged, and every API answer stays redacted.
-func (h *Host) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]md5auth.Secret, error) {
+func (h *Host) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]keys.Secret, error) {
 	if err := h.checkRunning(); err != nil {
 		return nil, nil, err
 	}
 	var ps []*api.Peer
-	pw := map[netip.Addr]md5auth.Secret{}
+	pw := map[netip.Addr]keys.Secret{}
 	err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
 		if a, ok := NeighborAddr(p); ok {
-			pw[a] = md5auth.Secret(p.GetConf().GetAuthPassword())
+			pw[a] = keys.Secret(p.GetConf().GetAuthPassword())
 		}
 		ps = append(ps, redact.Proto(p))
 	})

@@ -1,6 +1,6 @@
-// Package shadow verifies the TCP-MD5 signature of every BGP segment it is
-// shown — live from an AF_PACKET capture or offline from pcap/pcapng files —
-// and turns the verdicts into a per-peer diagnosis: why a session will not
+// Package shadow verifies the TCP-MD5 signature or TCP-AO MAC of every BGP
+// segment it is shown — live from an AF_PACKET capture or offline from
+// pcap/pcapng files — and turns the verdicts into a per-peer diagnosis: why a session will not
 // come up. The kernel drops badly signed segments silently and names no
 // peer; this package names the peer and the cause.
 //

@@ -16,7 +16,7 @@ import (
 
 // retiredKey is a key a peer had until SetPeers replaced it at at.
 type retiredKey struct {
-	secret md5auth.Secret
+	secret keys.Secret
 	at     time.Time
 }
 
@@ -124,7 +124,7 @@ func (c *Checker) retire(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[
 		if np.TCPAO {
 			continue // only the TCP-MD5 stale proof uses retired keys
 		}
-		has := func(secret md5auth.Secret) bool {
+		has := func(secret keys.Secret) bool {
 			for _, k := range np.Keys {
 				if k.Secret.Equal(secret) {
 					return true
@@ -141,7 +141,7 @@ func (c *Checker) retire(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[
 		if op := old[id]; op != nil {
 			for _, k := range op.Keys {
 				if len(k.Secret) > 0 && !has(k.Secret) {
-					keep = append(keep, retiredKey{secret: append(md5auth.Secret(nil), k.Secret...), at: now})
+					keep = append(keep, retiredKey{secret: append(keys.Secret(nil), k.Secret...), at: now})
 				}
 			}
 		}

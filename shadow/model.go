@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/tcpao"
 )
 
@@ -68,7 +67,7 @@ const (
 type Key struct {
 	// ID is the keychain key id, or -1 for a single password.
 	ID     int
-	Secret md5auth.Secret
+	Secret keys.Secret
 	// SendFrom: the key is the active one from this time on (zero: always).
 	SendFrom time.Time
 	// TCP-AO only: the MAC algorithm, the KeyIDs we send (SendID) and the

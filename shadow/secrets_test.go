@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/keys"
 )
 
-func wiped(s md5auth.Secret) bool {
+func wiped(s keys.Secret) bool {
 	for _, b := range s {
 		if b != 0 {
 			return false
@@ -22,10 +22,10 @@ func wiped(s md5auth.Secret) bool {
 // peers' secrets, and a reload (SetPeers) wipes the copies it replaces,
 // exact peers and ranges alike, never the caller's; the new copy verifies.
 func TestSetPeersOwnsAndWipesSecrets(t *testing.T) {
-	secret := md5auth.Secret("Shadow-Owned-Key-1")
+	secret := keys.Secret("Shadow-Owned-Key-1")
 	orig := slices.Clone(secret)
 	peer := Peer{ID: "192.0.2.2", Prefix: netip.MustParsePrefix("192.0.2.2/32"), Pinned: -1, Keys: []Key{{ID: -1, Secret: secret}}}
-	rng := Peer{ID: "198.51.100.0/24", Prefix: netip.MustParsePrefix("198.51.100.0/24"), Pinned: -1, Keys: []Key{{ID: -1, Secret: md5auth.Secret("Range-Key-2")}}}
+	rng := Peer{ID: "198.51.100.0/24", Prefix: netip.MustParsePrefix("198.51.100.0/24"), Pinned: -1, Keys: []Key{{ID: -1, Secret: keys.Secret("Range-Key-2")}}}
 	c := New([]Peer{peer, rng}, Options{})
 	held := c.exact[netip.MustParseAddr("192.0.2.2")].Keys[0].Secret
 	heldRange := c.ranges[0].Keys[0].Secret

@@ -21,6 +21,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/tcpao"
@@ -69,7 +70,7 @@ func TestTCPAOMACLengthLimits(t *testing.T) {
 			if (err == nil) != c.ok {
 				t.Errorf("%s maclen %d: %v, want ok %v", a.LinuxName(), c.n, err, c.ok)
 			}
-			mk := md5auth.AOKey{Prefix: netip.MustParsePrefix("198.51.100.1/32"), Alg: a.LinuxName(), Secret: md5auth.Secret("x"), MACLen: c.n}
+			mk := md5auth.AOKey{Prefix: netip.MustParsePrefix("198.51.100.1/32"), Alg: a.LinuxName(), Secret: keys.Secret("x"), MACLen: c.n}
 			if (mk.Validate() == nil) != c.ok {
 				t.Errorf("%s maclen %d: md5auth says %v, the kernel %v", a.LinuxName(), c.n, mk.Validate(), err)
 			}

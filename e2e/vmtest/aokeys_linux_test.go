@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -26,10 +27,10 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
 	scope := netip.MustParsePrefix("198.51.100.0/24")
 	set := md5auth.AOSet{Prefix: scope, Current: -1, RNext: -1, Keys: []md5auth.AOKey{
-		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: md5auth.Secret("0123456789abcdef"), SendID: 1, RecvID: 1},
-		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: md5auth.Secret("a twenty byte secret"), SendID: 2, RecvID: 2},
-		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: md5auth.Secret("hmac-sha-1-96 secret"), SendID: 3, RecvID: 30},
-		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: md5auth.Secret("no options"), SendID: 4, RecvID: 40, ExcludeOptions: true},
+		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: keys.Secret("0123456789abcdef"), SendID: 1, RecvID: 1},
+		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: keys.Secret("a twenty byte secret"), SendID: 2, RecvID: 2},
+		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: keys.Secret("hmac-sha-1-96 secret"), SendID: 3, RecvID: 30},
+		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: keys.Secret("no options"), SendID: 4, RecvID: 40, ExcludeOptions: true},
 	}}
 	var ps md5auth.ProcessSockets
 	observe := func() []md5auth.ObservedAOKey {
@@ -104,7 +105,7 @@ func TestTCPAOKeysReadBackMany(t *testing.T) {
 		set := md5auth.AOSet{Prefix: scope, Current: -1, RNext: -1}
 		for k := 1; k <= perPeer; k++ {
 			set.Keys = append(set.Keys, md5auth.AOKey{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1,
-				Secret: md5auth.Secret(fmt.Sprintf("peer %d key %d", i, k)), SendID: uint8(k), RecvID: uint8(k)})
+				Secret: keys.Secret(fmt.Sprintf("peer %d key %d", i, k)), SendID: uint8(k), RecvID: uint8(k)})
 		}
 		if _, err := ps.SetListenerAO(port, set); err != nil {
 			t.Fatalf("SetListenerAO %s: %v", scope, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
+	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/shadow"
 )
@@ -542,7 +543,7 @@ keychain = "ao"
 		// accept_icmps through md5auth, as a keychain's accept-icmps sets
 		// it: read back, and the ICMP is then taken.
 		set := md5auth.AOSet{Prefix: netip.PrefixFrom(p.cli4, 32), Current: -1, RNext: 1, AcceptICMPs: true,
-			Keys: []md5auth.AOKey{{Prefix: netip.PrefixFrom(p.cli4, 32), Alg: md5auth.AOAlgHMACSHA1, Secret: md5auth.Secret(secret), SendID: 1, RecvID: 1}}}
+			Keys: []md5auth.AOKey{{Prefix: netip.PrefixFrom(p.cli4, 32), Alg: md5auth.AOAlgHMACSHA1, Secret: keys.Secret(secret), SendID: 1, RecvID: 1}}}
 		if err := netns.Do(p.A, func() error { return (md5auth.ProcessSockets{}).SetConnAO(s.srvAddr(), s.cliAddr(), set) }); err != nil {
 			t.Fatal(err)
 		}
