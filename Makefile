@@ -19,7 +19,7 @@ test:
 # The tests that need a kernel with TCP-AO and VRF (e2e/vmtest), in a
 # Linux 6.12 VM (scripts/vm.sh; root; the first run builds its kernel, about
 # 6 minutes). The test binary is built here and run in the guest, and so are
-# md5auth's, netdev's and srv6policy's, which it runs there (TestMD5AuthInGuest,
+# tcpsock's, netdev's and srv6policy's, which it runs there (TestTCPSockInGuest,
 # TestNetdevInGuest, TestSRv6PolicyInGuest: their VRF, TCP-AO and SRv6 HMAC
 # tests skip on a host kernel without them).
 VMTEST_FLAGS ?=
@@ -27,7 +27,7 @@ vmtest:
 	bash scripts/deps.sh
 	CGO_ENABLED=0 go build -trimpath -o bin/authbgpd ./cmd/authbgpd
 	CGO_ENABLED=0 go test -c -o bin/vmtest.test ./e2e/vmtest
-	CGO_ENABLED=0 go test -c -o bin/md5auth.test ./md5auth
+	CGO_ENABLED=0 go test -c -o bin/tcpsock.test ./tcpsock
 	CGO_ENABLED=0 go test -c -o bin/netdev.test ./netdev
 	CGO_ENABLED=0 go test -c -o bin/srv6policy.test ./srv6policy
 	bash scripts/vm.sh bin/vmtest.test -test.v -test.count=1 -test.timeout=20m $(VMTEST_FLAGS)
@@ -59,8 +59,8 @@ FUZZTIME ?= 20s
 FUZZFLAGS ?=
 FUZZ_TARGETS = \
 	./tcpopt:FuzzParse \
-	./md5auth:FuzzParseDiag \
-	./md5auth:FuzzParseNetstat \
+	./tcpsock:FuzzParseDiag \
+	./tcpsock:FuzzParseNetstat \
 	./frame:FuzzDecodeTCP \
 	./shadow:FuzzCheckAO \
 	./capture/capfile:FuzzReader \

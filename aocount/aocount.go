@@ -1,5 +1,5 @@
 // Package aocount is the one type of the Linux kernel's TCP-AO segment
-// counters, from the kernel's read (md5auth: a socket's TCP_AO_INFO, the
+// counters, from the kernel's read (tcpsock: a socket's TCP_AO_INFO, the
 // namespace's TcpExt TCPAO*) through /status (status, whose JSON names are
 // these) and the metrics (their verdict and reason labels): good, bad,
 // key_not_found, ao_required, dropped_icmp. A leaf: it imports nothing of

@@ -21,6 +21,7 @@ import (
 	"github.com/authbgp/authbgpd/kdrops"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // TestKernelInterfacePeers runs the kernel path: a router R with links
@@ -77,7 +78,7 @@ func TestKernelInterfacePeers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := md5auth.SetKey(rc, md5auth.AddrKey(ll2, []byte(secretMD5))); err != nil {
+	if err := tcpsock.SetKey(rc, md5auth.AddrKey(ll2, []byte(secretMD5))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -94,7 +95,7 @@ func TestKernelInterfacePeers(t *testing.T) {
 			d := net.Dialer{Timeout: 1500 * time.Millisecond, LocalAddr: &net.TCPAddr{IP: ll2.AsSlice(), Zone: z}}
 			d.SetMultipathTCP(false)
 			if secret != nil {
-				d.Control = func(_, _ string, c syscall.RawConn) error { return md5auth.SetKey(c, md5auth.AddrKey(ll1, secret)) }
+				d.Control = func(_, _ string, c syscall.RawConn) error { return tcpsock.SetKey(c, md5auth.AddrKey(ll1, secret)) }
 			}
 			c, err := d.Dial("tcp6", netip.AddrPortFrom(ll1.WithZone(z), 17279).String())
 			if err == nil {

@@ -1,9 +1,9 @@
 package dropwatch
 
 import (
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Namespace is the kernel's namespace-wide TCP-MD5 and TCP-AO counters of
@@ -14,17 +14,17 @@ import (
 // was made, and their growth since the daemon started. Each call reads them
 // again; safe for concurrent use.
 type Namespace struct {
-	read  func() (md5auth.KernelCounters, error)
-	start md5auth.KernelCounters
+	read  func() (tcpsock.KernelCounters, error)
+	start tcpsock.KernelCounters
 	ok    bool // start was read
 }
 
 // NewNamespace reads the counters now, as the start of the "since start"
 // figures. read is md5auth.ReadKernelCounters when nil (the calling
 // thread's namespace: call it in the daemon's).
-func NewNamespace(read func() (md5auth.KernelCounters, error)) *Namespace {
+func NewNamespace(read func() (tcpsock.KernelCounters, error)) *Namespace {
 	if read == nil {
-		read = md5auth.ReadKernelCounters
+		read = tcpsock.ReadKernelCounters
 	}
 	c, err := read()
 	return &Namespace{read: read, start: c, ok: err == nil}
@@ -62,6 +62,6 @@ func (n *Namespace) Status() *status.Kernel {
 }
 
 // md5Drops names the TCP-MD5 counters by the shadow checker's verdicts.
-func md5Drops(c md5auth.KernelCounters) status.Drops {
+func md5Drops(c tcpsock.KernelCounters) status.Drops {
 	return status.Drops{Missing: c.NotFound, Unexpected: c.Unexpected, BadDigest: c.Failure}
 }

@@ -6,18 +6,18 @@ import (
 	"testing"
 
 	"github.com/authbgp/authbgpd/aocount"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // reads is a fake md5auth.ReadKernelCounters giving its reads in turn.
 type reads struct {
-	c   []md5auth.KernelCounters
+	c   []tcpsock.KernelCounters
 	err []error
 	i   int
 }
 
-func (r *reads) read() (md5auth.KernelCounters, error) {
+func (r *reads) read() (tcpsock.KernelCounters, error) {
 	i := min(r.i, len(r.c)-1)
 	r.i++
 	var err error
@@ -25,7 +25,7 @@ func (r *reads) read() (md5auth.KernelCounters, error) {
 		err = r.err[i]
 	}
 	if err != nil {
-		return md5auth.KernelCounters{}, err
+		return tcpsock.KernelCounters{}, err
 	}
 	return r.c[i], nil
 }
@@ -33,7 +33,7 @@ func (r *reads) read() (md5auth.KernelCounters, error) {
 // TestNamespaceStatus: /status kernel gives the counters and their growth
 // since the start read, TCP-MD5 and TCP-AO, in the contract's JSON names.
 func TestNamespaceStatus(t *testing.T) {
-	r := &reads{c: []md5auth.KernelCounters{
+	r := &reads{c: []tcpsock.KernelCounters{
 		{NotFound: 5, Unexpected: 1, Failure: 2, HasAO: true, AO: aocount.Counts{Good: 100, Bad: 1}},
 		{NotFound: 7, Unexpected: 1, Failure: 5, HasAO: true, AO: aocount.Counts{Good: 150, Bad: 4, AORequired: 2}},
 	}}
@@ -64,7 +64,7 @@ func TestNamespaceStatus(t *testing.T) {
 // TestNamespaceNoAO: a kernel without TCP-AO has no tcp_ao in /status and
 // no AO in the metrics.
 func TestNamespaceNoAO(t *testing.T) {
-	r := &reads{c: []md5auth.KernelCounters{{NotFound: 1}, {NotFound: 3}}}
+	r := &reads{c: []tcpsock.KernelCounters{{NotFound: 1}, {NotFound: 3}}}
 	n := NewNamespace(r.read)
 	st := n.Status()
 	if st == nil || st.AO != nil || st.AOSinceStart != nil || st.MD5DropsSinceStart.Missing != 2 {
@@ -80,7 +80,7 @@ func TestNamespaceNoAO(t *testing.T) {
 // since the namespace was made.
 func TestNamespaceUnreadable(t *testing.T) {
 	boom := errors.New("no netstat")
-	r := &reads{c: []md5auth.KernelCounters{{}, {Failure: 4, HasAO: true, AO: aocount.Counts{Good: 9}}, {}, {}},
+	r := &reads{c: []tcpsock.KernelCounters{{}, {Failure: 4, HasAO: true, AO: aocount.Counts{Good: 9}}, {}, {}},
 		err: []error{boom, nil, boom, boom}}
 	n := NewNamespace(r.read)
 	st := n.Status()

@@ -99,7 +99,7 @@ func TestDialSigned(t *testing.T) {
 
 // TestDialKeyRefusedNoSYN: the kernel itself refuses the key of a dial (the
 // namespace's option memory is too small for one more TCP-MD5 key, as in
-// md5authtest; the listener's key went on before): authbgpd aborts the dial
+// tcpsocktest; the listener's key went on before): authbgpd aborts the dial
 // before connect, so no SYN leaves at all, and /status says why. With the
 // memory back, the next dial is keyed and the session comes up.
 func TestDialKeyRefusedNoSYN(t *testing.T) {

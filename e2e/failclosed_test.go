@@ -15,6 +15,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // A keyed peer gets in only with its key: unsigned and wrongly signed
@@ -38,7 +39,7 @@ func dialTCP(ns string, local netip.Addr, remote netip.AddrPort, key string) err
 	d.SetMultipathTCP(false) // TCP-MD5 needs plain TCP
 	if key != "" {
 		k := md5auth.AddrKey(remote.Addr(), []byte(key))
-		d.Control = func(_, _ string, rc syscall.RawConn) error { return md5auth.SetKey(rc, k) }
+		d.Control = func(_, _ string, rc syscall.RawConn) error { return tcpsock.SetKey(rc, k) }
 	}
 	return netns.Do(ns, func() error {
 		c, err := d.Dial("tcp", remote.String())

@@ -29,6 +29,7 @@ import (
 	"github.com/authbgp/authbgpd/kdrops"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // The kernel's own per-peer TCP-MD5 drop verdicts (package kdrops, shown by
@@ -1044,7 +1045,7 @@ func TestKernelDropsGoodPathIdle(t *testing.T) {
 	err = netns.Do(pair.B, func() error {
 		d := net.Dialer{Timeout: 1500 * time.Millisecond, LocalAddr: &net.TCPAddr{IP: send.AsSlice()}}
 		d.SetMultipathTCP(false)
-		d.Control = func(_, _ string, rc syscall.RawConn) error { return md5auth.SetKey(rc, wrong) }
+		d.Control = func(_, _ string, rc syscall.RawConn) error { return tcpsock.SetKey(rc, wrong) }
 		c, err := d.Dial("tcp", netip.AddrPortFrom(recv, 179).String())
 		if err == nil {
 			c.Close()

@@ -17,6 +17,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 	"github.com/authbgp/authbgpd/third_party/gobgp/crafted"
 )
 
@@ -72,7 +73,7 @@ func TestMalformedUpdates(t *testing.T) {
 		d := &net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: from.AsSlice()}}
 		d.SetMultipathTCP(false)
 		k := md5auth.AddrKey(rtr, []byte(rawKey))
-		d.Control = func(_, _ string, rc syscall.RawConn) error { return md5auth.SetKey(rc, k) }
+		d.Control = func(_, _ string, rc syscall.RawConn) error { return tcpsock.SetKey(rc, k) }
 		var c net.Conn
 		err := netns.Do(b, func() (err error) {
 			c, err = d.Dial("tcp", netip.AddrPortFrom(rtr, 179).String())

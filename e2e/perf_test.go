@@ -64,8 +64,8 @@ import (
 
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 func BenchmarkBGPPerf(b *testing.B) {
@@ -1356,12 +1356,12 @@ func frrUptimes(f *FRR, fam string) (map[string]time.Duration, error) {
 
 // socketKeysIn reads the TCP-MD5 keys of every socket on BGP port port in
 // namespace ns back from the kernel (sock_diag; root sees the secrets).
-func socketKeysIn(ns string, port uint16) ([]md5auth.SocketKeys, error) {
-	var socks []md5auth.SocketKeys
+func socketKeysIn(ns string, port uint16) ([]tcpsock.SocketKeys, error) {
+	var socks []tcpsock.SocketKeys
 	err := netns.Do(ns, func() error {
 		var visible bool
 		var err error
-		socks, visible, err = md5auth.DumpSocketKeys(port)
+		socks, visible, err = tcpsock.DumpSocketKeys(port)
 		if err == nil && !visible {
 			err = fmt.Errorf("sock_diag hides the keys")
 		}
@@ -1372,7 +1372,7 @@ func socketKeysIn(ns string, port uint16) ([]md5auth.SocketKeys, error) {
 
 // socketsCarry: some connection with remote a carries key want, none
 // still carries old (sockets without a key, e.g. in TIME_WAIT, do not count).
-func socketsCarry(socks []md5auth.SocketKeys, a netip.Addr, want, old string) bool {
+func socketsCarry(socks []tcpsock.SocketKeys, a netip.Addr, want, old string) bool {
 	found := false
 	for _, s := range socks {
 		if s.Listening || s.Remote.Addr() != a {

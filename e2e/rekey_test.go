@@ -22,6 +22,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // TestRekey changes the TCP-MD5 key of live sessions between two authbgpd
@@ -751,7 +752,7 @@ func (p *rkPair) captureAfterSwitch(newKey, oldKey string) {
 func rkProbe(ns string, dst netip.AddrPort, key string, timeout time.Duration) error {
 	return netns.Do(ns, func() error {
 		d := net.Dialer{Timeout: timeout, Control: func(_, _ string, c syscall.RawConn) error {
-			return md5auth.SetKey(c, md5auth.AddrKey(dst.Addr(), []byte(key)))
+			return tcpsock.SetKey(c, md5auth.AddrKey(dst.Addr(), []byte(key)))
 		}}
 		c, err := d.Dial("tcp", dst.String())
 		if err != nil {

@@ -55,6 +55,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 func BenchmarkBGPScale(b *testing.B) {
@@ -429,12 +430,12 @@ func benchSYNKeys(b *testing.B) {
 		var lat []float64
 		err := netns.Do(pair.A, func() error {
 			lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
-				if err := md5auth.SetKey(rc, md5auth.AddrKey(pairB6, []byte(secret))); err != nil {
+				if err := tcpsock.SetKey(rc, md5auth.AddrKey(pairB6, []byte(secret))); err != nil {
 					return err
 				}
 				for i := 1; i < n; i++ { // other peers' keys: 2001:db8:ff::i
 					other := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 12: byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)})
-					if err := md5auth.SetKey(rc, md5auth.AddrKey(other, []byte(fmt.Sprintf("other-key-%d", i)))); err != nil {
+					if err := tcpsock.SetKey(rc, md5auth.AddrKey(other, []byte(fmt.Sprintf("other-key-%d", i)))); err != nil {
 						return err
 					}
 				}
@@ -456,7 +457,7 @@ func benchSYNKeys(b *testing.B) {
 			defer ln.Close()
 			return netns.Do(pair.B, func() error {
 				d := net.Dialer{Timeout: 3 * time.Second, Control: func(_, _ string, rc syscall.RawConn) error {
-					return md5auth.SetKey(rc, md5auth.AddrKey(pairA6, []byte(secret)))
+					return tcpsock.SetKey(rc, md5auth.AddrKey(pairA6, []byte(secret)))
 				}}
 				for i := 0; i < samples+100; i++ {
 					t0 := time.Now()

@@ -18,11 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
-	"github.com/cilium/ebpf"
-	"golang.org/x/sys/unix"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Secrets of the tests (never printed: keys.Secret redacts itself).
@@ -125,7 +127,7 @@ func listen(t *testing.T, ns string, addr netip.AddrPort, keys ...md5auth.Key) {
 		t.Fatal(err)
 	}
 	for _, k := range keys {
-		if err := md5auth.SetKey(rc, k); err != nil {
+		if err := tcpsock.SetKey(rc, k); err != nil {
 			t.Fatalf("key %v on %s: %v", k, addr, err)
 		}
 	}
@@ -163,7 +165,7 @@ func dial(ns string, local netip.Addr, remote netip.AddrPort, key *md5auth.Key, 
 		d.SetMultipathTCP(false)
 		if key != nil {
 			k := *key
-			d.Control = func(_, _ string, rc syscall.RawConn) error { return md5auth.SetKey(rc, k) }
+			d.Control = func(_, _ string, rc syscall.RawConn) error { return tcpsock.SetKey(rc, k) }
 		}
 		c, err = d.Dial("tcp", remote.String())
 		return err

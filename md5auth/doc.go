@@ -1,53 +1,9 @@
-// Package md5auth is the socket side of both TCP authentication options:
-// TCP-MD5 (RFC 2385) and TCP-AO (RFC 5925). It holds the TCP-MD5 codec and
-// every key operation on this process's sockets, for either option. The
-// name is historical: TCP-AO's socket operations were added here so that
-// one package owns every key the kernel holds for us; the TCP-AO codec
-// (KDFs, traffic keys, MACs) is package tcpao.
-//
-// TCP-MD5:
-//   - the digest and its verification, TCP option parsing (tcpopt's) and
-//     key validation and scopes (digest.go, options.go, key.go: pure and
-//     portable);
-//   - installing keys on listening, connected and dialing sockets
-//     (TCP_MD5SIG_EXT: install_linux.go, dial_linux.go DialMD5) and reading
-//     back the keys the kernel holds (sock_diag: diag.go, diag_linux.go);
-//   - the namespace's TcpExt TCP-MD5 drop counters (kernelcounters.go).
-//
-// TCP-AO (its socket options' structs encoded by hand, portable and
-// layout-tested in ao.go; the syscalls in ao_linux.go):
-//   - master key tuples (AOKey) added to and deleted from a socket
-//     (TCP_AO_ADD_KEY, TCP_AO_DEL_KEY) and read back (TCP_AO_GET_KEYS,
-//     every key of a socket);
-//   - the socket's current key and RNextKeyID, and its segment counters
-//     (TCP_AO_INFO; the counters are aocount.Counts);
-//   - the per-peer operations on this process's listeners and connections
-//     (process_ao.go, process_ao_linux.go: SetListenerAO, DeleteListenerAO,
-//     DeleteListenerAOScope, SetConnAO, ObserveAO, PreflightAO) and on a socket about to dial
-//     (dial_linux.go DialAO);
-//   - the kernel feature probe (CheckTCPAO) and the namespace's TcpExt
-//     TCPAO* counters (kernelcounters.go, KernelCounters.AO).
-//
-// Both: finding this process's BGP sockets (the one /proc/self/fd walker,
-// sockets_linux.go), the multipath-TCP check (CheckListener) and the
-// kernel preconditions (precond.go, features*.go). ProcessSockets bundles
-// the key operations on this process's BGP sockets that the peers manager
-// needs, TCP-MD5 and TCP-AO alike. Installing keys and discovering sockets
-// that other code in the process owns (GoBGP's listeners and connections)
-// live in *_linux.go files; on other systems those functions return
-// ErrNotSupported. Package md5authtest makes the kernel refuse keys, for
-// fail-closed tests.
-//
-// L3 (VRF) scopes, for both options (scope_linux.go): Key.IfIndex and
-// AOKey.IfIndex / AOSet.IfIndex scope a key to a VRF device
-// (TCP_MD5SIG_FLAG_IFINDEX, TCP_AO_KEYF_IFINDEX) on listeners, connections
-// and dialing sockets alike; a scoped and an unscoped key for one address
-// are two keys, each set, found and deleted on its own. An ifindex the
-// kernel refuses (not a VRF, or gone) is ErrScope and nothing is installed
-// instead. The read-back differs: TCP_AO_GET_KEYS reports an MKT's scope
-// (ObservedAOKey.IfIndex, Scoped; a different one is not a match), sock_diag
-// reports no TCP-MD5 key's (ObservedKey.Matches compares address and
-// secret only; see SocketKeys).
+// Package md5auth is the TCP-MD5 codec (RFC 2385), pure and portable: the
+// digest and its verification (digest.go: no allocation per segment, with
+// prepared pseudo-headers for the shadow's hot path), TCP option parsing
+// (options.go, tcpopt's rules) and Key, a key with its scope, an address or
+// prefix and an ifindex, and its validation (key.go). Putting keys on
+// sockets is package tcpsock; the TCP-AO codec is package tcpao.
 //
 // Secrets are held in keys.Secret, which never formats its contents.
 package md5auth

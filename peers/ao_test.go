@@ -16,8 +16,8 @@ import (
 	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // fakeAO adds TCP-AO to fakeSockets: MKTs per listener scope and per
@@ -25,11 +25,11 @@ import (
 type fakeAO struct {
 	*fakeSockets
 	amu     sync.Mutex
-	lis     map[netip.Prefix]md5auth.AOSet
-	conns   map[netip.AddrPort]md5auth.AOSet // by remote end
+	lis     map[netip.Prefix]tcpsock.AOSet
+	conns   map[netip.AddrPort]tcpsock.AOSet // by remote end
 	failAO  map[netip.Prefix]bool
 	observe bool
-	extra   []md5auth.AOSocket
+	extra   []tcpsock.AOSocket
 	// unsigned are connections (remote ends) without TCP-AO keys: Observe
 	// lists them, ObserveAO does not.
 	unsigned []netip.AddrPort
@@ -42,15 +42,15 @@ type fakeAO struct {
 }
 
 func newFakeAO() *fakeAO {
-	return &fakeAO{fakeSockets: newFakeSockets(), lis: map[netip.Prefix]md5auth.AOSet{},
-		conns: map[netip.AddrPort]md5auth.AOSet{}, failAO: map[netip.Prefix]bool{}}
+	return &fakeAO{fakeSockets: newFakeSockets(), lis: map[netip.Prefix]tcpsock.AOSet{},
+		conns: map[netip.AddrPort]tcpsock.AOSet{}, failAO: map[netip.Prefix]bool{}}
 }
 
-func (f *fakeAO) SetListenerAO(port uint16, set md5auth.AOSet) (int, error) {
+func (f *fakeAO) SetListenerAO(port uint16, set tcpsock.AOSet) (int, error) {
 	f.amu.Lock()
 	defer f.amu.Unlock()
 	if f.failAO[set.Prefix] {
-		return 0, fmt.Errorf("md5auth: add tcp-ao key for %s on listener 0.0.0.0:%d: injected", set.Prefix, port)
+		return 0, fmt.Errorf("tcpsock: add tcp-ao key for %s on listener 0.0.0.0:%d: injected", set.Prefix, port)
 	}
 	f.lis[set.Prefix] = cloneAOSet(set)
 	return 1, nil
@@ -62,37 +62,37 @@ func (f *fakeAO) DeleteListenerAO(_ uint16, p netip.Prefix) error {
 	f.deletedP = append(f.deletedP, p)
 	return nil
 }
-func (f *fakeAO) SetConnAO(_, remote netip.AddrPort, set md5auth.AOSet) error {
+func (f *fakeAO) SetConnAO(_, remote netip.AddrPort, set tcpsock.AOSet) error {
 	f.amu.Lock()
 	defer f.amu.Unlock()
 	f.conns[remote] = cloneAOSet(set)
 	return nil
 }
-func (f *fakeAO) ObserveAO(port uint16) ([]md5auth.AOSocket, error) {
+func (f *fakeAO) ObserveAO(port uint16) ([]tcpsock.AOSocket, error) {
 	f.amu.Lock()
 	defer f.amu.Unlock()
 	if !f.observe {
 		return nil, errors.New("not observed")
 	}
-	l := md5auth.AOSocket{Local: netip.AddrPortFrom(netip.IPv4Unspecified(), port), Listening: true, Family: afInet}
+	l := tcpsock.AOSocket{Local: netip.AddrPortFrom(netip.IPv4Unspecified(), port), Listening: true, Family: afInet}
 	for _, set := range f.lis {
 		for _, k := range set.Keys {
-			l.Keys = append(l.Keys, md5auth.ObservedAOKey{AOKey: k})
+			l.Keys = append(l.Keys, tcpsock.ObservedAOKey{AOKey: k})
 		}
 	}
-	out := []md5auth.AOSocket{l}
+	out := []tcpsock.AOSocket{l}
 	for remote, set := range f.conns {
 		// The peer follows our RNextKeyID and asks, with its own, for
 		// the matching key: the kernel's current key follows.
-		c := md5auth.AOSocket{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: remote, Family: afInet,
-			HasInfo: true, Info: md5auth.AOInfo{RNext: uint8(set.RNext), Counts: aocount.Counts{Good: f.good}, AcceptICMPs: set.AcceptICMPs}}
+		c := tcpsock.AOSocket{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: remote, Family: afInet,
+			HasInfo: true, Info: tcpsock.AOInfo{RNext: uint8(set.RNext), Counts: aocount.Counts{Good: f.good}, AcceptICMPs: set.AcceptICMPs}}
 		for _, k := range set.Keys {
 			if int(k.RecvID) == set.RNext {
 				c.Info.Current = k.SendID
 			}
 		}
 		for _, k := range set.Keys {
-			c.Keys = append(c.Keys, md5auth.ObservedAOKey{AOKey: k})
+			c.Keys = append(c.Keys, tcpsock.ObservedAOKey{AOKey: k})
 		}
 		out = append(out, c)
 	}
@@ -117,20 +117,20 @@ func (f *fakeAO) Observe(port uint16) (Observed, error) {
 	defer f.amu.Unlock()
 	local := netip.MustParseAddrPort("192.0.2.1:179")
 	for remote := range f.conns {
-		obs.Sockets = append(obs.Sockets, md5auth.SocketKeys{Local: local, Remote: remote, Family: afInet})
+		obs.Sockets = append(obs.Sockets, tcpsock.SocketKeys{Local: local, Remote: remote, Family: afInet})
 	}
 	for _, remote := range f.unsigned {
-		obs.Sockets = append(obs.Sockets, md5auth.SocketKeys{Local: local, Remote: remote, Family: afInet})
+		obs.Sockets = append(obs.Sockets, tcpsock.SocketKeys{Local: local, Remote: remote, Family: afInet})
 	}
 	return obs, err
 }
 
-func (f *fakeAO) listener(p string) md5auth.AOSet {
+func (f *fakeAO) listener(p string) tcpsock.AOSet {
 	f.amu.Lock()
 	defer f.amu.Unlock()
 	return f.lis[netip.MustParsePrefix(p)]
 }
-func (f *fakeAO) conn(remote string) (md5auth.AOSet, bool) {
+func (f *fakeAO) conn(remote string) (tcpsock.AOSet, bool) {
 	f.amu.Lock()
 	defer f.amu.Unlock()
 	s, ok := f.conns[netip.MustParseAddrPort(remote)]
@@ -187,7 +187,7 @@ func TestTCPAOPeers(t *testing.T) {
 	// Keys before the peer, on the listeners: both MKTs, per scope.
 	for _, scope := range []string{"192.0.2.2/32", "198.51.100.0/24"} {
 		set := s.listener(scope)
-		if len(set.Keys) != 2 || set.Keys[0].Alg != md5auth.AOAlgHMACSHA1 || set.Keys[1].Alg != md5auth.AOAlgAESCMAC ||
+		if len(set.Keys) != 2 || set.Keys[0].Alg != tcpsock.AOAlgHMACSHA1 || set.Keys[1].Alg != tcpsock.AOAlgAESCMAC ||
 			set.Keys[1].SendID != 20 || set.Keys[1].RecvID != 21 || !set.Keys[1].ExcludeOptions || set.Keys[0].ExcludeOptions {
 			t.Fatalf("%s: listener MKTs %+v", scope, set.Keys)
 		}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // TestTCPAOAlgorithmsToKernel: a keychain's algorithm and mac-length reach
@@ -36,20 +36,20 @@ keychain = "ao"
 		alg, macLen, kernel string
 		n                   uint8
 	}{
-		{"aes-128-cmac-96", "", md5auth.AOAlgAESCMAC, 12},
-		{"aes-128-cmac", "mac-length = 16", md5auth.AOAlgAESCMAC, 16},
-		{"hmac-sha-1", "mac-length = 4", md5auth.AOAlgHMACSHA1, 4},
-		{"hmac-sha-224", "", md5auth.AOAlgHMACSHA224, 12},
-		{"hmac-sha-256", "mac-length = 16", md5auth.AOAlgHMACSHA256, 16},
-		{"hmac-sha-384", "", md5auth.AOAlgHMACSHA384, 12},
-		{"hmac-sha-512", "mac-length = 8", md5auth.AOAlgHMACSHA512, 8},
+		{"aes-128-cmac-96", "", tcpsock.AOAlgAESCMAC, 12},
+		{"aes-128-cmac", "mac-length = 16", tcpsock.AOAlgAESCMAC, 16},
+		{"hmac-sha-1", "mac-length = 4", tcpsock.AOAlgHMACSHA1, 4},
+		{"hmac-sha-224", "", tcpsock.AOAlgHMACSHA224, 12},
+		{"hmac-sha-256", "mac-length = 16", tcpsock.AOAlgHMACSHA256, 16},
+		{"hmac-sha-384", "", tcpsock.AOAlgHMACSHA384, 12},
+		{"hmac-sha-512", "mac-length = 8", tcpsock.AOAlgHMACSHA512, 8},
 	} {
 		c1 := cfg(t, doc(c.alg, c.macLen))
 		k, _, err := aoKey(c1, c1.Peer("192.0.2.2"), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(k.AO.Keys) != 2 || k.AO.Keys[0].Alg != md5auth.AOAlgHMACSHA1 || k.AO.Keys[0].MACLen != 12 ||
+		if len(k.AO.Keys) != 2 || k.AO.Keys[0].Alg != tcpsock.AOAlgHMACSHA1 || k.AO.Keys[0].MACLen != 12 ||
 			k.AO.Keys[1].Alg != c.kernel || k.AO.Keys[1].MACLen != c.n {
 			t.Errorf("%s %s: MKTs %v %q/%d", c.alg, c.macLen, k.AO.Keys, k.AO.Keys[1].Alg, k.AO.Keys[1].MACLen)
 		}

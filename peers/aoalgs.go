@@ -9,9 +9,9 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
 	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // The TCP-AO algorithms the running kernel offers (Linux 7.2 keeps only
@@ -29,7 +29,7 @@ import (
 // them: a key of an algorithm the kernel lacks fails at its install, which
 // holds its peer down with the kernel's words.
 type AOAlgorithmProber interface {
-	AOAlgorithms() md5auth.AOAlgorithms
+	AOAlgorithms() tcpsock.AOAlgorithms
 }
 
 // errNoAOProbe is the probe of a Sockets without AOAlgorithmProber.
@@ -42,16 +42,16 @@ var ErrReloadRefused = errors.New("reload refused: the running config stays")
 
 // probeAlgorithms asks the kernel which TCP-AO algorithms it accepts (a
 // few throwaway sockets; never under m.mu).
-func (m *Manager) probeAlgorithms() md5auth.AOAlgorithms {
+func (m *Manager) probeAlgorithms() tcpsock.AOAlgorithms {
 	if p, ok := m.socks.(AOAlgorithmProber); ok {
 		return p.AOAlgorithms()
 	}
-	return md5auth.AOAlgorithms{Err: errNoAOProbe}
+	return tcpsock.AOAlgorithms{Err: errNoAOProbe}
 }
 
 // recordAlgorithms records a probe as the passes' input (m.mu held),
 // logging it the first time and when it changed.
-func (m *Manager) recordAlgorithms(a md5auth.AOAlgorithms) {
+func (m *Manager) recordAlgorithms(a tcpsock.AOAlgorithms) {
 	had := m.aoAlgs.Load()
 	m.aoAlgs.Store(&a)
 	accepted, missing := algorithmNames(a)
@@ -71,15 +71,15 @@ func (m *Manager) recordAlgorithms(a md5auth.AOAlgorithms) {
 }
 
 // algorithms is the last probe (the zero value before the first).
-func (m *Manager) algorithms() md5auth.AOAlgorithms {
+func (m *Manager) algorithms() tcpsock.AOAlgorithms {
 	if a := m.aoAlgs.Load(); a != nil {
 		return *a
 	}
-	return md5auth.AOAlgorithms{Err: errNoAOProbe}
+	return tcpsock.AOAlgorithms{Err: errNoAOProbe}
 }
 
 // sameAlgorithms compares what two probes learnt (not their cost).
-func sameAlgorithms(a, b md5auth.AOAlgorithms) bool {
+func sameAlgorithms(a, b tcpsock.AOAlgorithms) bool {
 	x1, y1 := algorithmNames(a)
 	x2, y2 := algorithmNames(b)
 	return a.Kernel == b.Kernel && (a.Err == nil) == (b.Err == nil) && slices.Equal(x1, x2) && slices.Equal(y1, y2)
@@ -87,7 +87,7 @@ func sameAlgorithms(a, b md5auth.AOAlgorithms) bool {
 
 // algorithmNames are the config's algorithm names (config.TCPAOAlgorithms)
 // the kernel accepted and those it refused, in the config's order.
-func algorithmNames(a md5auth.AOAlgorithms) (accepted, refused []string) {
+func algorithmNames(a tcpsock.AOAlgorithms) (accepted, refused []string) {
 	for _, name := range config.TCPAOAlgorithms() {
 		alg, err := tcpao.ParseAlgorithm(name)
 		switch {
@@ -105,7 +105,7 @@ func algorithmNames(a md5auth.AOAlgorithms) (accepted, refused []string) {
 // here: a key of its keychain whose algorithm the kernel refused (nil when
 // there is none). The error names the peer, the key, the algorithm and the
 // kernel, and matches md5auth.ErrAOAlgorithm.
-func missingAlgorithm(cfg *config.Config, p *config.Peer, algs md5auth.AOAlgorithms) error {
+func missingAlgorithm(cfg *config.Config, p *config.Peer, algs tcpsock.AOAlgorithms) error {
 	kc := cfg.Keychain(p.Keychain)
 	if !kc.IsTCPAO() {
 		return nil
@@ -115,7 +115,7 @@ func missingAlgorithm(cfg *config.Config, p *config.Peer, algs md5auth.AOAlgorit
 	n := 0
 	for i := range kc.Keys {
 		k := &kc.Keys[i]
-		if err := algs.Check(k.Algorithm); errors.Is(err, md5auth.ErrAOAlgorithm) {
+		if err := algs.Check(k.Algorithm); errors.Is(err, tcpsock.ErrAOAlgorithm) {
 			if n++; bad == nil {
 				bad, why = k, err
 			}
@@ -135,7 +135,7 @@ func missingAlgorithm(cfg *config.Config, p *config.Peer, algs md5auth.AOAlgorit
 // algorithmRefusals are the refusals of a reload to c: every key of a
 // TCP-AO keychain whose algorithm the kernel refused, at the key's
 // algorithm line, with what the kernel offers instead.
-func algorithmRefusals(c *config.Config, algs md5auth.AOAlgorithms) []config.Refusal {
+func algorithmRefusals(c *config.Config, algs tcpsock.AOAlgorithms) []config.Refusal {
 	var out []config.Refusal
 	offered, _ := algorithmNames(algs)
 	for i := range c.Keychains {
@@ -146,7 +146,7 @@ func algorithmRefusals(c *config.Config, algs md5auth.AOAlgorithms) []config.Ref
 		for j := range kc.Keys {
 			k := &kc.Keys[j]
 			err := algs.Check(k.Algorithm)
-			if !errors.Is(err, md5auth.ErrAOAlgorithm) {
+			if !errors.Is(err, tcpsock.ErrAOAlgorithm) {
 				continue
 			}
 			e := &config.Error{File: c.File, Line: k.LineOf("algorithm"),

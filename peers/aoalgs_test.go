@@ -14,9 +14,9 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
 	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // probingAO is fakeAO with a kernel that answers the TCP-AO algorithm
@@ -24,18 +24,18 @@ import (
 type probingAO struct {
 	*fakeAO
 	pmu    sync.Mutex
-	algs   md5auth.AOAlgorithms
+	algs   tcpsock.AOAlgorithms
 	probes int
 }
 
-func (p *probingAO) AOAlgorithms() md5auth.AOAlgorithms {
+func (p *probingAO) AOAlgorithms() tcpsock.AOAlgorithms {
 	p.pmu.Lock()
 	defer p.pmu.Unlock()
 	p.probes++
 	return p.algs
 }
 
-func (p *probingAO) setKernel(a md5auth.AOAlgorithms) {
+func (p *probingAO) setKernel(a tcpsock.AOAlgorithms) {
 	p.pmu.Lock()
 	defer p.pmu.Unlock()
 	p.algs = a
@@ -43,8 +43,8 @@ func (p *probingAO) setKernel(a md5auth.AOAlgorithms) {
 
 // kernelOffering is a probe of Linux release rel that took algs and
 // refused the rest with ENOENT.
-func kernelOffering(rel string, algs ...tcpao.Algorithm) md5auth.AOAlgorithms {
-	a := md5auth.AOAlgorithms{Kernel: rel, Refused: map[tcpao.Algorithm]error{}}
+func kernelOffering(rel string, algs ...tcpao.Algorithm) tcpsock.AOAlgorithms {
+	a := tcpsock.AOAlgorithms{Kernel: rel, Refused: map[tcpao.Algorithm]error{}}
 	for _, x := range tcpao.Algorithms {
 		if slices.Contains(algs, x) {
 			a.Accepted = append(a.Accepted, x)
@@ -131,7 +131,7 @@ func TestComputeDesiredMissingAlgorithm(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	d := ComputeDesired(Inputs{Config: c, Now: now, AOAlgorithms: linux72})
 	w := d.Peers["192.0.2.4"]
-	if !w.HeldDown || !errors.Is(w.Err, md5auth.ErrAOAlgorithm) {
+	if !w.HeldDown || !errors.Is(w.Err, tcpsock.ErrAOAlgorithm) {
 		t.Fatalf("192.0.2.4: held %v, %v", w.HeldDown, w.Err)
 	}
 	line := lineIn(t, algsConfig, `algorithm = "hmac-sha-512"`)
@@ -143,7 +143,7 @@ func TestComputeDesiredMissingAlgorithm(t *testing.T) {
 		}
 	}
 	noSecret(t, "the error", msg)
-	var ae *md5auth.AOAlgorithmError
+	var ae *tcpsock.AOAlgorithmError
 	if !errors.As(w.Err, &ae) || ae.Alg != tcpao.HMACSHA512 {
 		t.Errorf("errors.As: %v", ae)
 	}
@@ -159,7 +159,7 @@ func TestComputeDesiredMissingAlgorithm(t *testing.T) {
 	}
 
 	all := kernelOffering("6.12.48", tcpao.Algorithms...)
-	for name, a := range map[string]md5auth.AOAlgorithms{"6.12": all, "no TCP-AO": {Err: md5auth.ErrNoTCPAO}, "no prober": {Err: errNoAOProbe}} {
+	for name, a := range map[string]tcpsock.AOAlgorithms{"6.12": all, "no TCP-AO": {Err: tcpsock.ErrNoTCPAO}, "no prober": {Err: errNoAOProbe}} {
 		d := ComputeDesired(Inputs{Config: c, Now: now, AOAlgorithms: a})
 		for id, w := range d.Peers {
 			if w.HeldDown {
@@ -202,7 +202,7 @@ func TestMissingAlgorithmHoldsItsPeerDown(t *testing.T) {
 	if p := b.peer("192.0.2.2"); p == nil || p.Conf.AdminDown {
 		t.Fatalf("192.0.2.2 (hmac-sha-1, hmac-sha-256) held down: %+v", p.GetConf())
 	}
-	if set := s.listener("192.0.2.2/32"); len(set.Keys) != 2 || set.Keys[1].Alg != md5auth.AOAlgHMACSHA256 {
+	if set := s.listener("192.0.2.2/32"); len(set.Keys) != 2 || set.Keys[1].Alg != tcpsock.AOAlgHMACSHA256 {
 		t.Errorf("192.0.2.2's MKTs: %v", set.Keys)
 	}
 	if v, _ := s.key("192.0.2.3"); v != "Algs-Md5-Beside" {
@@ -310,7 +310,7 @@ func TestReloadRefusesMissingAlgorithm(t *testing.T) {
 	if _, err := m.Reload(context.Background(), next); err != nil {
 		t.Fatalf("reload once the kernel offers the algorithm: %v", err)
 	}
-	if set := s.listener("192.0.2.4/32"); len(set.Keys) != 2 || set.Keys[1].Alg != md5auth.AOAlgHMACSHA512 {
+	if set := s.listener("192.0.2.4/32"); len(set.Keys) != 2 || set.Keys[1].Alg != tcpsock.AOAlgHMACSHA512 {
 		t.Errorf("192.0.2.4's MKTs: %v", set.Keys)
 	}
 }
@@ -343,7 +343,7 @@ func TestReloadProbeReleasesHeldPeer(t *testing.T) {
 // TestKernelStatusWithoutTCPAO: a kernel without TCP-AO lists no algorithm
 // and says why.
 func TestKernelStatusWithoutTCPAO(t *testing.T) {
-	s := &probingAO{fakeAO: newFakeAO(), algs: md5auth.AOAlgorithms{Kernel: "6.18.0", Err: md5auth.ErrNoTCPAO}}
+	s := &probingAO{fakeAO: newFakeAO(), algs: tcpsock.AOAlgorithms{Kernel: "6.18.0", Err: tcpsock.ErrNoTCPAO}}
 	m, _ := startWith(t, cfg(t, twoPeers), s, io.Discard)
 	k := m.KernelStatus(&status.Kernel{})
 	if k.TCPAOAlgorithms != nil || k.TCPAOAlgorithmsMissing != nil || !strings.Contains(k.TCPAOAlgorithmsError, "CONFIG_TCP_AO") || k.Release != "6.18.0" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // This file is the only code of the peers runtime that changes GoBGP's
@@ -44,7 +45,7 @@ type action struct {
 	// key: the socket key (set/delete listener key, set conn key); ao:
 	// the TCP-AO set (its Prefix alone for a delete).
 	key md5auth.Key
-	ao  md5auth.AOSet
+	ao  tcpsock.AOSet
 	// adminDown: what GoBGP gets for a static peer.
 	adminDown bool
 	// addr, group: a neighbor or range no config names, or a session's
@@ -256,7 +257,7 @@ func (p *pass) applyAO(a action) error {
 // injects failures) is called as it is, each call on its own.
 type passSockets struct {
 	socks Sockets
-	scan  *md5auth.Scan
+	scan  *tcpsock.Scan
 	port  uint16
 }
 
@@ -268,7 +269,7 @@ type passSockets struct {
 // full pass.
 func (m *Manager) look(port uint16, full bool) *passSockets {
 	ps := &passSockets{socks: m.socks, port: port}
-	if real, ok := m.socks.(md5auth.ProcessSockets); ok {
+	if real, ok := m.socks.(tcpsock.ProcessSockets); ok {
 		if full {
 			ps.scan = real.Scan(port)
 		} else {
@@ -298,7 +299,7 @@ func (ps *passSockets) observe() (Observed, error) {
 
 // observeAO reads the TCP-AO keys of the sockets when use (TCP-AO peers
 // are configured and TCP-AO works here) and the socket layer can.
-func (ps *passSockets) observeAO(use bool) ([]md5auth.AOSocket, error) {
+func (ps *passSockets) observeAO(use bool) ([]tcpsock.AOSocket, error) {
 	switch {
 	case !use || !ps.canAO():
 		return nil, errNoAOSockets
@@ -334,7 +335,7 @@ func (ps *passSockets) setConnKey(local, remote netip.AddrPort, k md5auth.Key) e
 	return ps.socks.SetConnKey(local, remote, k)
 }
 
-func (ps *passSockets) setListenerAO(port uint16, set md5auth.AOSet) (int, error) {
+func (ps *passSockets) setListenerAO(port uint16, set tcpsock.AOSet) (int, error) {
 	if ps.scan != nil && port == ps.port {
 		return ps.scan.SetListenerAO(set)
 	}
@@ -348,7 +349,7 @@ func (ps *passSockets) deleteListenerAO(port uint16, p netip.Prefix) error {
 	return ps.socks.(AOSockets).DeleteListenerAO(port, p)
 }
 
-func (ps *passSockets) setConnAO(local, remote netip.AddrPort, set md5auth.AOSet) error {
+func (ps *passSockets) setConnAO(local, remote netip.AddrPort, set tcpsock.AOSet) error {
 	if ps.scan != nil {
 		return ps.scan.SetConnAO(local, remote, set)
 	}

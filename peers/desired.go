@@ -11,6 +11,7 @@ import (
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Mechanism names how a peer's TCP segments are authenticated.
@@ -36,7 +37,7 @@ type Key struct {
 	// AO is a TCP-AO peer's set (Mech == MechTCPAO): every MKT of its
 	// keychain, and the active key's SendID and RecvID as the current key
 	// and RNextKeyID of its connections.
-	AO md5auth.AOSet
+	AO tcpsock.AOSet
 }
 
 // Keyed reports whether the peer must be authenticated at all.
@@ -59,7 +60,7 @@ func (k Key) Equal(o Key) bool {
 }
 
 // sameAOSet compares two TCP-AO sets, secrets in constant time.
-func sameAOSet(a, b md5auth.AOSet) bool {
+func sameAOSet(a, b tcpsock.AOSet) bool {
 	if a.Prefix != b.Prefix || a.IfIndex != b.IfIndex || a.Current != b.Current || a.RNext != b.RNext || a.AcceptICMPs != b.AcceptICMPs || len(a.Keys) != len(b.Keys) {
 		return false
 	}
@@ -75,9 +76,9 @@ func sameAOSet(a, b md5auth.AOSet) bool {
 
 // cloneAOSet copies s with secrets of its own (the config's stay the
 // config's).
-func cloneAOSet(s md5auth.AOSet) md5auth.AOSet {
+func cloneAOSet(s tcpsock.AOSet) tcpsock.AOSet {
 	c := s
-	c.Keys = make([]md5auth.AOKey, len(s.Keys))
+	c.Keys = make([]tcpsock.AOKey, len(s.Keys))
 	for i, k := range s.Keys {
 		k.Secret = append(keys.Secret(nil), k.Secret...)
 		c.Keys[i] = k
@@ -86,7 +87,7 @@ func cloneAOSet(s md5auth.AOSet) md5auth.AOSet {
 }
 
 // wipeAOSet clears the secrets of a set made by cloneAOSet.
-func wipeAOSet(s md5auth.AOSet) {
+func wipeAOSet(s tcpsock.AOSet) {
 	for _, k := range s.Keys {
 		k.Secret.Wipe()
 	}
@@ -136,7 +137,7 @@ type Inputs struct {
 	// AOAlgorithms is the last probe of the TCP-AO algorithms the kernel
 	// accepts (at start and each reload): a TCP-AO peer with a key of an
 	// algorithm it refused is held down (md5auth.ErrAOAlgorithm).
-	AOAlgorithms md5auth.AOAlgorithms
+	AOAlgorithms tcpsock.AOAlgorithms
 	// Links and VRFs are what the pass observed of the interfaces and VRF
 	// devices the peers name (scope.go).
 	Links map[string]Link
@@ -152,7 +153,7 @@ type Desired struct {
 	// Guards are the link-local guards the listeners must carry: for an
 	// address two interface peers' far ends share, the owner's interface
 	// (shareListeners).
-	Guards []md5auth.Guard
+	Guards []tcpsock.Guard
 }
 
 // IDs returns the peer IDs of d, sorted.
@@ -178,13 +179,13 @@ var ErrMechanismUnsupported = errors.New("TCP-AO cannot be used here")
 // do not apply: the kernel follows the peer's RNextKeyID by itself.
 func aoKey(cfg *config.Config, p *config.Peer, now time.Time) (Key, int, error) {
 	kc := cfg.Keychain(p.Keychain)
-	k := Key{Mech: MechTCPAO, KeyID: -1, AO: md5auth.AOSet{Prefix: scopeOf(p), Current: -1, RNext: -1}}
+	k := Key{Mech: MechTCPAO, KeyID: -1, AO: tcpsock.AOSet{Prefix: scopeOf(p), Current: -1, RNext: -1}}
 	if kc == nil {
 		return k, -1, noKeyError(cfg, p, now)
 	}
 	k.AO.AcceptICMPs = kc.AcceptICMPs
 	for _, ck := range kc.Keys {
-		k.AO.Keys = append(k.AO.Keys, md5auth.AOKey{Prefix: k.AO.Prefix, Alg: kernelAlg(ck.Algorithm), Secret: ck.Secret,
+		k.AO.Keys = append(k.AO.Keys, tcpsock.AOKey{Prefix: k.AO.Prefix, Alg: kernelAlg(ck.Algorithm), Secret: ck.Secret,
 			SendID: ck.SendID, RecvID: ck.RecvID, ExcludeOptions: !ck.IncludeTCPOptions, MACLen: uint8(ck.MACLen)})
 	}
 	active, ok := kc.Active(now)
@@ -201,7 +202,7 @@ func kernelAlg(a string) string {
 	if alg, err := tcpao.ParseAlgorithm(a); err == nil {
 		return alg.LinuxName()
 	}
-	return md5auth.AOAlgHMACSHA1 // config validated it
+	return tcpsock.AOAlgHMACSHA1 // config validated it
 }
 
 // scopeOf is the peer's address as a prefix, or its range.
@@ -274,13 +275,13 @@ func ComputeDesired(in Inputs) Desired {
 // listeners' check as that link's peer, so the listeners carry a guard for
 // each shared address (md5auth.Guard): its segments are taken only from the
 // owner's interface. The guards are returned, in ID order.
-func shareListeners(d Desired, links map[string]Link) []md5auth.Guard {
+func shareListeners(d Desired, links map[string]Link) []tcpsock.Guard {
 	type scope struct {
 		a  netip.Addr
 		l3 int
 	}
 	owner := map[scope]string{}
-	var guards []md5auth.Guard
+	var guards []tcpsock.Guard
 	guarded := map[scope]bool{}
 	for _, id := range d.IDs() {
 		w := d.Peers[id]
@@ -297,7 +298,7 @@ func shareListeners(d Desired, links map[string]Link) []md5auth.Guard {
 		d.Peers[id] = w
 		if !guarded[s] {
 			guarded[s] = true
-			guards = append(guards, md5auth.Guard{Addr: s.a, IfIndex: links[d.Peers[o].Cfg.Interface].IfIndex})
+			guards = append(guards, tcpsock.Guard{Addr: s.a, IfIndex: links[d.Peers[o].Cfg.Interface].IfIndex})
 		}
 	}
 	return guards
@@ -356,7 +357,7 @@ func mdKey(p *config.Peer, l3 int, secret keys.Secret) md5auth.Key {
 
 // scopeAO scopes a TCP-AO set's keys to the VRF with ifindex l3, and takes
 // the zone off a link-local scope.
-func scopeAO(s *md5auth.AOSet, l3 int) {
+func scopeAO(s *tcpsock.AOSet, l3 int) {
 	s.Prefix = netip.PrefixFrom(s.Prefix.Addr().WithZone(""), s.Prefix.Bits())
 	s.IfIndex = l3
 	for i := range s.Keys {

@@ -13,7 +13,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -79,8 +79,8 @@ func TestComputeDesired(t *testing.T) {
 		{name: "first key started", in: Inputs{Now: t0.Add(2 * time.Hour)}, id: "198.51.100.0/24", keyID: 7, secret: "Later-Seven", pin: -1},
 		{name: "password", in: Inputs{Now: t0}, id: "192.0.2.3", keyID: -1, secret: "Plain-Pass", pin: -1},
 		{name: "held by an install failure", in: Inputs{Now: t0, Held: map[string]error{"192.0.2.3": injected}}, id: "192.0.2.3", keyID: -1, secret: "Plain-Pass", held: true, errIs: injected, pin: -1},
-		{name: "preflight holds every keyed peer", in: Inputs{Now: t0, Preflight: md5auth.ErrKernelFIPS}, id: "192.0.2.3", keyID: -1, secret: "Plain-Pass", held: true, errIs: md5auth.ErrKernelFIPS, pin: -1},
-		{name: "unkeyed peer", in: Inputs{Now: t0, Preflight: md5auth.ErrKernelFIPS, Held: map[string]error{"192.0.2.4": injected}}, id: "192.0.2.4", keyID: -1, unkeyed: true, pin: -1},
+		{name: "preflight holds every keyed peer", in: Inputs{Now: t0, Preflight: tcpsock.ErrKernelFIPS}, id: "192.0.2.3", keyID: -1, secret: "Plain-Pass", held: true, errIs: tcpsock.ErrKernelFIPS, pin: -1},
+		{name: "unkeyed peer", in: Inputs{Now: t0, Preflight: tcpsock.ErrKernelFIPS, Held: map[string]error{"192.0.2.4": injected}}, id: "192.0.2.4", keyID: -1, unkeyed: true, pin: -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.in.Config = c
@@ -181,7 +181,7 @@ func TestComputeDesiredProperties(t *testing.T) {
 			}
 		}
 		if r.IntN(10) == 0 {
-			in.Preflight = md5auth.ErrKernelFIPS
+			in.Preflight = tcpsock.ErrKernelFIPS
 		}
 		d := ComputeDesired(in)
 		for i := range c.Peers {
@@ -325,8 +325,8 @@ prefix = "198.51.100.0/24"
 asn = 65010
 keychain = "ao"
 `)
-	w := ComputeDesired(Inputs{Config: c, Now: t0, AOPreflight: md5auth.ErrNoTCPAO}).Peers["192.0.2.2"]
-	if w.Key.Mech != MechTCPAO || !w.HeldDown || !errors.Is(w.Err, ErrMechanismUnsupported) || !errors.Is(w.Err, md5auth.ErrNoTCPAO) {
+	w := ComputeDesired(Inputs{Config: c, Now: t0, AOPreflight: tcpsock.ErrNoTCPAO}).Peers["192.0.2.2"]
+	if w.Key.Mech != MechTCPAO || !w.HeldDown || !errors.Is(w.Err, ErrMechanismUnsupported) || !errors.Is(w.Err, tcpsock.ErrNoTCPAO) {
 		t.Fatalf("desired %+v", w)
 	}
 	if w := ComputeDesired(Inputs{Config: c, Now: t0}).Peers["192.0.2.2"]; w.HeldDown || !w.Key.Usable() || w.Key.AO.Current != 1 || w.Key.AO.RNext != 1 {

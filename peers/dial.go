@@ -12,6 +12,7 @@ import (
 
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Dials. GoBGP holds no password, so every socket it dials is keyed by the
@@ -24,7 +25,7 @@ import (
 // A Sockets without it cannot dial keyed peers: such dials are refused.
 type DialSockets interface {
 	DialMD5(rc syscall.RawConn, remote netip.AddrPort, k md5auth.Key) error
-	DialAO(rc syscall.RawConn, remote netip.AddrPort, set md5auth.AOSet) error
+	DialAO(rc syscall.RawConn, remote netip.AddrPort, set tcpsock.AOSet) error
 }
 
 // PeerIdleHold is how long after GoBGP (Idle) refused a peer's connection
@@ -74,7 +75,7 @@ type dialWant struct {
 	id   string
 	mech Mechanism
 	md5  md5auth.Key   // own copy of the secret (mech == MechMD5)
-	ao   md5auth.AOSet // own copies (mech == MechTCPAO)
+	ao   tcpsock.AOSet // own copies (mech == MechTCPAO)
 	// refuse: the dial must not connect (held down), and why.
 	refuse error
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 const insideRange = `
@@ -253,10 +253,10 @@ func TestStatusReportsObservedKeys(t *testing.T) {
 	// An established connection of a keyed peer with no key at all is
 	// ended (fail closed); one with another key is re-keyed in place.
 	s.mu.Lock()
-	s.socks = []md5auth.SocketKeys{
+	s.socks = []tcpsock.SocketKeys{
 		{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.MustParseAddrPort("192.0.2.2:40010"), Family: afInet},
 		{Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.MustParseAddrPort("198.51.100.7:40011"), Family: afInet,
-			Keys: []md5auth.ObservedKey{{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Secret: keys.Secret("Old-Range-Key")}}},
+			Keys: []tcpsock.ObservedKey{{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Secret: keys.Secret("Old-Range-Key")}}},
 	}
 	s.mu.Unlock()
 	_, b := m, m.bgp.(*fakeBGP)

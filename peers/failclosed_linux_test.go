@@ -17,11 +17,11 @@ import (
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/internal/testlog"
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Fail closed on a re-key, through the real socket path (md5auth.ProcessSockets,
-// md5auth's discovery and setsockopt), not a test hook: the peer's key
+// tcpsock's discovery and setsockopt), not a test hook: the peer's key
 // installs at start, then a listener on which TCP-MD5 cannot work (a
 // multipath TCP socket) appears on the BGP port; the reload that changes
 // the key must hold the peer down and say why, never leave it up with a
@@ -45,7 +45,7 @@ password = "Real-Key-One"
 `
 	var logs testlog.Buffer
 	c := cfg(t, conf)
-	m := New(Options{Config: c, Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
+	m := New(Options{Config: c, Logger: quietLogger(&logs), Sockets: tcpsock.ProcessSockets{}})
 	b := newFakeBGP()
 	if err := m.start(context.Background(), b); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ password = "Real-Key-One"
 	}
 
 	// The MPTCP listener on the same port (another loopback address).
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, md5auth.ProtoMPTCP)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, tcpsock.ProtoMPTCP)
 	if err != nil {
 		testenv.SkipKernelLacks(t, "MPTCP", err.Error())
 	}
@@ -136,7 +136,7 @@ password = "Range-Key-One"
 `
 	optmem("64")
 	var logs testlog.Buffer
-	m := New(Options{Config: cfg(t, conf), Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}})
+	m := New(Options{Config: cfg(t, conf), Logger: quietLogger(&logs), Sockets: tcpsock.ProcessSockets{}})
 	b := newFakeBGP()
 	if err := m.start(context.Background(), b); err != nil {
 		t.Fatal(err)

@@ -3,13 +3,14 @@ package peers
 import (
 	"context"
 	"fmt"
-	"github.com/authbgp/authbgpd/internal/testlog"
 	"net"
 	"strings"
 	"testing"
 
+	"github.com/authbgp/authbgpd/internal/testlog"
+	"github.com/authbgp/authbgpd/tcpsock"
+
 	"github.com/authbgp/authbgpd/internal/testenv"
-	"github.com/authbgp/authbgpd/md5auth"
 )
 
 // TestPassLooksOnce: a pass looks at the real sockets once — one walk of
@@ -44,7 +45,7 @@ func TestPassLooksOnce(t *testing.T) {
 	defer sv.Close()
 
 	var logs testlog.Buffer
-	m := New(Options{Config: cfg(t, conf), Logger: quietLogger(&logs), Sockets: md5auth.ProcessSockets{}, ReconcileEvery: 1 << 40})
+	m := New(Options{Config: cfg(t, conf), Logger: quietLogger(&logs), Sockets: tcpsock.ProcessSockets{}, ReconcileEvery: 1 << 40})
 	b := newFakeBGP()
 	looked := func(what string, wantPasses uint64) {
 		t.Helper()

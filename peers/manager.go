@@ -15,10 +15,10 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // BGP is what the manager needs of the embedded GoBGP (*plugin.Host).
@@ -109,7 +109,7 @@ type Manager struct {
 	l3mdevSet bool
 	// guardsSet are the link-local guards last put on the listeners;
 	// guarded: there are some.
-	guardsSet []md5auth.Guard
+	guardsSet []tcpsock.Guard
 	guarded   bool
 
 	mu sync.Mutex
@@ -128,7 +128,7 @@ type Manager struct {
 	// aoAlgs is the last probe of the kernel's TCP-AO algorithms
 	// (aoalgs.go): recorded at start and by each reload's Plan, read by
 	// the passes (Inputs.AOAlgorithms) and by /status without m.mu.
-	aoAlgs   atomic.Pointer[md5auth.AOAlgorithms]
+	aoAlgs   atomic.Pointer[tcpsock.AOAlgorithms]
 	bgp      BGP
 	port     uint16 // 0: GoBGP does not listen
 	started  bool
@@ -139,7 +139,7 @@ type Manager struct {
 	peers  map[string]*peer
 	held   map[string]error
 	told   map[netip.Addr]netip.AddrPort        // the observers' view of each session's connection
-	aoLast map[[2]netip.AddrPort]md5auth.AOInfo // TCP-AO counters of each connection at the last pass
+	aoLast map[[2]netip.AddrPort]tcpsock.AOInfo // TCP-AO counters of each connection at the last pass
 	passes uint64
 	// passStats counts the loop's passes and their time, full and light
 	// (PassStats; written by the loop, under m.mu).
@@ -222,7 +222,7 @@ func New(o Options) *Manager {
 		peers:     map[string]*peer{},
 		held:      map[string]error{},
 		told:      map[netip.Addr]netip.AddrPort{},
-		aoLast:    map[[2]netip.AddrPort]md5auth.AOInfo{},
+		aoLast:    map[[2]netip.AddrPort]tcpsock.AOInfo{},
 		reqs:      make(chan *passReq),
 		kick:      make(chan struct{}, 1),
 		upKick:    make(chan struct{}, 1),

@@ -24,6 +24,7 @@ import (
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/redact"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // fakeBGP records what the manager asks of GoBGP.
@@ -177,9 +178,9 @@ type fakeSockets struct {
 	pre      error
 	visible  bool                 // Observe shows keys
 	hide     map[string]bool      // scopes Observe does not show (drift)
-	socks    []md5auth.SocketKeys // extra observed sockets (connections)
+	socks    []tcpsock.SocketKeys // extra observed sockets (connections)
 	dialed   map[string]string    // dialed remote -> the key its socket got
-	guards   []md5auth.Guard      // the listeners' link-local guards
+	guards   []tcpsock.Guard      // the listeners' link-local guards
 	noGuards bool                 // SetListenerGuards fails
 	look     time.Duration        // each Observe takes this long (a costly pass)
 	// connGone: SetConnKey finds no socket; onConnKey runs in it.
@@ -187,13 +188,13 @@ type fakeSockets struct {
 	onConnKey func()
 }
 
-func (s *fakeSockets) SetListenerGuards(_ uint16, g []md5auth.Guard) error {
+func (s *fakeSockets) SetListenerGuards(_ uint16, g []tcpsock.Guard) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.noGuards {
 		return errors.New("injected: no socket filters here")
 	}
-	s.guards = append([]md5auth.Guard(nil), g...)
+	s.guards = append([]tcpsock.Guard(nil), g...)
 	return nil
 }
 
@@ -205,7 +206,7 @@ func (s *fakeSockets) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail[k.Scope()] {
-		return 0, fmt.Errorf("md5auth: set key for %s on listener 0.0.0.0:%d: %w", k.Scope(), port, errors.New("injected"))
+		return 0, fmt.Errorf("tcpsock: set key for %s on listener 0.0.0.0:%d: %w", k.Scope(), port, errors.New("injected"))
 	}
 	s.listener[k.Scope()] = string(k.Secret)
 	return 1, nil
@@ -227,7 +228,7 @@ func (s *fakeSockets) SetConnKey(local, remote netip.AddrPort, k md5auth.Key) er
 		hook()
 	}
 	if gone {
-		return fmt.Errorf("md5auth: re-key session %s-%s: %w", remote, local, md5auth.ErrSocketNotFound)
+		return fmt.Errorf("tcpsock: re-key session %s-%s: %w", remote, local, tcpsock.ErrSocketNotFound)
 	}
 	return nil
 }
@@ -239,7 +240,7 @@ func (s *fakeSockets) DialMD5(_ syscall.RawConn, remote netip.AddrPort, k md5aut
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail["dial "+k.Scope()] {
-		return fmt.Errorf("md5auth: set key for %s on socket dialing %s: %w", k.Scope(), remote, errors.New("injected"))
+		return fmt.Errorf("tcpsock: set key for %s on socket dialing %s: %w", k.Scope(), remote, errors.New("injected"))
 	}
 	if s.dialed == nil {
 		s.dialed = map[string]string{}
@@ -249,7 +250,7 @@ func (s *fakeSockets) DialMD5(_ syscall.RawConn, remote netip.AddrPort, k md5aut
 }
 
 // DialAO records the current SendID a dial to remote got (s.dialed).
-func (s *fakeSockets) DialAO(_ syscall.RawConn, remote netip.AddrPort, set md5auth.AOSet) error {
+func (s *fakeSockets) DialAO(_ syscall.RawConn, remote netip.AddrPort, set tcpsock.AOSet) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dialed == nil {
@@ -277,8 +278,8 @@ func (s *fakeSockets) Observe(port uint16) (Observed, error) {
 	if !s.visible {
 		return Observed{}, nil
 	}
-	v4 := md5auth.SocketKeys{Local: netip.AddrPortFrom(netip.IPv4Unspecified(), port), Listening: true, Family: afInet}
-	v6 := md5auth.SocketKeys{Local: netip.AddrPortFrom(netip.IPv6Unspecified(), port), Listening: true, Family: afInet6}
+	v4 := tcpsock.SocketKeys{Local: netip.AddrPortFrom(netip.IPv4Unspecified(), port), Listening: true, Family: afInet}
+	v6 := tcpsock.SocketKeys{Local: netip.AddrPortFrom(netip.IPv6Unspecified(), port), Listening: true, Family: afInet6}
 	for scope, sec := range s.listener {
 		if s.hide[scope] {
 			continue
@@ -289,14 +290,14 @@ func (s *fakeSockets) Observe(port uint16) (Observed, error) {
 			a := netip.MustParseAddr(scope)
 			pfx = netip.PrefixFrom(a, a.BitLen())
 		}
-		k := md5auth.ObservedKey{Prefix: pfx, Secret: keys.Secret(sec)}
+		k := tcpsock.ObservedKey{Prefix: pfx, Secret: keys.Secret(sec)}
 		if pfx.Addr().Is4() {
 			v4.Keys = append(v4.Keys, k)
 		} else {
 			v6.Keys = append(v6.Keys, k)
 		}
 	}
-	return Observed{KeysVisible: true, Sockets: append([]md5auth.SocketKeys{v4, v6}, s.socks...)}, nil
+	return Observed{KeysVisible: true, Sockets: append([]tcpsock.SocketKeys{v4, v6}, s.socks...)}, nil
 }
 func (s *fakeSockets) key(scope string) (string, bool) {
 	s.mu.Lock()
@@ -427,12 +428,12 @@ func TestFailClosed(t *testing.T) {
 
 func TestPreflightFailureHoldsKeyedPeers(t *testing.T) {
 	s := newFakeSockets()
-	s.pre = md5auth.ErrKernelFIPS
+	s.pre = tcpsock.ErrKernelFIPS
 	m, b := start(t, cfg(t, twoPeers), s, io.Discard)
 	if !b.peer("192.0.2.2").Conf.AdminDown || b.peer("192.0.2.3").Conf.AdminDown {
 		t.Fatal("FIPS kernel: keyed peers down, others up")
 	}
-	if !errors.Is(m.Healthy(), md5auth.ErrKernelFIPS) {
+	if !errors.Is(m.Healthy(), tcpsock.ErrKernelFIPS) {
 		t.Fatalf("Healthy = %v", m.Healthy())
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // A pass, level-triggered: observe GoBGP (a full pass) and the sockets
@@ -58,12 +58,12 @@ type peer struct {
 	heldDown bool
 	inGoBGP  bool
 	// ao is our copy of the TCP-AO set on the listeners (no keys: none).
-	ao md5auth.AOSet
+	ao tcpsock.AOSet
 	// aoKernel sums the kernel's TCP_AO_INFO counters of the peer's
 	// established connections at the last pass (nil: none seen); aoCurrent
 	// the SendID the kernel sends with there (following the peer's
 	// RNextKeyID), -1 when unknown.
-	aoKernel  *md5auth.AOInfo
+	aoKernel  *tcpsock.AOInfo
 	aoCurrent int
 	// obs is what the last pass saw on the sockets.
 	obs observation
@@ -129,11 +129,11 @@ type pass struct {
 	// made yet this pass).
 	lkeys []listenerKeyIndex
 	// aoObs is the kernel's view of the TCP-AO keys (aoSeen: it was read).
-	aoObs  []md5auth.AOSocket
+	aoObs  []tcpsock.AOSocket
 	aoSeen bool
 	// aoSeenConns are the TCP-AO connections whose counters this pass
 	// read, by peer ID.
-	aoSeenConns map[string][]md5auth.AOSocket
+	aoSeenConns map[string][]tcpsock.AOSocket
 	// port is the BGP port the sockets were looked at on; listenPort
 	// GoBGP's listening port (0: it does not listen).
 	port, listenPort uint16
@@ -186,7 +186,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	obs, oerr := ps.observe()
 	defer wipeObserved(obs)
 	aoObs, aoErr := ps.observeAO(useAO)
-	defer md5auth.WipeAO(aoObs)
+	defer tcpsock.WipeAO(aoObs)
 	zoneObserved(&obs, aoObs)
 
 	m.mu.Lock()
@@ -425,7 +425,7 @@ func (p *pass) shareListener(st *peer, w Want) {
 	st.shared = true
 	st.secret.Wipe()
 	wipeAOSet(st.ao)
-	st.secret, st.ao, st.l3 = nil, md5auth.AOSet{}, w.IfIndex
+	st.secret, st.ao, st.l3 = nil, tcpsock.AOSet{}, w.IfIndex
 	switch w.Key.Mech {
 	case MechMD5:
 		st.secret = append(keys.Secret(nil), w.Key.MD5...)
@@ -541,7 +541,7 @@ func (p *pass) peerKeys(st *peer, w Want) {
 		st.err, st.installed = w.Err, false
 		st.obs.ok = false
 		return
-	case w.HeldDown && errors.Is(w.Err, md5auth.ErrAOAlgorithm):
+	case w.HeldDown && errors.Is(w.Err, tcpsock.ErrAOAlgorithm):
 		// The kernel refuses an algorithm of its keychain: its MKTs are
 		// not installed (the kernel would take some and not the rest), and
 		// GoBGP holds it down and its dials are refused (fail closed); the

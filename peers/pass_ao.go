@@ -7,7 +7,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/aocount"
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // TCP-AO peers in a pass. Their MKTs (every key of the keychain) go on the
@@ -86,7 +86,7 @@ func aoKeyChanged(m *Manager, log *logrus.Entry, id string, w Want) {
 }
 
 // sameMKTs compares the keys of two sets (not the current key or RNext).
-func sameMKTs(a, b md5auth.AOSet) bool {
+func sameMKTs(a, b tcpsock.AOSet) bool {
 	a.Current, a.RNext, b.Current, b.RNext = 0, 0, 0, 0
 	a.AcceptICMPs, b.AcceptICMPs = false, false
 	return sameAOSet(a, b)
@@ -94,13 +94,13 @@ func sameMKTs(a, b md5auth.AOSet) bool {
 
 // aoListenerProblems says what is wrong with set's MKTs on the listeners
 // of its family ("" when each carries exactly them).
-func (p *pass) aoListenerProblems(set md5auth.AOSet) string {
+func (p *pass) aoListenerProblems(set tcpsock.AOSet) string {
 	v4 := set.Prefix.Addr().Is4()
 	for _, l := range p.listeners() {
 		if (l.Family == afInet) != v4 {
 			continue
 		}
-		var have []md5auth.ObservedAOKey
+		var have []tcpsock.ObservedAOKey
 		for _, s := range p.aoObs {
 			if s.Listening && s.Local == l.Local {
 				have = s.KeysForScope(set.Prefix, set.L3Index())
@@ -118,7 +118,7 @@ func (p *pass) aoListenerProblems(set md5auth.AOSet) string {
 	return ""
 }
 
-func observedHas(have []md5auth.ObservedAOKey, k md5auth.AOKey) bool {
+func observedHas(have []tcpsock.ObservedAOKey, k tcpsock.AOKey) bool {
 	for _, o := range have {
 		if o.Matches(k) {
 			return true
@@ -135,18 +135,18 @@ func (p *pass) deleteAO(st *peer) {
 	if st.shared {
 		st.shared = false
 		wipeAOSet(st.ao)
-		st.ao = md5auth.AOSet{}
+		st.ao = tcpsock.AOSet{}
 		st.keyID, st.installed = -1, false
 		return
 	}
 	if p.m.port != 0 {
-		if err := p.act(action{kind: actDeleteListenerAO, peer: st.cfg, ao: md5auth.AOSet{Prefix: st.ao.Prefix}}); err != nil {
+		if err := p.act(action{kind: actDeleteListenerAO, peer: st.cfg, ao: tcpsock.AOSet{Prefix: st.ao.Prefix}}); err != nil {
 			p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's TCP-AO keys")
 		}
 	}
 	p.deleted[st.ao.Prefix] = true
 	wipeAOSet(st.ao)
-	st.ao = md5auth.AOSet{}
+	st.ao = tcpsock.AOSet{}
 	st.keyID, st.installed = -1, false
 }
 
@@ -175,7 +175,7 @@ func (p *pass) connsAO() {
 		c, ok := p.aoConn(s)
 		if ok && c.HasInfo {
 			if p.aoSeenConns == nil {
-				p.aoSeenConns = map[string][]md5auth.AOSocket{}
+				p.aoSeenConns = map[string][]tcpsock.AOSocket{}
 			}
 			p.aoSeenConns[st.cfg.ID()] = append(p.aoSeenConns[st.cfg.ID()], c)
 		}
@@ -227,17 +227,17 @@ func (p *pass) lookSaw(s *session) bool {
 }
 
 // aoConn finds the observed TCP-AO state of session s's connection.
-func (p *pass) aoConn(s *session) (md5auth.AOSocket, bool) {
+func (p *pass) aoConn(s *session) (tcpsock.AOSocket, bool) {
 	for _, c := range p.aoObs {
 		if !c.Listening && c.Local == s.local && c.Remote == s.remote {
 			return c, true
 		}
 	}
-	return md5auth.AOSocket{}, false
+	return tcpsock.AOSocket{}, false
 }
 
 // setConnAO brings one connection's MKTs and RNextKeyID in line.
-func (p *pass) setConnAO(a netip.Addr, s *session, st *peer, set md5auth.AOSet) {
+func (p *pass) setConnAO(a netip.Addr, s *session, st *peer, set tcpsock.AOSet) {
 	local, remote := s.local, s.remote
 	err := p.act(action{kind: actSetConnAO, local: local, remote: remote, ao: set})
 	log := p.m.log.WithFields(logrus.Fields{"peer": a, "connection": remote})
@@ -275,7 +275,7 @@ func (p *pass) straysAO() {
 			}
 			done[k.Prefix] = true
 			m.log.WithFields(logrus.Fields{"listener": s.Local, "scope": k.Prefix}).Warn("reconcile: listener carries TCP-AO keys no configured peer owns: deleting them")
-			if err := p.act(action{kind: actDeleteListenerAO, ao: md5auth.AOSet{Prefix: k.Prefix}}); err != nil {
+			if err := p.act(action{kind: actDeleteListenerAO, ao: tcpsock.AOSet{Prefix: k.Prefix}}); err != nil {
 				m.log.WithError(err).WithField("scope", k.Prefix).Error("reconcile: cannot delete stray TCP-AO keys")
 			}
 		}
@@ -295,7 +295,7 @@ func (p *pass) tellAO() {
 			continue
 		}
 		id := st.cfg.ID()
-		var sum md5auth.AOInfo
+		var sum tcpsock.AOInfo
 		var d aocount.Counts
 		st.aoKernel, st.aoCurrent = nil, -1
 		for _, c := range p.aoSeenConns[id] {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // BenchmarkPass is the reconciler's own work in a pass at 1,000 TCP-MD5
@@ -29,8 +29,8 @@ func BenchmarkPass(b *testing.B) {
 		a := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, 1, 14: byte(i >> 8), 15: byte(i + 1)})
 		secret := fmt.Sprintf("bench-secret-%04d", i)
 		fmt.Fprintf(&conf, "[[peers]]\naddress = %q\nasn = 65002\npassword = %q\n", a, secret)
-		s.socks = append(s.socks, md5auth.SocketKeys{Local: local, Remote: netip.AddrPortFrom(a, 40000), Family: afInet6,
-			Keys: []md5auth.ObservedKey{{Prefix: netip.PrefixFrom(a, 128), Secret: keys.Secret(secret)}}})
+		s.socks = append(s.socks, tcpsock.SocketKeys{Local: local, Remote: netip.AddrPortFrom(a, 40000), Family: afInet6,
+			Keys: []tcpsock.ObservedKey{{Prefix: netip.PrefixFrom(a, 128), Secret: keys.Secret(secret)}}})
 	}
 	m := New(Options{Config: cfg(b, conf.String()), Logger: quietLogger(io.Discard), Sockets: copyingSockets{s}, ReconcileEvery: time.Hour, ReconcileIdleEvery: time.Hour})
 	fb := newFakeBGP()
@@ -64,9 +64,9 @@ type copyingSockets struct{ *fakeSockets }
 func (c copyingSockets) Observe(port uint16) (Observed, error) {
 	obs, err := c.fakeSockets.Observe(port)
 	for i := range obs.Sockets {
-		copied := make([]md5auth.ObservedKey, len(obs.Sockets[i].Keys))
+		copied := make([]tcpsock.ObservedKey, len(obs.Sockets[i].Keys))
 		for j, k := range obs.Sockets[i].Keys {
-			copied[j] = md5auth.ObservedKey{Prefix: k.Prefix, Secret: append(keys.Secret(nil), k.Secret...)}
+			copied[j] = tcpsock.ObservedKey{Prefix: k.Prefix, Secret: append(keys.Secret(nil), k.Secret...)}
 		}
 		obs.Sockets[i].Keys = copied
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // sessions brings the session table in line with GoBGP (a full pass:
@@ -131,7 +132,7 @@ func (p *pass) owner(a netip.Addr) (string, *peer) {
 }
 
 // observedConn converges one observed connection.
-func (p *pass) observedConn(c md5auth.SocketKeys) {
+func (p *pass) observedConn(c tcpsock.SocketKeys) {
 	m := p.m
 	a := c.Remote.Addr()
 	id, st := p.owner(a)
@@ -188,7 +189,7 @@ func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
 	m := p.m
 	err := p.act(action{kind: actSetConnKey, local: local, remote: remote, key: connKey(a, st)})
 	if err != nil {
-		if s := m.sess[a]; errors.Is(err, md5auth.ErrSocketNotFound) && (s == nil || s.state != "established" || s.remote != remote) {
+		if s := m.sess[a]; errors.Is(err, tcpsock.ErrSocketNotFound) && (s == nil || s.state != "established" || s.remote != remote) {
 			// The session ended meanwhile (the peer resets it when its
 			// own key changes): nothing left to re-key.
 			m.log.WithError(err).WithField("peer", a).Debug("the session's connection closed before it was re-keyed")

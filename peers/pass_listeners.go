@@ -6,14 +6,15 @@ import (
 
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // The pass's view of the listeners' TCP-MD5 keys, as the kernel showed
 // them at the pass's start, and the check of one peer's key against it.
 
 // listeners are the observed listeners on the BGP port.
-func (p *pass) listeners() []md5auth.SocketKeys {
-	var out []md5auth.SocketKeys
+func (p *pass) listeners() []tcpsock.SocketKeys {
+	var out []tcpsock.SocketKeys
 	for _, s := range p.obs.Sockets {
 		if s.Listening && p.m.port != 0 && s.Local.Port() == p.m.port {
 			out = append(out, s)
@@ -40,7 +41,7 @@ func (p *pass) listenerKeys() []listenerKeyIndex {
 	return p.lkeys
 }
 
-func indexListenerKeys(ls []md5auth.SocketKeys) []listenerKeyIndex {
+func indexListenerKeys(ls []tcpsock.SocketKeys) []listenerKeyIndex {
 	out := make([]listenerKeyIndex, 0, len(ls))
 	for _, l := range ls {
 		x := listenerKeyIndex{local: l.Local, v4: l.Family == afInet, keys: make(map[netip.Prefix][]keys.Secret, len(l.Keys))}

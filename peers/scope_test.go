@@ -14,7 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/internal/testlog"
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // fakeScopes is a kernel of interfaces and VRFs for the reconciler.
@@ -157,7 +157,7 @@ func TestInterfacePeersSameAddress(t *testing.T) {
 		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
 	}, vrfs: map[string]VRF{}}
 	m, b, logs := startScoped(t, unnumbered, s, sc)
-	if want := []md5auth.Guard{{Addr: netip.MustParseAddr("fe80::2"), IfIndex: 11}}; !slices.Equal(s.guards, want) {
+	if want := []tcpsock.Guard{{Addr: netip.MustParseAddr("fe80::2"), IfIndex: 11}}; !slices.Equal(s.guards, want) {
 		t.Fatalf("listener guards %v, want %v", s.guards, want)
 	}
 	for i := 0; i < 3; i++ {

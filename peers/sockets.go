@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Sockets puts keys on the process's BGP sockets and reads back what the
@@ -34,17 +35,17 @@ type Sockets interface {
 // run two interface peers whose far ends share an address: the ones that do
 // not own the listeners' key are held down.
 type GuardSockets interface {
-	SetListenerGuards(port uint16, guards []md5auth.Guard) error
+	SetListenerGuards(port uint16, guards []tcpsock.Guard) error
 }
 
 // AOSockets puts TCP-AO keys on the process's BGP sockets and reads them
 // back (md5auth.ProcessSockets). A Sockets without it cannot run TCP-AO
 // peers: they are held down.
 type AOSockets interface {
-	SetListenerAO(port uint16, set md5auth.AOSet) (int, error)
+	SetListenerAO(port uint16, set tcpsock.AOSet) (int, error)
 	DeleteListenerAO(port uint16, p netip.Prefix) error
-	SetConnAO(local, remote netip.AddrPort, set md5auth.AOSet) error
-	ObserveAO(port uint16) ([]md5auth.AOSocket, error)
+	SetConnAO(local, remote netip.AddrPort, set tcpsock.AOSet) error
+	ObserveAO(port uint16) ([]tcpsock.AOSocket, error)
 	// PreflightAO reports what stops TCP-AO from working at all (a
 	// kernel without CONFIG_TCP_AO).
 	PreflightAO() error
@@ -54,7 +55,7 @@ type AOSockets interface {
 var errNoAOSockets = errors.New("the socket layer cannot put TCP-AO keys on sockets")
 
 // Observed is what the kernel says about this process's BGP sockets.
-type Observed = md5auth.Observed
+type Observed = tcpsock.Observed
 
 // defaultSockets keys the real sockets of this process.
-func defaultSockets() Sockets { return md5auth.ProcessSockets{} }
+func defaultSockets() Sockets { return tcpsock.ProcessSockets{} }

@@ -4,7 +4,7 @@ import (
 	"net"
 	"net/netip"
 
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Link-local connections: the sockets' addresses carry no zone, but the
@@ -40,7 +40,7 @@ func zoneAddrPort(ap netip.AddrPort, ifindex int, names map[int]string) netip.Ad
 
 // zoneObserved zones the link-local connections of a pass's observations
 // (no lock held: it may ask the kernel for interface names).
-func zoneObserved(obs *Observed, ao []md5auth.AOSocket) {
+func zoneObserved(obs *Observed, ao []tcpsock.AOSocket) {
 	names := map[int]string{}
 	for i := range obs.Sockets {
 		s := &obs.Sockets[i]

@@ -21,8 +21,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/redact"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // freePort returns a TCP port that was free on 127.0.0.1 a moment ago.
@@ -344,7 +344,7 @@ func TestStartRefusesMPTCP(t *testing.T) {
 			fmt.Printf("CHILD: Start succeeded, listeners %v\n", ls)
 			return
 		}
-		var me *md5auth.MultipathError
+		var me *tcpsock.MultipathError
 		fmt.Printf("CHILD: Start failed: %v (md5auth.MultipathError: %v)\n", err, errors.As(err, &me))
 		return
 	}

@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // ListenerSocket describes one of GoBGP's BGP listening sockets.
@@ -18,11 +18,11 @@ type ListenerSocket struct {
 // MPTCP reports a multipath TCP listener, on which TCP-MD5 cannot be set.
 // It describes; checkListeners refuses such listeners through
 // md5auth.CheckListener.
-func (l ListenerSocket) MPTCP() bool { return l.Protocol == md5auth.ProtoMPTCP }
+func (l ListenerSocket) MPTCP() bool { return l.Protocol == tcpsock.ProtoMPTCP }
 
 // Listeners finds GoBGP's BGP listeners among this process's sockets: the
 // listening TCP sockets bound to the BGP port (Options.ListenPort, 179 for
-// 0), through md5auth's socket discovery (each descriptor identified on a
+// 0), through tcpsock's socket discovery (each descriptor identified on a
 // duplicate, so a reused descriptor number is never mistaken for one).
 func (h *Host) Listeners() ([]ListenerSocket, error) {
 	socks, err := h.listenerSockets()
@@ -38,7 +38,7 @@ func (h *Host) Listeners() ([]ListenerSocket, error) {
 }
 
 // listenerSockets is Listeners' discovery; the caller closes the sockets.
-func (h *Host) listenerSockets() ([]*md5auth.Socket, error) {
+func (h *Host) listenerSockets() ([]*tcpsock.Socket, error) {
 	port := h.opts.ListenPort
 	if port < 0 {
 		return nil, nil
@@ -46,7 +46,7 @@ func (h *Host) listenerSockets() ([]*md5auth.Socket, error) {
 	if port == 0 {
 		port = 179
 	}
-	socks, err := md5auth.FindListeners(uint16(port))
+	socks, err := tcpsock.FindListeners(uint16(port))
 	if err != nil {
 		return nil, fmt.Errorf("plugin: list sockets: %w", err)
 	}
@@ -59,7 +59,7 @@ func (h *Host) listenerSockets() ([]*md5auth.Socket, error) {
 // never come up. The error matches *md5auth.MultipathError with errors.As.
 func (h *Host) checkListeners() error {
 	socks, err := h.listenerSockets()
-	if errors.Is(err, md5auth.ErrNotSupported) {
+	if errors.Is(err, tcpsock.ErrNotSupported) {
 		return nil // no socket discovery on this OS
 	}
 	if err != nil {
@@ -68,7 +68,7 @@ func (h *Host) checkListeners() error {
 	}
 	var bad mptcpListeners
 	for _, s := range socks {
-		if err := md5auth.CheckListener(s); err != nil {
+		if err := tcpsock.CheckListener(s); err != nil {
 			bad.addrs = append(bad.addrs, s.Local.String())
 			bad.errs = append(bad.errs, err)
 		}

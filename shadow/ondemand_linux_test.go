@@ -25,6 +25,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // logLines collects a logger's lines (message and fields).
@@ -206,7 +207,7 @@ keychain = "kc"
 	if err := netns.Do(a, func() (err error) {
 		lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
 			for p, k := range map[netip.Addr]string{p6: "Secret-Six", p7: "Secret-Seven", p8: "Chain-One"} {
-				if err := md5auth.SetKey(c, md5auth.AddrKey(p, []byte(k))); err != nil {
+				if err := tcpsock.SetKey(c, md5auth.AddrKey(p, []byte(k))); err != nil {
 					return err
 				}
 			}
@@ -229,7 +230,7 @@ keychain = "kc"
 				for ctx.Err() == nil {
 					d := net.Dialer{Timeout: 250 * time.Millisecond, LocalAddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(p, 0)),
 						Control: func(_, _ string, rc syscall.RawConn) error {
-							return md5auth.SetKey(rc, md5auth.AddrKey(netip.MustParseAddr("192.0.2.1"), []byte(key)))
+							return tcpsock.SetKey(rc, md5auth.AddrKey(netip.MustParseAddr("192.0.2.1"), []byte(key)))
 						}}
 					if c, err := d.DialContext(ctx, "tcp4", "192.0.2.1:179"); err == nil {
 						c.Close()

@@ -21,6 +21,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // TestRunnerWorkers runs the live Runner with two workers (rings and
@@ -67,7 +68,7 @@ func TestRunnerWorkers(t *testing.T) {
 	if err := netns.Do(a, func() (err error) {
 		lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
 			for i, p := range peers {
-				if err := md5auth.SetKey(c, md5auth.AddrKey(p, []byte(fmt.Sprintf("Secret-%d", i)))); err != nil {
+				if err := tcpsock.SetKey(c, md5auth.AddrKey(p, []byte(fmt.Sprintf("Secret-%d", i)))); err != nil {
 					return err
 				}
 			}
@@ -105,7 +106,7 @@ func TestRunnerWorkers(t *testing.T) {
 				err := netns.Do(b, func() (err error) {
 					d := net.Dialer{Timeout: 300 * time.Millisecond, LocalAddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(p, 0)),
 						Control: func(_, _ string, rc syscall.RawConn) error {
-							return md5auth.SetKey(rc, md5auth.AddrKey(netip.MustParseAddr("192.0.2.1"), []byte(secret)))
+							return tcpsock.SetKey(rc, md5auth.AddrKey(netip.MustParseAddr("192.0.2.1"), []byte(secret)))
 						}}
 					c, err = d.Dial("tcp4", "192.0.2.1:179")
 					return err

@@ -25,13 +25,13 @@ import (
 	"github.com/authbgp/authbgpd/dropwatch"
 	"github.com/authbgp/authbgpd/filewatch"
 	"github.com/authbgp/authbgpd/httpapi"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/peers"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/srv6"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Options are the command-line settings.
@@ -151,7 +151,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	s.watch.Settle(before, cfg.Files())
 	s.startWatch(ctx, cfg)
 	features := logrus.Fields{}
-	for name, v := range md5auth.KernelFeatures() {
+	for name, v := range tcpsock.KernelFeatures() {
 		features[name] = v
 	}
 	log.WithFields(features).Info("kernel features")

@@ -620,8 +620,8 @@ func TestStatusKernelAOAlgorithms(t *testing.T) {
 		t.Errorf("printed %q, want %q", b.String(), want)
 	}
 	b.Reset()
-	printKernel(&b, &status.Kernel{Release: "6.18.0", TCPAOAlgorithmsError: "md5auth: the kernel has no TCP-AO (RFC 5925) support (CONFIG_TCP_AO)"})
-	if want := "kernel 6.18.0 TCP-AO algorithms: none known: md5auth: the kernel has no TCP-AO (RFC 5925) support (CONFIG_TCP_AO)\n"; b.String() != want {
+	printKernel(&b, &status.Kernel{Release: "6.18.0", TCPAOAlgorithmsError: "tcpsock: the kernel has no TCP-AO (RFC 5925) support (CONFIG_TCP_AO)"})
+	if want := "kernel 6.18.0 TCP-AO algorithms: none known: tcpsock: the kernel has no TCP-AO (RFC 5925) support (CONFIG_TCP_AO)\n"; b.String() != want {
 		t.Errorf("printed %q, want %q", b.String(), want)
 	}
 }

@@ -55,7 +55,7 @@ type failing struct {
 func (f failing) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
 	for _, s := range f.fail {
 		if s == k.Scope() {
-			return 0, fmt.Errorf("md5auth: set key for %s on listener port %d: injected failure (test build)", k.Scope(), port)
+			return 0, fmt.Errorf("tcpsock: set key for %s on listener port %d: injected failure (test build)", k.Scope(), port)
 		}
 	}
 	return f.ProcessSockets.SetListenerKey(port, k)

@@ -22,9 +22,9 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // The kernel is the oracle for the TCP-AO algorithms RFC 9235 has no
@@ -49,7 +49,7 @@ func addAOKeyMACLen(fd int, k aoKey, macLen uint8) error {
 }
 
 // TestTCPAOMACLengthLimits: the kernel takes every algorithm of
-// md5auth/config, with the MAC lengths config allows (4..16), and refuses
+// tcpsock/config, with the MAC lengths config allows (4..16), and refuses
 // 17 (EMSGSIZE: the option must fit a SYN) and more than the digest; so
 // config's limits are the kernel's. hmac(sha384) and hmac(sha512) need
 // CONFIG_CRYPTO_SHA512 (ENOENT without).
@@ -70,9 +70,9 @@ func TestTCPAOMACLengthLimits(t *testing.T) {
 			if (err == nil) != c.ok {
 				t.Errorf("%s maclen %d: %v, want ok %v", a.LinuxName(), c.n, err, c.ok)
 			}
-			mk := md5auth.AOKey{Prefix: netip.MustParsePrefix("198.51.100.1/32"), Alg: a.LinuxName(), Secret: keys.Secret("x"), MACLen: c.n}
+			mk := tcpsock.AOKey{Prefix: netip.MustParsePrefix("198.51.100.1/32"), Alg: a.LinuxName(), Secret: keys.Secret("x"), MACLen: c.n}
 			if (mk.Validate() == nil) != c.ok {
-				t.Errorf("%s maclen %d: md5auth says %v, the kernel %v", a.LinuxName(), c.n, mk.Validate(), err)
+				t.Errorf("%s maclen %d: tcpsock says %v, the kernel %v", a.LinuxName(), c.n, mk.Validate(), err)
 			}
 			if !c.ok {
 				t.Logf("%s maclen %d: %v", a.LinuxName(), c.n, err)

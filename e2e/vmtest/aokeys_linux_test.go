@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
-// TestTCPAOKeysReadBack: what md5auth reads back from the kernel
+// TestTCPAOKeysReadBack: what tcpsock reads back from the kernel
 // (TCP_AO_GET_KEYS) matches the MKTs it installed, for both algorithms,
 // an AES-128-CMAC secret of 16 bytes and one of another length (the kernel
 // keeps the key RFC 5926 derives from it), and the exclude-options flag;
@@ -26,14 +26,14 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 	defer ln.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
 	scope := netip.MustParsePrefix("198.51.100.0/24")
-	set := md5auth.AOSet{Prefix: scope, Current: -1, RNext: -1, Keys: []md5auth.AOKey{
-		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: keys.Secret("0123456789abcdef"), SendID: 1, RecvID: 1},
-		{Prefix: scope, Alg: md5auth.AOAlgAESCMAC, Secret: keys.Secret("a twenty byte secret"), SendID: 2, RecvID: 2},
-		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: keys.Secret("hmac-sha-1-96 secret"), SendID: 3, RecvID: 30},
-		{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1, Secret: keys.Secret("no options"), SendID: 4, RecvID: 40, ExcludeOptions: true},
+	set := tcpsock.AOSet{Prefix: scope, Current: -1, RNext: -1, Keys: []tcpsock.AOKey{
+		{Prefix: scope, Alg: tcpsock.AOAlgAESCMAC, Secret: keys.Secret("0123456789abcdef"), SendID: 1, RecvID: 1},
+		{Prefix: scope, Alg: tcpsock.AOAlgAESCMAC, Secret: keys.Secret("a twenty byte secret"), SendID: 2, RecvID: 2},
+		{Prefix: scope, Alg: tcpsock.AOAlgHMACSHA1, Secret: keys.Secret("hmac-sha-1-96 secret"), SendID: 3, RecvID: 30},
+		{Prefix: scope, Alg: tcpsock.AOAlgHMACSHA1, Secret: keys.Secret("no options"), SendID: 4, RecvID: 40, ExcludeOptions: true},
 	}}
-	var ps md5auth.ProcessSockets
-	observe := func() []md5auth.ObservedAOKey {
+	var ps tcpsock.ProcessSockets
+	observe := func() []tcpsock.ObservedAOKey {
 		t.Helper()
 		socks, err := ps.ObserveAO(port)
 		if err != nil {
@@ -47,7 +47,7 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 		t.Fatalf("ObserveAO(%d): no listener with keys for %s in %d sockets", port, scope, len(socks))
 		return nil
 	}
-	order := func(keys []md5auth.ObservedAOKey) string {
+	order := func(keys []tcpsock.ObservedAOKey) string {
 		var s string
 		for _, k := range keys {
 			s += fmt.Sprintf("%d/%d ", k.SendID, k.RecvID)
@@ -86,7 +86,7 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 	}
 }
 
-// TestTCPAOKeysReadBackMany: a listener holding more MKTs than md5auth's
+// TestTCPAOKeysReadBackMany: a listener holding more MKTs than tcpsock's
 // first read has room for (64: every key of every peer is on it) is read
 // back whole — a list cut short would look to the reconciler like keys
 // missing, and it would install them again on every pass.
@@ -98,13 +98,13 @@ func TestTCPAOKeysReadBackMany(t *testing.T) {
 	}
 	defer ln.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	var ps md5auth.ProcessSockets
+	var ps tcpsock.ProcessSockets
 	const peers, perPeer = 50, 3
 	for i := 1; i <= peers; i++ {
 		scope := netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 51, 100, byte(i)}), 32)
-		set := md5auth.AOSet{Prefix: scope, Current: -1, RNext: -1}
+		set := tcpsock.AOSet{Prefix: scope, Current: -1, RNext: -1}
 		for k := 1; k <= perPeer; k++ {
-			set.Keys = append(set.Keys, md5auth.AOKey{Prefix: scope, Alg: md5auth.AOAlgHMACSHA1,
+			set.Keys = append(set.Keys, tcpsock.AOKey{Prefix: scope, Alg: tcpsock.AOAlgHMACSHA1,
 				Secret: keys.Secret(fmt.Sprintf("peer %d key %d", i, k)), SendID: uint8(k), RecvID: uint8(k)})
 		}
 		if _, err := ps.SetListenerAO(port, set); err != nil {
@@ -115,7 +115,7 @@ func TestTCPAOKeysReadBackMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer md5auth.WipeAO(socks)
+	defer tcpsock.WipeAO(socks)
 	for _, s := range socks {
 		if s.Listening && s.Local.Port() == port {
 			if len(s.Keys) != peers*perPeer {

@@ -19,8 +19,8 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/shadow"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Resets and ICMP on TCP-AO sessions, as the kernel's selftests rst and
@@ -38,7 +38,7 @@ import (
 //     session is ignored and counted (TCPAODroppedIcmps, the socket's
 //     dropped_icmp), even on a socket with IP_RECVERR (a host unreachable
 //     is not TCP-AO's to ignore, and a synchronized socket without
-//     IP_RECVERR only notes it), until accept_icmps is set through md5auth —
+//     IP_RECVERR only notes it), until accept_icmps is set through tcpsock —
 //     read back as set — and the same ICMP then ends that socket's
 //     session: what accept-icmps costs.
 
@@ -540,17 +540,17 @@ keychain = "ao"
 			t.Errorf("the session's TCP_AO_INFO dropped_icmp %d, want 3", info.DroppedICMP)
 		}
 
-		// accept_icmps through md5auth, as a keychain's accept-icmps sets
+		// accept_icmps through tcpsock, as a keychain's accept-icmps sets
 		// it: read back, and the ICMP is then taken.
-		set := md5auth.AOSet{Prefix: netip.PrefixFrom(p.cli4, 32), Current: -1, RNext: 1, AcceptICMPs: true,
-			Keys: []md5auth.AOKey{{Prefix: netip.PrefixFrom(p.cli4, 32), Alg: md5auth.AOAlgHMACSHA1, Secret: keys.Secret(secret), SendID: 1, RecvID: 1}}}
-		if err := netns.Do(p.A, func() error { return (md5auth.ProcessSockets{}).SetConnAO(s.srvAddr(), s.cliAddr(), set) }); err != nil {
+		set := tcpsock.AOSet{Prefix: netip.PrefixFrom(p.cli4, 32), Current: -1, RNext: 1, AcceptICMPs: true,
+			Keys: []tcpsock.AOKey{{Prefix: netip.PrefixFrom(p.cli4, 32), Alg: tcpsock.AOAlgHMACSHA1, Secret: keys.Secret(secret), SendID: 1, RecvID: 1}}}
+		if err := netns.Do(p.A, func() error { return (tcpsock.ProcessSockets{}).SetConnAO(s.srvAddr(), s.cliAddr(), set) }); err != nil {
 			t.Fatal(err)
 		}
 		var seen bool
 		err := netns.Do(p.A, func() error {
-			socks, err := (md5auth.ProcessSockets{}).ObserveAO(port)
-			defer md5auth.WipeAO(socks)
+			socks, err := (tcpsock.ProcessSockets{}).ObserveAO(port)
+			defer tcpsock.WipeAO(socks)
 			for _, so := range socks {
 				if !so.Listening && so.Remote == s.cliAddr() {
 					seen = so.HasInfo && so.Info.AcceptICMPs

@@ -135,7 +135,7 @@ func authbgpdBinary(t testing.TB) string {
 
 // newerSource returns a non-test Go file (or go.mod, go.sum) of the module
 // at root modified after bin, "" when there is none; an error when bin is
-// missing. The test-only trees (e2e, internal, md5auth/md5authtest) are not
+// missing. The test-only trees (e2e, internal, tcpsock/tcpsocktest) are not
 // the daemon's: edits there do not make it stale.
 func newerSource(root, bin string) (string, error) {
 	st, err := os.Stat(bin)
@@ -156,7 +156,7 @@ func newerSource(root, bin string) (string, error) {
 			switch rel, _ := filepath.Rel(root, p); {
 			case p == root:
 			case strings.HasPrefix(name, "."), name == "bin", name == "testdata", name == "node_modules",
-				rel == "e2e", rel == "internal", rel == filepath.Join("md5auth", "md5authtest"):
+				rel == "e2e", rel == "internal", rel == filepath.Join("tcpsock", "tcpsocktest"):
 				return fs.SkipDir
 			}
 			return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/status"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // One authbgpd router ("r") with a peer in each of two VRFs (issue 28):
@@ -73,10 +74,10 @@ func vrfPeerConf(self, peer netip.Addr, asn uint32, auth string) string {
 
 func TestBGPVRFPeers(t *testing.T) {
 	testenv.RequireRoot(t)
-	if err := md5auth.CheckVRF(); err != nil {
+	if err := tcpsock.CheckVRF(); err != nil {
 		testenv.SkipKernelLacks(t, "VRF devices (CONFIG_NET_VRF)", err.Error())
 	}
-	if err := md5auth.CheckTCPAO(); err != nil {
+	if err := tcpsock.CheckTCPAO(); err != nil {
 		testenv.SkipKernelLacks(t, "TCP-AO (CONFIG_TCP_AO)", err.Error())
 	}
 	tp := netns.New(t, "vrf")
@@ -138,7 +139,7 @@ func TestBGPVRFPeers(t *testing.T) {
 		err = netns.Do(p2, func() error {
 			d := net.Dialer{Timeout: 4 * time.Second, LocalAddr: &net.TCPAddr{IP: vrfP1.AsSlice()},
 				Control: func(_, _ string, c syscall.RawConn) error {
-					return md5auth.ProcessSockets{}.DialMD5(c, netip.AddrPortFrom(vrfR2, 179), md5auth.AddrKey(vrfR2, []byte(vrfBlueKey)))
+					return tcpsock.ProcessSockets{}.DialMD5(c, netip.AddrPortFrom(vrfR2, 179), md5auth.AddrKey(vrfR2, []byte(vrfBlueKey)))
 				}}
 			c, err := d.DialContext(context.Background(), "tcp4", netip.AddrPortFrom(vrfR2, 179).String())
 			if err == nil {

@@ -12,8 +12,9 @@ import (
 const module = "github.com/authbgp/authbgpd"
 
 // codecs are the pure codec packages (and their subpackages): digests,
-// parsers, keys, capture. They must build without the daemon.
-var codecs = []string{"keys", "frame", "capture/...", "tcpopt", "md5auth/...", "srv6policy", "tcpao", "kdrops"}
+// parsers, keys, capture, and the key operations on sockets (tcpsock). They
+// must build without the daemon.
+var codecs = []string{"keys", "frame", "capture/...", "tcpopt", "md5auth/...", "tcpsock/...", "srv6policy", "tcpao", "kdrops"}
 
 // leaves are packages that import nothing of ours at all, in their
 // production code or their tests: small tools with one job that any

@@ -1,6 +1,0 @@
-//go:build !linux
-
-// Package md5authtest makes the kernel refuse TCP-MD5 keys on real
-// sockets, for fail-closed tests. It needs Linux (network namespaces and
-// net.core.optmem_max); elsewhere it is empty.
-package md5authtest

@@ -1,0 +1,71 @@
+package tcpsock
+
+import "net/netip"
+
+// Scan is one look at this process's BGP sockets on a port (listeners on
+// it, connections to or from it), made by ProcessSockets.Scan: one
+// sock_diag dump (the keys the kernel holds, see DumpSocketKeys) and one
+// walk of /proc/self/fd (which descriptor holds which socket). The key
+// operations on a Scan act on the sockets of that look instead of walking
+// /proc/self/fd again each: a reconciliation pass installs a hundred keys
+// with the walk it observed with. Only an operation that needs a socket
+// the look does not have (a connection that came up since, a descriptor
+// closed and its number reused) walks again, and the walk is counted
+// (Walks).
+//
+// A Scan keeps no descriptor open between operations: it remembers each
+// socket's descriptor number and inode, and every operation duplicates
+// the descriptor and checks, on the duplicate, that it is still that
+// socket before touching it (see Socket). So holding a Scan delays no
+// close of GoBGP's, and a stale Scan never keys another socket.
+//
+// The address family rule and the multipath check are ProcessSockets'
+// (its methods of the same names). A Scan is used by one goroutine at a
+// time. On systems other than Linux every method returns ErrNotSupported.
+type Scan struct {
+	port uint16
+	obs  Observed
+	err  error // of the dump (or of the first walk)
+	// walkErr: the last walk failed (the look knows no socket).
+	walkErr error
+	// refs are the sockets of the look that are on port, by inode;
+	// unknown the descriptors whose socket the dump did not list (another
+	// port, another network namespace, multipath TCP, not TCP at all),
+	// identified when an operation first needs every socket.
+	refs    []sockRef
+	byInode map[uint64]bool
+	fds     map[uint64]int
+	unknown []fdRef
+	walks   int
+	dumps   int
+	// connWalked: the look walked again for a connection it lacked
+	// (conn), which it does once.
+	connWalked bool
+}
+
+// sockRef is one socket of a Scan: where it was (descriptor number and
+// inode) and what it was.
+type sockRef struct {
+	fd            int
+	inode         uint64
+	local, remote netip.AddrPort
+	listening     bool
+}
+
+type fdRef struct {
+	fd    int
+	inode uint64
+}
+
+// Walks is how many times the Scan walked /proc/self/fd: 1, plus one for
+// each operation that needed a socket the look did not have.
+func (s *Scan) Walks() int { return s.walks }
+
+// Dumps is how many sock_diag dumps the Scan made (1).
+func (s *Scan) Dumps() int { return s.dumps }
+
+// Observe is what the dump of the Scan found (see ProcessSockets.Observe):
+// the sockets on the port with the keys the kernel holds, narrowed to
+// this process's. The secrets belong to the caller (wipe them when done);
+// a second call returns the same slices.
+func (s *Scan) Observe() (Observed, error) { return s.obs, s.err }
