@@ -72,6 +72,22 @@ type Plugin interface {
 	Stop(ctx context.Context) error
 }
 
+// Service is a feature started and stopped with GoBGP that needs nothing
+// of the Host (the shadow checker): it need not import this package, and
+// with it GoBGP's server. Detached makes it a Plugin.
+type Service interface {
+	Name() string
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+}
+
+// Detached is s as a Plugin: Start gets no Host.
+func Detached(s Service) Plugin { return detached{s} }
+
+type detached struct{ Service }
+
+func (d detached) Start(ctx context.Context, _ *Host) error { return d.Service.Start(ctx) }
+
 // Host owns one embedded GoBGP server.
 type Host struct {
 	opts    Options

@@ -180,7 +180,7 @@ keychain = "kc"
 		lines := &logLines{}
 		log.AddHook(lines)
 		r := NewRunner(cfg, log, metrics.New("test"), RunnerOptions{})
-		if err := netns.Do(a, func() error { return r.Start(context.Background(), nil) }); err != nil {
+		if err := netns.Do(a, func() error { return r.Start(context.Background()) }); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {

@@ -14,7 +14,6 @@ import (
 	"github.com/authbgp/authbgpd/capture"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
-	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -172,7 +171,9 @@ func (s *Runner) Mode() config.ShadowMode { return s.mode }
 
 func (s *Runner) Name() string { return "shadow" }
 
-func (s *Runner) Start(ctx context.Context, _ *plugin.Host) error {
+// Start implements plugin.Service: it starts the captures (or, on demand,
+// the tick that ends demanded windows).
+func (s *Runner) Start(ctx context.Context) error {
 	if s.od != nil {
 		// On demand: no capture now (Demand opens one). SRv6 packets
 		// are not captured (their HMACs are not verified).

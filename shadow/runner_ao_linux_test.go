@@ -37,7 +37,7 @@ func TestRunnerCapturesTCPAO(t *testing.T) {
 	log := logrus.New()
 	log.SetOutput(io.Discard)
 	r := NewRunner(cfg, log, metrics.New("test"), RunnerOptions{})
-	if err := netns.Do(a, func() error { return r.Start(context.Background(), nil) }); err != nil {
+	if err := netns.Do(a, func() error { return r.Start(context.Background()) }); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Stop(context.Background()) })

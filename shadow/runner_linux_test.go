@@ -55,7 +55,7 @@ func TestRunnerWorkers(t *testing.T) {
 	if r.Workers() != 2 {
 		t.Fatalf("%d workers, want 2", r.Workers())
 	}
-	if err := netns.Do(a, func() error { return r.Start(context.Background(), nil) }); err != nil {
+	if err := netns.Do(a, func() error { return r.Start(context.Background()) }); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Stop(context.Background()) })

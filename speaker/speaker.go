@@ -117,7 +117,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		s.shadow = shadow.NewRunner(cfg, log, s.metrics, shadow.RunnerOptions{
 			Follow: s.peers.SetPeerKeyID, KeyIDs: s.peers.KeyIDs, EndStale: s.peers.EndStale, SRH: s.srv6.Verifier(),
 		})
-		s.host.Register(s.shadow)
+		s.host.Register(plugin.Detached(s.shadow))
 	}
 	hooks := dropwatch.Hooks{BadDigest: s.peers.BadDigest}
 	if s.shadow != nil && s.shadow.Mode() == config.ShadowOnDemand {

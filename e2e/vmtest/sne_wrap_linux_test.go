@@ -115,7 +115,7 @@ func TestTCPAOSNEWrap(t *testing.T) {
 	log := logrus.New()
 	log.SetOutput(&logBuf)
 	runner := shadow.NewRunner(cfg, log, metrics.New("test"), shadow.RunnerOptions{})
-	if err := netns.Do(p.A, func() error { return runner.Start(context.Background(), nil) }); err != nil {
+	if err := netns.Do(p.A, func() error { return runner.Start(context.Background()) }); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
