@@ -173,6 +173,15 @@ type Global struct {
 // LineOf returns the line of key in [global], or the table's line.
 func (g *Global) LineOf(key string) int { return g.m.lineOf(key, g.Line) }
 
+// ListenAddressStrings is listen-addresses as GoBGP takes them.
+func (g *Global) ListenAddressStrings() []string {
+	out := make([]string, 0, len(g.ListenAddresses))
+	for _, a := range g.ListenAddresses {
+		out = append(out, a.String())
+	}
+	return out
+}
+
 // API is the [api] table. An empty address means the server is off.
 type API struct {
 	// GRPC is GoBGP's API: "HOST:PORT" (loopback unless GRPCAllowRemote)

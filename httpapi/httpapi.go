@@ -125,6 +125,23 @@ func New(addr string, src Source, m *metrics.Metrics, log *logrus.Logger) *Serve
 	return s
 }
 
+// StartFromConfig starts the HTTP API as [api] says (http, reload-allow-remote,
+// pprof); nil and no error when [api] http is unset.
+func StartFromConfig(api config.API, src Source, m *metrics.Metrics, log *logrus.Logger) (*Server, error) {
+	if api.HTTP == "" {
+		return nil, nil
+	}
+	s := New(api.HTTP, src, m, log)
+	s.AllowRemoteReload(api.ReloadAllowRemote)
+	if api.Pprof {
+		s.EnablePprof()
+	}
+	if err := s.Start(); err != nil {
+		return nil, fmt.Errorf("api.http %s: %w", api.HTTP, err)
+	}
+	return s, nil
+}
+
 // AllowRemoteReload lets clients outside loopback POST /-/reload ([api]
 // reload-allow-remote); call it before Start.
 func (s *Server) AllowRemoteReload(allow bool) { s.remoteReload = allow }

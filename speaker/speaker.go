@@ -8,7 +8,6 @@ package speaker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -85,15 +84,11 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		log.Warn(w.String())
 	}
 	s.log, s.started, s.kernel = log, cfg, dropwatch.NewNamespace(nil)
-	listen := make([]string, 0, len(cfg.Global.ListenAddresses))
-	for _, a := range cfg.Global.ListenAddresses {
-		listen = append(listen, a.String())
-	}
 	s.host, err = plugin.New(plugin.Options{
 		ASN:             cfg.Global.ASN,
 		RouterID:        cfg.Global.RouterID.String(),
 		ListenPort:      int32(cfg.Global.ListenPort),
-		ListenAddresses: listen,
+		ListenAddresses: cfg.Global.ListenAddressStrings(),
 		GRPCAddr:        cfg.API.GRPC,
 		Logger:          log,
 		RequireDialHook: true, // GoBGP holds no keys: only peers keys a dial
@@ -133,15 +128,8 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	if err == nil {
 		err = s.metrics.Read(r)
 	}
-	if err == nil && cfg.API.HTTP != "" {
-		s.http = httpapi.New(cfg.API.HTTP, s, s.metrics, log)
-		s.http.AllowRemoteReload(cfg.API.ReloadAllowRemote)
-		if cfg.API.Pprof {
-			s.http.EnablePprof()
-		}
-		if err = s.http.Start(); err != nil {
-			err = fmt.Errorf("api.http %s: %w", cfg.API.HTTP, err)
-		}
+	if err == nil {
+		s.http, err = httpapi.StartFromConfig(cfg.API, s, s.metrics, log)
 	}
 	if err != nil {
 		_ = s.host.Stop(context.Background())
@@ -150,11 +138,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	}
 	s.watch.Settle(before, cfg.Files())
 	s.startWatch(ctx, cfg)
-	features := logrus.Fields{}
-	for name, v := range tcpsock.KernelFeatures() {
-		features[name] = v
-	}
-	log.WithFields(features).Info("kernel features")
+	log.WithFields(tcpsock.KernelFeatures()).Info("kernel features")
 	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
 	// Most of the heap is now the start-up's garbage (the config's
 	// decoding, every peer's first pass, GoBGP's answers to it): its pages

@@ -6,8 +6,8 @@ import "errors"
 // operator sees at start-up why, say, TCP-AO or VRF-scoped keys are not
 // available: "tcp_md5" (CheckKernelMD5), "tcp_ao" (CheckTCPAO) and "vrf"
 // (CheckVRF), each "yes", "no" or "unknown (<why the probe failed>)".
-func KernelFeatures() map[string]string {
-	f := map[string]string{}
+func KernelFeatures() map[string]any {
+	f := map[string]any{}
 	say := func(name string, err, missing error) {
 		switch {
 		case err == nil:
