@@ -8,6 +8,7 @@ import (
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/srv6policy"
+	"github.com/authbgp/authbgpd/tcpao"
 )
 
 // Secret is resolved key material (a TCP-MD5 password or key, an SRv6 HMAC
@@ -126,10 +127,11 @@ const (
 
 // MaxTCPAOSecretLen is the longest TCP-AO master key Linux accepts
 // (TCP_AO_MAXKEYLEN).
-const MaxTCPAOSecretLen = 80
+const MaxTCPAOSecretLen = tcpao.MaxSecretLen
 
 // tcpaoAlgorithms are the algorithms a TCP-AO key may name.
-var tcpaoAlgorithms = []string{AlgHMACSHA196, AlgAESCMAC96, AlgHMACSHA1, AlgAESCMAC, AlgHMACSHA224, AlgHMACSHA256, AlgHMACSHA384, AlgHMACSHA512}
+// They are tcpao's (tcpao.ConfigNames): an algorithm is added there.
+var tcpaoAlgorithms = tcpao.ConfigNames()
 
 // TCPAOAlgorithms returns the names a TCP-AO key's algorithm may have, in
 // the order the docs list them (a copy).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/srv6policy"
+	"github.com/authbgp/authbgpd/tcpao"
 )
 
 // Validate checks c and returns every problem at once (errors.Join of
@@ -300,23 +301,14 @@ func validateMACLen(p *problems, k *Key) {
 	}
 }
 
-// tcpaoDigest is the digest size of a config algorithm name (bytes).
+// tcpaoDigest is the digest size of a config algorithm name (bytes; 0
+// for a name that is none).
 func tcpaoDigest(alg string) int {
-	switch alg {
-	case AlgHMACSHA196, AlgHMACSHA1:
-		return 20
-	case AlgAESCMAC96, AlgAESCMAC:
-		return 16
-	case AlgHMACSHA224:
-		return 28
-	case AlgHMACSHA256:
-		return 32
-	case AlgHMACSHA384:
-		return 48
-	case AlgHMACSHA512:
-		return 64
+	a, err := tcpao.ParseAlgorithm(alg)
+	if err != nil {
+		return 0
 	}
-	return 0
+	return a.DigestSize()
 }
 
 // validateKeys checks the [[keychains.keys]] of the keychain table: ids

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,8 +48,14 @@ const (
 	HMACSHA512 Algorithm = 6
 )
 
-// Algorithms lists every Algorithm, in order.
-var Algorithms = []Algorithm{HMACSHA1, AESCMAC, HMACSHA224, HMACSHA256, HMACSHA384, HMACSHA512}
+// Algorithms lists every Algorithm, in order (algorithmTable's).
+var Algorithms = func() []Algorithm {
+	out := make([]Algorithm, len(algorithmTable))
+	for i, r := range algorithmTable {
+		out[i] = r.alg
+	}
+	return out
+}()
 
 // Sizes.
 const (
@@ -107,24 +114,65 @@ var (
 	ErrFIPS140ShortSecret = errors.New("tcpao: an HMAC secret shorter than 14 bytes is not allowed in FIPS 140-only mode (GODEBUG=fips140=only)")
 )
 
+// algorithmTable is every algorithm's names and sizes, in Algorithms'
+// order: adding an algorithm is its constant above and its row here
+// (config's names, Linux's, the hash, the sizes all come from it).
+var algorithmTable = []struct {
+	alg Algorithm
+	// names are the config's names of the algorithm; names[0] is String.
+	// A name ending in "-96" is RFC 5926's, whose MAC length is MACLen.
+	names []string
+	// linux is the kernel's name (tcp_ao_add's alg_name).
+	linux string
+	// digest is the PRF's output length: the traffic keys' length and
+	// the longest MAC.
+	digest int
+	// hash is an HMAC's hash (nil for AES-128-CMAC).
+	hash func() hash.Hash
+	// aliases are further names ParseAlgorithm takes (BIRD's, short ones).
+	aliases []string
+}{
+	{HMACSHA1, []string{"hmac-sha-1-96", "hmac-sha-1"}, "hmac(sha1)", sha1.Size, sha1.New, []string{"hmac-sha1", "sha1"}},
+	{AESCMAC, []string{"aes-128-cmac-96", "aes-128-cmac"}, "cmac(aes128)", 16, nil, []string{"cmac", "cmac(aes)"}},
+	{HMACSHA224, []string{"hmac-sha-224"}, "hmac(sha224)", sha256.Size224, sha256.New224, []string{"hmac-sha224", "sha224"}},
+	{HMACSHA256, []string{"hmac-sha-256"}, "hmac(sha256)", sha256.Size, sha256.New, []string{"hmac-sha256", "sha256"}},
+	{HMACSHA384, []string{"hmac-sha-384"}, "hmac(sha384)", sha512.Size384, sha512.New384, []string{"hmac-sha384", "sha384"}},
+	{HMACSHA512, []string{"hmac-sha-512"}, "hmac(sha512)", sha512.Size, sha512.New, []string{"hmac-sha512", "sha512"}},
+}
+
+// row is a's row of algorithmTable (-1 for an unknown algorithm): the
+// rows are in the constants' order, from 1 (TestAlgorithmTable).
+func (a Algorithm) row() int {
+	if i := int(a) - 1; i >= 0 && i < len(algorithmTable) && algorithmTable[i].alg == a {
+		return i
+	}
+	return -1
+}
+
+// ConfigNames are the names a config's TCP-AO key may give its algorithm:
+// RFC 5926's "-96" names first (whose MAC length is MACLen), then the
+// others, each in Algorithms' order.
+func ConfigNames() []string {
+	var fixed, other []string
+	for _, r := range algorithmTable {
+		for _, n := range r.names {
+			if strings.HasSuffix(n, "-96") {
+				fixed = append(fixed, n)
+			} else {
+				other = append(other, n)
+			}
+		}
+	}
+	return append(fixed, other...)
+}
+
 // String returns RFC 5926's names for HMACSHA1 and AESCMAC
 // ("hmac-sha-1-96", "aes-128-cmac-96", whose MAC length is the default),
 // "hmac-sha-224", "hmac-sha-256", "hmac-sha-384", "hmac-sha-512", or
 // "algorithm(N)".
 func (a Algorithm) String() string {
-	switch a {
-	case HMACSHA1:
-		return "hmac-sha-1-96"
-	case AESCMAC:
-		return "aes-128-cmac-96"
-	case HMACSHA224:
-		return "hmac-sha-224"
-	case HMACSHA256:
-		return "hmac-sha-256"
-	case HMACSHA384:
-		return "hmac-sha-384"
-	case HMACSHA512:
-		return "hmac-sha-512"
+	if i := a.row(); i >= 0 {
+		return algorithmTable[i].names[0]
 	}
 	return "algorithm(" + strconv.Itoa(int(a)) + ")"
 }
@@ -133,19 +181,8 @@ func (a Algorithm) String() string {
 // alg_name): "hmac(sha1)", "cmac(aes128)", "hmac(sha224)", "hmac(sha256)",
 // "hmac(sha384)", "hmac(sha512)"; "" for an unknown one.
 func (a Algorithm) LinuxName() string {
-	switch a {
-	case HMACSHA1:
-		return "hmac(sha1)"
-	case AESCMAC:
-		return "cmac(aes128)"
-	case HMACSHA224:
-		return "hmac(sha224)"
-	case HMACSHA256:
-		return "hmac(sha256)"
-	case HMACSHA384:
-		return "hmac(sha384)"
-	case HMACSHA512:
-		return "hmac(sha512)"
+	if i := a.row(); i >= 0 {
+		return algorithmTable[i].linux
 	}
 	return ""
 }
@@ -157,43 +194,25 @@ func (a Algorithm) LinuxName() string {
 // "hmac-shaN", "shaN", "hmac(shaN)". The name says nothing of the MAC
 // length.
 func ParseAlgorithm(s string) (Algorithm, error) {
-	switch strings.ToLower(s) {
-	case "hmac-sha-1-96", "hmac-sha1", "hmac-sha-1", "sha1", "hmac(sha1)":
-		return HMACSHA1, nil
-	case "aes-128-cmac-96", "aes-128-cmac", "cmac", "cmac(aes128)", "cmac(aes)":
-		return AESCMAC, nil
-	case "hmac-sha-224", "hmac-sha224", "sha224", "hmac(sha224)":
-		return HMACSHA224, nil
-	case "hmac-sha-256", "hmac-sha256", "sha256", "hmac(sha256)":
-		return HMACSHA256, nil
-	case "hmac-sha-384", "hmac-sha384", "sha384", "hmac(sha384)":
-		return HMACSHA384, nil
-	case "hmac-sha-512", "hmac-sha512", "sha512", "hmac(sha512)":
-		return HMACSHA512, nil
+	l := strings.ToLower(s)
+	for _, r := range algorithmTable {
+		if l == r.linux || slices.Contains(r.names, l) || slices.Contains(r.aliases, l) {
+			return r.alg, nil
+		}
 	}
-	return 0, fmt.Errorf("%w %q (want hmac-sha-1-96, aes-128-cmac-96, hmac-sha-1, aes-128-cmac, hmac-sha-224, hmac-sha-256, hmac-sha-384 or hmac-sha-512)", ErrAlgorithm, s)
+	names := ConfigNames()
+	return 0, fmt.Errorf("%w %q (want %s or %s)", ErrAlgorithm, s, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // Valid reports whether a is one of Algorithms.
-func (a Algorithm) Valid() bool { return a >= HMACSHA1 && a <= HMACSHA512 }
+func (a Algorithm) Valid() bool { return a.row() >= 0 }
 
 // DigestSize is the length of the algorithm's PRF output: 20 for HMACSHA1,
 // 16 for AESCMAC, 28, 32, 48 and 64 for HMACSHA224 .. HMACSHA512 (0 for an
 // unknown algorithm). It is the traffic keys' length and the longest MAC.
 func (a Algorithm) DigestSize() int {
-	switch a {
-	case HMACSHA1:
-		return sha1.Size
-	case AESCMAC:
-		return 16
-	case HMACSHA224:
-		return sha256.Size224
-	case HMACSHA256:
-		return sha256.Size
-	case HMACSHA384:
-		return sha512.Size384
-	case HMACSHA512:
-		return sha512.Size
+	if i := a.row(); i >= 0 {
+		return algorithmTable[i].digest
 	}
 	return 0
 }
@@ -203,21 +222,12 @@ func (a Algorithm) DigestSize() int {
 func (a Algorithm) TrafficKeyLen() int { return a.DigestSize() }
 
 // isHMAC reports whether a is one of the HMACs.
-func (a Algorithm) isHMAC() bool { return a.Valid() && a != AESCMAC }
+func (a Algorithm) isHMAC() bool { return a.newHash() != nil }
 
 // newHash is the hash of an HMAC algorithm (nil for AESCMAC).
 func (a Algorithm) newHash() func() hash.Hash {
-	switch a {
-	case HMACSHA1:
-		return sha1.New
-	case HMACSHA224:
-		return sha256.New224
-	case HMACSHA256:
-		return sha256.New
-	case HMACSHA384:
-		return sha512.New384
-	case HMACSHA512:
-		return sha512.New
+	if i := a.row(); i >= 0 {
+		return algorithmTable[i].hash
 	}
 	return nil
 }
