@@ -62,6 +62,47 @@ const (
 	DiagNoHandshake     = "no-handshake"        // the connection began before the capture
 )
 
+// Diagnosis is one of the checker's diagnoses: its code (/status, metrics,
+// verify-pcap), the mechanism it is for, what it means to the operator, and
+// whether it is a failure of the peer's keys (verify-pcap --fail-on takes
+// those).
+type Diagnosis struct {
+	Code      string
+	Mechanism string // "tcp-md5", "tcp-ao", or "" for both
+	Meaning   string // "" when the code says it all
+	Failure   bool
+}
+
+// Diagnoses are every diagnosis, in the order the docs list them: a new
+// diagnosis is its constant above and its row here. explain, verify-pcap
+// (--fail-on and its help) and the docs' test (every code has a row in
+// docs/OPERATIONS.md) read it.
+var Diagnoses = []Diagnosis{
+	{DiagOK, "", "the peer signs with our key", false},
+	{DiagBadDigest, "tcp-md5", "the peer signs, but not with our key (wrong key on one side)", true},
+	{DiagMissing, "tcp-md5", "we require a TCP-MD5 signature and the peer sends none (no password on the peer)", true},
+	{DiagUnexpected, "tcp-md5", "the peer signs but we hold no key for it (password only on the peer)", true},
+	{DiagOtherKey, "tcp-md5", "the peer signs with another key of our keychain", true},
+	{DiagNoTraffic, "", "", false},
+	{DiagBadMAC, "tcp-ao", "the peer's TCP-AO MACs are not those of our key of that KeyID (wrong secret or algorithm on one side)", true},
+	{DiagUnknownKey, "tcp-ao", "the peer sends a TCP-AO KeyID none of our keys has as recv-id (peer_key_id names it)", true},
+	{DiagOptionsMismatch, "tcp-ao", "the peer's TCP-AO MACs verify only with include-tcp-options flipped: the two ends disagree on it", true},
+	{DiagMACLenMismatch, "tcp-ao", "the peer's TCP-AO MACs are not as long as our key's mac-length: the two ends disagree on it (the kernel drops them as TCPAOBad)", true},
+	{DiagWrongMechanism, "", "the peer signs with TCP-MD5 where we configured TCP-AO, or with TCP-AO where we configured TCP-MD5", true},
+	{DiagNoHandshake, "tcp-ao", "the connection began before the capture, so its TCP-AO traffic keys cannot be derived (the next connection is checked)", true},
+}
+
+// FailureCodes are the codes of the diagnoses that are failures.
+func FailureCodes() []string {
+	var out []string
+	for _, d := range Diagnoses {
+		if d.Failure {
+			out = append(out, d.Code)
+		}
+	}
+	return out
+}
+
 // Key is one TCP-MD5 key, or one TCP-AO master key tuple (Peer.TCPAO), a
 // peer may use.
 type Key struct {

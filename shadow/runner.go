@@ -387,31 +387,13 @@ func (s *Runner) flushHeld(key string) {
 	}
 }
 
-// explain says in words what a diagnosis means to the operator.
+// explain says in words what a diagnosis means to the operator
+// ("code: meaning", from Diagnoses; the code alone when it says it all).
 func explain(d string) string {
-	switch d {
-	case DiagOK:
-		return "ok: the peer signs with our key"
-	case DiagBadDigest:
-		return "bad-digest: the peer signs, but not with our key (wrong key on one side)"
-	case DiagMissing:
-		return "missing: we require a TCP-MD5 signature and the peer sends none (no password on the peer)"
-	case DiagUnexpected:
-		return "unexpected: the peer signs but we hold no key for it (password only on the peer)"
-	case DiagOtherKey:
-		return "other-key: the peer signs with another key of our keychain"
-	case DiagBadMAC:
-		return "bad-mac: the peer's TCP-AO MACs are not those of our key of that KeyID (wrong secret or algorithm on one side)"
-	case DiagUnknownKey:
-		return "unknown-key: the peer sends a TCP-AO KeyID none of our keys has as recv-id (peer_key_id names it)"
-	case DiagMACLenMismatch:
-		return "mac-length-mismatch: the peer's TCP-AO MACs are not as long as our key's mac-length: the two ends disagree on it (the kernel drops them as TCPAOBad)"
-	case DiagOptionsMismatch:
-		return "options-mismatch: the peer's TCP-AO MACs verify only with include-tcp-options flipped: the two ends disagree on it"
-	case DiagWrongMechanism:
-		return "wrong-mechanism: the peer signs with TCP-MD5 where we configured TCP-AO, or with TCP-AO where we configured TCP-MD5"
-	case DiagNoHandshake:
-		return "no-handshake: the connection began before the capture, so its TCP-AO traffic keys cannot be derived (the next connection is checked)"
+	for _, x := range Diagnoses {
+		if x.Code == d && x.Meaning != "" {
+			return d + ": " + x.Meaning
+		}
 	}
 	return d
 }

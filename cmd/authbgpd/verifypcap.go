@@ -82,9 +82,9 @@ func verifyPcapFlags(fs *flag.FlagSet) verifyPcapFlagValues {
 	}
 }
 
-// failDiagnoses are the names --fail-on takes.
-var failDiagnoses = []string{shadow.DiagBadDigest, shadow.DiagMissing, shadow.DiagUnexpected, shadow.DiagOtherKey,
-	shadow.DiagBadMAC, shadow.DiagUnknownKey, shadow.DiagOptionsMismatch, shadow.DiagMACLenMismatch, shadow.DiagWrongMechanism, shadow.DiagNoHandshake, "any"}
+// failDiagnoses are the names --fail-on takes: the failures of
+// shadow.Diagnoses, and "any".
+var failDiagnoses = append(shadow.FailureCodes(), "any")
 
 // parseFailOn parses --fail-on into a set of diagnoses.
 func parseFailOn(s string) (map[string]bool, error) {
