@@ -76,30 +76,47 @@ func afiSafis(fams []config.Family) ([]*api.AfiSafi, error) {
 	return out, nil
 }
 
+// neighborShape is what a GoBGP neighbor and a peer group made of p have
+// alike: families, timers, multihop. A peer attribute that shapes both is
+// added here once (TestSameShapeCoversEveryField lists them).
+func neighborShape(p *config.Peer) (*api.Timers, []*api.AfiSafi, *api.EbgpMultihop, error) {
+	fams, err := afiSafis(p.Families)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	hold, keepalive := p.Timers()
+	timers := &api.Timers{Config: &api.TimersConfig{
+		ConnectRetry:           DefaultConnectRetry,
+		HoldTime:               uint64(hold),
+		KeepaliveInterval:      uint64(keepalive),
+		IdleHoldTimeAfterReset: IdleHoldAfterReset,
+	}}
+	var multihop *api.EbgpMultihop
+	if p.MultihopTTL > 0 {
+		multihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
+	}
+	return timers, fams, multihop, nil
+}
+
 // apiPeer is the GoBGP neighbor for a static peer; adminDown holds it
 // down. It carries no password: GoBGP never holds a secret. Every key on
 // every socket, the ones GoBGP dials included, is put there by the
 // reconciler (the dial hook, dial.go); GoBGP only sees keyed sockets.
 func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
-	fams, err := afiSafis(p.Families)
+	timers, fams, multihop, err := neighborShape(p)
 	if err != nil {
 		return nil, err
 	}
-	hold, keepalive := p.Timers()
 	ap := &api.Peer{
 		Conf: &api.PeerConf{
 			NeighborAddress: p.Address.String(),
 			PeerAsn:         p.ASN,
 			AdminDown:       adminDown,
 		},
-		Timers: &api.Timers{Config: &api.TimersConfig{
-			ConnectRetry:           DefaultConnectRetry,
-			HoldTime:               uint64(hold),
-			KeepaliveInterval:      uint64(keepalive),
-			IdleHoldTimeAfterReset: IdleHoldAfterReset,
-		}},
-		Transport: &api.Transport{PassiveMode: p.Passive},
-		AfiSafis:  fams,
+		Timers:       timers,
+		Transport:    &api.Transport{PassiveMode: p.Passive},
+		AfiSafis:     fams,
+		EbgpMultihop: multihop,
 	}
 	switch {
 	case p.IsInterface():
@@ -116,9 +133,6 @@ func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 		// interface peer's dial is bound by its address's zone.
 		ap.Transport.BindInterface = p.VRF
 	}
-	if p.MultihopTTL > 0 {
-		ap.EbgpMultihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
-	}
 	return ap, nil
 }
 
@@ -132,22 +146,15 @@ func groupName(pfx netip.Prefix) string {
 // does not dial dynamic neighbors), with no password (the manager keys the
 // listeners itself).
 func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
-	fams, err := afiSafis(p.Families)
+	timers, fams, multihop, err := neighborShape(p)
 	if err != nil {
 		return nil, err
 	}
-	hold, keepalive := p.Timers()
-	g := &api.PeerGroup{
-		Conf: &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
-		Timers: &api.Timers{Config: &api.TimersConfig{
-			ConnectRetry: DefaultConnectRetry, HoldTime: uint64(hold), KeepaliveInterval: uint64(keepalive),
-			IdleHoldTimeAfterReset: IdleHoldAfterReset,
-		}},
-		Transport: &api.Transport{PassiveMode: true},
-		AfiSafis:  fams,
-	}
-	if p.MultihopTTL > 0 {
-		g.EbgpMultihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
-	}
-	return g, nil
+	return &api.PeerGroup{
+		Conf:         &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
+		Timers:       timers,
+		Transport:    &api.Transport{PassiveMode: true},
+		AfiSafis:     fams,
+		EbgpMultihop: multihop,
+	}, nil
 }
