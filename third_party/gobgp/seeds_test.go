@@ -33,6 +33,7 @@ import (
 
 	"github.com/authbgp/authbgpd/capture/capfile"
 	"github.com/authbgp/authbgpd/frame"
+	"github.com/authbgp/authbgpd/third_party/gobgp/crafted"
 )
 
 var updateSeeds = flag.Bool("update-seeds", false, "rewrite the capture seed corpus files of the carried copy's fuzz targets (testdata/fuzz/*/capture-*)")
@@ -408,6 +409,19 @@ func recvSeeds(tb testing.TB) []recvSeed {
 		}
 		add(base+"-stream", byDir[d][0].msg.sess, stream)
 	}
+	// The advisories' inputs: each crafted message of package crafted, in
+	// the session it was made for (4-octet AS, only IPv4/IPv6 unicast, a
+	// confederation where it needs one; the next hop its raw peer's).
+	for _, c := range crafted.Cases([4]byte{127, 0, 0, 2}) {
+		if c.Injected {
+			continue
+		}
+		sess := uint16(sessFourOctet | sessNarrow | sessLoopback)
+		if c.Confed {
+			sess |= sessConfed
+		}
+		seeds = append(seeds, recvSeed{"advisory-" + c.Name, sess, c.Message})
+	}
 	return seeds
 }
 
@@ -417,8 +431,9 @@ func corpusFile(sess uint16, data []byte) []byte {
 }
 
 // TestCaptureSeeds checks that the capture seeds of the carried copy's
-// FuzzRecvUpdate (testdata/fuzz/FuzzRecvUpdate/capture-*) are what the
-// captures give; with -update-seeds it writes them.
+// FuzzRecvUpdate (testdata/fuzz/FuzzRecvUpdate/capture-*, advisory-*) are
+// what the captures and package crafted give; with -update-seeds it writes
+// them.
 func TestCaptureSeeds(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzRecvUpdate")
 	want := map[string][]byte{}
@@ -426,6 +441,8 @@ func TestCaptureSeeds(t *testing.T) {
 		want[s.name] = corpusFile(s.sess, s.data)
 	}
 	have, _ := filepath.Glob(filepath.Join(dir, "capture-*"))
+	advisories, _ := filepath.Glob(filepath.Join(dir, "advisory-*"))
+	have = append(have, advisories...)
 	if *updateSeeds {
 		for _, f := range have {
 			if err := os.Remove(f); err != nil {
