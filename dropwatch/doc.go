@@ -77,7 +77,7 @@
 //
 // Namespace (namespace.go) is the other kernel view, with no peer named:
 // the TcpExt TCP-MD5 and TCP-AO counters of the daemon's namespace
-// (md5auth.KernelCounters, its TCP-AO part aocount.Counts), as /status
+// (tcpsock.KernelCounters, its TCP-AO part aocount.Counts), as /status
 // kernel (since the namespace was made, and since the daemon started) and
 // the metrics authbgpd_kernel_tcp_md5_drops_total and
 // authbgpd_kernel_tcp_ao_segments_total.

@@ -7,7 +7,7 @@ import (
 )
 
 // Namespace is the kernel's namespace-wide TCP-MD5 and TCP-AO counters of
-// the daemon's network namespace (TcpExt, md5auth.KernelCounters; no peer
+// the daemon's network namespace (TcpExt, tcpsock.KernelCounters; no peer
 // named), for /status kernel and the metrics
 // authbgpd_kernel_tcp_md5_drops_total and
 // authbgpd_kernel_tcp_ao_segments_total: their values since the namespace
@@ -20,7 +20,7 @@ type Namespace struct {
 }
 
 // NewNamespace reads the counters now, as the start of the "since start"
-// figures. read is md5auth.ReadKernelCounters when nil (the calling
+// figures. read is tcpsock.ReadKernelCounters when nil (the calling
 // thread's namespace: call it in the daemon's).
 func NewNamespace(read func() (tcpsock.KernelCounters, error)) *Namespace {
 	if read == nil {

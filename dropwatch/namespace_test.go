@@ -10,7 +10,7 @@ import (
 	"github.com/authbgp/authbgpd/tcpsock"
 )
 
-// reads is a fake md5auth.ReadKernelCounters giving its reads in turn.
+// reads is a fake tcpsock.ReadKernelCounters giving its reads in turn.
 type reads struct {
 	c   []tcpsock.KernelCounters
 	err []error

@@ -25,7 +25,7 @@ import (
 // key's FILE:LINE.
 
 // AOAlgorithmProber probes the running kernel's TCP-AO algorithms
-// (md5auth.ProcessSockets). With a Sockets without it nothing is known of
+// (tcpsock.ProcessSockets). With a Sockets without it nothing is known of
 // them: a key of an algorithm the kernel lacks fails at its install, which
 // holds its peer down with the kernel's words.
 type AOAlgorithmProber interface {
@@ -104,7 +104,7 @@ func algorithmNames(a tcpsock.AOAlgorithms) (accepted, refused []string) {
 // missingAlgorithm says why a TCP-AO peer's keys cannot go on sockets
 // here: a key of its keychain whose algorithm the kernel refused (nil when
 // there is none). The error names the peer, the key, the algorithm and the
-// kernel, and matches md5auth.ErrAOAlgorithm.
+// kernel, and matches tcpsock.ErrAOAlgorithm.
 func missingAlgorithm(cfg *config.Config, p *config.Peer, algs tcpsock.AOAlgorithms) error {
 	kc := cfg.Keychain(p.Keychain)
 	if !kc.IsTCPAO() {

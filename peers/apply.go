@@ -250,7 +250,7 @@ func (p *pass) applyAO(a action) error {
 }
 
 // passSockets is one pass's look at the sockets, through which it
-// observes and acts. With md5auth.ProcessSockets it is an md5auth.Scan:
+// observes and acts. With tcpsock.ProcessSockets it is an tcpsock.Scan:
 // one sock_diag dump and one walk of /proc/self/fd, which every action
 // of the pass uses (it walks again only for a socket that was not there).
 // Any other Sockets (tests' fakes, a wrapper of ProcessSockets that
@@ -280,7 +280,7 @@ func (m *Manager) look(port uint16, full bool) *passSockets {
 }
 
 // lookCounts is how often a pass walked /proc/self/fd and dumped
-// sock_diag (an md5auth.Scan's; zero for other Sockets).
+// sock_diag (an tcpsock.Scan's; zero for other Sockets).
 type lookCounts struct{ walks, dumps int }
 
 func (ps *passSockets) counts() lookCounts {

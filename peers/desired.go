@@ -136,7 +136,7 @@ type Inputs struct {
 	AOPreflight error
 	// AOAlgorithms is the last probe of the TCP-AO algorithms the kernel
 	// accepts (at start and each reload): a TCP-AO peer with a key of an
-	// algorithm it refused is held down (md5auth.ErrAOAlgorithm).
+	// algorithm it refused is held down (tcpsock.ErrAOAlgorithm).
 	AOAlgorithms tcpsock.AOAlgorithms
 	// Links and VRFs are what the pass observed of the interfaces and VRF
 	// devices the peers name (scope.go).
@@ -273,7 +273,7 @@ func ComputeDesired(in Inputs) Desired {
 //
 // A host on a non-owner's link that holds the owner's key would pass the
 // listeners' check as that link's peer, so the listeners carry a guard for
-// each shared address (md5auth.Guard): its segments are taken only from the
+// each shared address (tcpsock.Guard): its segments are taken only from the
 // owner's interface. The guards are returned, in ID order.
 func shareListeners(d Desired, links map[string]Link) []tcpsock.Guard {
 	type scope struct {

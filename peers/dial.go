@@ -21,7 +21,7 @@ import (
 // swapped whole under dialMu, never under m.mu: GoBGP's connect goroutine
 // must not wait for a pass that may itself be waiting for GoBGP.
 
-// DialSockets keys a socket that is about to dial (md5auth.ProcessSockets).
+// DialSockets keys a socket that is about to dial (tcpsock.ProcessSockets).
 // A Sockets without it cannot dial keyed peers: such dials are refused.
 type DialSockets interface {
 	DialMD5(rc syscall.RawConn, remote netip.AddrPort, k md5auth.Key) error

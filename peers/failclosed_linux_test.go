@@ -20,7 +20,7 @@ import (
 	"github.com/authbgp/authbgpd/tcpsock"
 )
 
-// Fail closed on a re-key, through the real socket path (md5auth.ProcessSockets,
+// Fail closed on a re-key, through the real socket path (tcpsock.ProcessSockets,
 // tcpsock's discovery and setsockopt), not a test hook: the peer's key
 // installs at start, then a listener on which TCP-MD5 cannot work (a
 // multipath TCP socket) appears on the BGP port; the reload that changes
@@ -105,7 +105,7 @@ func quietLogger(w io.Writer) *logrus.Logger {
 }
 
 // The kernel refuses a key on a plain TCP listener (not multipath TCP),
-// through the real socket code (md5auth.ProcessSockets, setsockopt): in a
+// through the real socket code (tcpsock.ProcessSockets, setsockopt): in a
 // namespace whose net.core.optmem_max is too small for a new TCP-MD5 key
 // the kernel answers ENOMEM. (Replacing a key of the same scope allocates
 // nothing, so only new scopes can be refused this way.) A range refused at

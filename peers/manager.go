@@ -185,7 +185,7 @@ type Manager struct {
 type Options struct {
 	Config   *config.Config
 	Logger   *logrus.Logger
-	Sockets  Sockets  // default md5auth.ProcessSockets
+	Sockets  Sockets  // default tcpsock.ProcessSockets
 	Observer Observer // default none
 	Now      func() time.Time
 	// ReconcileEvery is how often desired state is compared with what

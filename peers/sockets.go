@@ -9,7 +9,7 @@ import (
 )
 
 // Sockets puts keys on the process's BGP sockets and reads back what the
-// kernel holds. md5auth.ProcessSockets is the real one (it finds GoBGP's
+// kernel holds. tcpsock.ProcessSockets is the real one (it finds GoBGP's
 // sockets, holds the address-family rules and the multipath check); tests
 // substitute fakes that fail on purpose.
 type Sockets interface {
@@ -31,7 +31,7 @@ type Sockets interface {
 }
 
 // GuardSockets puts link-local guards on the listeners
-// (md5auth.ProcessSockets; see md5auth.Guard). A Sockets without it cannot
+// (tcpsock.ProcessSockets; see tcpsock.Guard). A Sockets without it cannot
 // run two interface peers whose far ends share an address: the ones that do
 // not own the listeners' key are held down.
 type GuardSockets interface {
@@ -39,7 +39,7 @@ type GuardSockets interface {
 }
 
 // AOSockets puts TCP-AO keys on the process's BGP sockets and reads them
-// back (md5auth.ProcessSockets). A Sockets without it cannot run TCP-AO
+// back (tcpsock.ProcessSockets). A Sockets without it cannot run TCP-AO
 // peers: they are held down.
 type AOSockets interface {
 	SetListenerAO(port uint16, set tcpsock.AOSet) (int, error)

@@ -345,7 +345,7 @@ func TestStartRefusesMPTCP(t *testing.T) {
 			return
 		}
 		var me *tcpsock.MultipathError
-		fmt.Printf("CHILD: Start failed: %v (md5auth.MultipathError: %v)\n", err, errors.As(err, &me))
+		fmt.Printf("CHILD: Start failed: %v (tcpsock.MultipathError: %v)\n", err, errors.As(err, &me))
 		return
 	}
 	if b, err := os.ReadFile("/proc/sys/net/mptcp/enabled"); err != nil || strings.TrimSpace(string(b)) != "1" {
@@ -356,7 +356,7 @@ func TestStartRefusesMPTCP(t *testing.T) {
 	out, _ := cmd.CombinedOutput()
 	s := string(out)
 	switch {
-	case strings.Contains(s, "CHILD: Start failed") && strings.Contains(s, "multipath TCP") && strings.Contains(s, "(md5auth.MultipathError: true)"):
+	case strings.Contains(s, "CHILD: Start failed") && strings.Contains(s, "multipath TCP") && strings.Contains(s, "(tcpsock.MultipathError: true)"):
 	case strings.Contains(s, "CHILD: Start succeeded, listeners []"):
 		// Not a missing precondition: the kernel has MPTCP enabled (checked
 		// above), and had Go fallen back to plain TCP the listener would be

@@ -17,7 +17,7 @@ type ListenerSocket struct {
 
 // MPTCP reports a multipath TCP listener, on which TCP-MD5 cannot be set.
 // It describes; checkListeners refuses such listeners through
-// md5auth.CheckListener.
+// tcpsock.CheckListener.
 func (l ListenerSocket) MPTCP() bool { return l.Protocol == tcpsock.ProtoMPTCP }
 
 // Listeners finds GoBGP's BGP listeners among this process's sockets: the
@@ -54,9 +54,9 @@ func (h *Host) listenerSockets() ([]*tcpsock.Socket, error) {
 }
 
 // checkListeners fails if a BGP listener is multipath TCP
-// (md5auth.CheckListener): TCP-MD5 keys cannot be installed there (GoBGP
+// (tcpsock.CheckListener): TCP-MD5 keys cannot be installed there (GoBGP
 // only warns), so signed SYNs would be dropped and authenticated sessions
-// never come up. The error matches *md5auth.MultipathError with errors.As.
+// never come up. The error matches *tcpsock.MultipathError with errors.As.
 func (h *Host) checkListeners() error {
 	socks, err := h.listenerSockets()
 	if errors.Is(err, tcpsock.ErrNotSupported) {
@@ -84,7 +84,7 @@ func (h *Host) checkListeners() error {
 }
 
 // mptcpListeners is checkListeners' error: the multipath TCP listeners,
-// with md5auth.CheckListener's error for each.
+// with tcpsock.CheckListener's error for each.
 type mptcpListeners struct {
 	addrs []string
 	errs  []error
@@ -95,5 +95,5 @@ func (e *mptcpListeners) Error() string {
 		" are multipath TCP, on which TCP-MD5 cannot work: build with `godebug multipathtcp=0` in go.mod (or //go:debug multipathtcp=0) and do not override it with GODEBUG"
 }
 
-// Unwrap returns md5auth.CheckListener's errors (*md5auth.MultipathError).
+// Unwrap returns tcpsock.CheckListener's errors (*tcpsock.MultipathError).
 func (e *mptcpListeners) Unwrap() []error { return e.errs }

@@ -58,7 +58,7 @@ func ExampleFindConn() {
 	remote := netip.MustParseAddrPort("192.0.2.2:40123")
 	s, err := tcpsock.FindConn(local, remote)
 	if err != nil {
-		log.Print(err) // errors.Is(err, md5auth.ErrSocketNotFound)
+		log.Print(err) // errors.Is(err, tcpsock.ErrSocketNotFound)
 		return
 	}
 	defer s.Close() // the Socket holds a duplicate descriptor: close it soon

@@ -12,6 +12,7 @@ import (
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/peers"
 	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // testSockets, in test builds only (-tags authbgpd_testhooks), makes key
@@ -33,7 +34,7 @@ func testSockets() peers.Sockets {
 	}
 	if algs != "" {
 		rel, names, _ := strings.Cut(algs, ":")
-		a := md5auth.AOAlgorithms{Kernel: rel, Refused: map[tcpao.Algorithm]error{}}
+		a := tcpsock.AOAlgorithms{Kernel: rel, Refused: map[tcpao.Algorithm]error{}}
 		for _, x := range tcpao.Algorithms {
 			if slices.Contains(strings.Split(names, ","), x.LinuxName()) {
 				a.Accepted = append(a.Accepted, x)
@@ -47,9 +48,9 @@ func testSockets() peers.Sockets {
 }
 
 type failing struct {
-	md5auth.ProcessSockets
+	tcpsock.ProcessSockets
 	fail []string
-	algs *md5auth.AOAlgorithms
+	algs *tcpsock.AOAlgorithms
 }
 
 func (f failing) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
@@ -62,7 +63,7 @@ func (f failing) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
 }
 
 // AOAlgorithms is AUTHBGPD_TEST_AO_ALGS's kernel, else the real probe.
-func (f failing) AOAlgorithms() md5auth.AOAlgorithms {
+func (f failing) AOAlgorithms() tcpsock.AOAlgorithms {
 	if f.algs != nil {
 		return *f.algs
 	}
