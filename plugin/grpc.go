@@ -18,7 +18,7 @@ import (
 //   - requests carrying the redaction placeholder as a password are refused,
 //     and their real passwords are registered with the log scrubber;
 //   - AddDynamicNeighbor / DeleteDynamicNeighbor for an unknown peer group
-//     (which crash GoBGP) are refused;
+//     are refused with ErrNoPeerGroup (GoBGP refuses them too, since 0026);
 //   - every answer has its secrets redacted (redact.Proto);
 //   - a panic in the handler (GoBGP converting a path it cannot represent,
 //     for instance) becomes an Internal error instead of killing the
@@ -38,20 +38,13 @@ func (h *Host) unaryInterceptor(ctx context.Context, req any, info *grpc.UnarySe
 		if r.GetDynamicNeighbor() == nil {
 			return nil, status.Error(codes.InvalidArgument, "nil dynamic neighbor")
 		}
-		h.pgMu.Lock()
-		defer h.pgMu.Unlock()
 		if err := h.checkDynamic(ctx, r.DynamicNeighbor.Prefix, r.DynamicNeighbor.PeerGroup); err != nil {
 			return nil, grpcError(err)
 		}
 	case *api.DeleteDynamicNeighborRequest:
-		h.pgMu.Lock()
-		defer h.pgMu.Unlock()
 		if err := h.checkDynamic(ctx, r.Prefix, r.PeerGroup); err != nil {
 			return nil, grpcError(err)
 		}
-	case *api.DeletePeerGroupRequest:
-		h.pgMu.Lock()
-		defer h.pgMu.Unlock()
 	}
 	resp, err = handler(ctx, req)
 	if m, ok := resp.(proto.Message); ok && m != nil {

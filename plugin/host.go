@@ -7,7 +7,7 @@
 //     started after GoBGP and stopped before it;
 //   - grpc.go: GoBGP's gRPC API (so the stock `gobgp` CLI works) behind
 //     interceptors that redact every answer, refuse redacted passwords,
-//     refuse requests that would crash GoBGP and ask the APIGuard;
+//     refuse dynamic neighbors of unknown peer groups and ask the APIGuard;
 //   - logger.go: the adapter for GoBGP's logger, which never exits the
 //     process, names fields as ours and redacts every line;
 //   - gobgplog.go: what the Host learns from GoBGP's log lines (last
@@ -97,11 +97,6 @@ type Host struct {
 	bgp     *server.BgpServer
 
 	grpcFatal chan string // "failed to listen grpc port" from GoBGP, buffered 1 (gobgplog.go)
-
-	// pgMu serialises peer-group deletion with dynamic-neighbor changes,
-	// so the existence check before AddDynamicNeighbor stays true (GoBGP
-	// dereferences a nil map entry for an unknown group).
-	pgMu sync.Mutex
 
 	mu      sync.Mutex
 	state   hostState

@@ -17,7 +17,7 @@ type loopSample struct {
 	state   string // the dump's word: "chan receive", "sync.Mutex.Lock", "running", ...
 	blocked bool   // state is a wait on something else than the CPU
 	frames  string // the stack, arguments elided: the identity of a place
-	where   string // the innermost frame outside the runtime, "func (file.go:123)"
+	where   string // the innermost frame of the program's own code (else outside the runtime), "func (file.go:123)"
 }
 
 // serveSample dumps every goroutine's stack (the runtime stops the world
@@ -72,6 +72,7 @@ func parseGoroutine(g string) loopSample {
 	}
 	s := loopSample{found: true, state: state, blocked: blockedState(state)}
 	frames := make([]string, 0, len(lines)-1)
+	fallback := "" // the innermost frame outside the runtime, when all are Go's own
 	for i := 1; i < len(lines); i++ {
 		l := lines[i]
 		if strings.HasPrefix(l, "\t") {
@@ -87,11 +88,38 @@ func parseGoroutine(g string) loopSample {
 		frames = append(frames, l)
 		if s.where == "" && !runtimeFrame(fn) && i+1 < len(lines) {
 			file, _, _ := strings.Cut(strings.TrimSpace(lines[i+1]), " +0x")
-			s.where = fn + " (" + path.Base(file) + ")"
+			at := fn + " (" + path.Base(file) + ")"
+			if fallback == "" {
+				fallback = at
+			}
+			if !stdFrame(fn) {
+				// The program's own place: a loop computing in
+				// GoBGP's code is there, not in the time.Now or
+				// the map lookup it happens to be in when sampled.
+				s.where = at
+			}
 		}
+	}
+	if s.where == "" {
+		s.where = fallback
 	}
 	s.frames = strings.Join(frames, "\n")
 	return s
+}
+
+// stdFrame says whether fn (a dump's function name) is in Go's standard
+// library: its import path's first element has no dot ("time.Now",
+// "encoding/json.(*encodeState).marshal"). main's functions are the
+// program's own.
+func stdFrame(fn string) bool {
+	if strings.HasPrefix(fn, "main.") {
+		return false
+	}
+	first, _, hasSlash := strings.Cut(fn, "/")
+	if !hasSlash {
+		return true // "time.Now": a one-element path
+	}
+	return !strings.Contains(first, ".")
 }
 
 // blockedState says whether a goroutine in state waits on another

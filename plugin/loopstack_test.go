@@ -129,3 +129,39 @@ created by github.com/authbgp/authbgpd/plugin.New in goroutine 1
 		}
 	}
 }
+
+// TestWhereSkipsStandardLibrary: a loop sampled inside a standard library
+// call (time.Now, a map or JSON routine) is placed at the program's frame
+// that called it; a stack of Go's own code only keeps the innermost frame
+// outside the runtime.
+func TestWhereSkipsStandardLibrary(t *testing.T) {
+	const dump = `goroutine 7 [running]:
+time.Now()
+	/usr/lib/go/src/time/time.go:1347 +0x1
+encoding/json.(*encodeState).marshal(0xc0, {0x1, 0x2})
+	/usr/lib/go/src/encoding/json/encode.go:300 +0x2
+github.com/authbgp/authbgpd/plugin.(*stallHook).Fire(0xc0)
+	/src/plugin/loopwatch_gobgp_test.go:40 +0x3
+github.com/osrg/gobgp/v3/pkg/server.(*BgpServer).Serve(0xc000200008)
+	/src/third_party/gobgp/v3/pkg/server/server.go:555 +0x1a`
+	s := sampleServe(dump, ".(*BgpServer).Serve(0xc000200008")
+	if want := "github.com/authbgp/authbgpd/plugin.(*stallHook).Fire (loopwatch_gobgp_test.go:40)"; s.where != want {
+		t.Errorf("where %q, want %q", s.where, want)
+	}
+	const stdOnly = `goroutine 8 [running]:
+runtime.mapaccess1(0x1)
+	/usr/lib/go/src/runtime/map.go:10 +0x1
+time.Now()
+	/usr/lib/go/src/time/time.go:1347 +0x1
+reflect.Value.Call(0x1)
+	/usr/lib/go/src/reflect/value.go:380 +0x2`
+	if s := parseGoroutine(stdOnly); s.where != "time.Now (time.go:1347)" {
+		t.Errorf("standard library only: where %q", s.where)
+	}
+	for fn, std := range map[string]bool{"time.Now": true, "encoding/json.Marshal": true, "main.run": false,
+		"github.com/osrg/gobgp/v3/pkg/server.(*BgpServer).Serve": false, "golang.org/x/sys/unix.Syscall": false} {
+		if stdFrame(fn) != std {
+			t.Errorf("stdFrame(%q) = %v", fn, !std)
+		}
+	}
+}

@@ -250,8 +250,6 @@ func (h *Host) DeletePeerGroup(ctx context.Context, name string) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	h.pgMu.Lock()
-	defer h.pgMu.Unlock()
 	if err := h.bgp.DeletePeerGroup(ctx, &api.DeletePeerGroupRequest{Name: name}); err != nil {
 		return fmt.Errorf("plugin: delete peer group %s: %w", name, err)
 	}
@@ -297,10 +295,13 @@ func (h *Host) peerGroupExists(ctx context.Context, name string) (bool, error) {
 }
 
 // ErrNoPeerGroup is returned (wrapped) by AddDynamicNeighbor and
-// DeleteDynamicNeighbor for an unknown peer group, which would crash GoBGP.
+// DeleteDynamicNeighbor for an unknown peer group. (GoBGP refuses one
+// itself since patch 0026; this check gives the error a type. A group
+// deleted between the check and the call gets GoBGP's "no such
+// peer-group".)
 var ErrNoPeerGroup = errors.New("no such peer group")
 
-// checkDynamic validates a dynamic-neighbor request; the caller holds pgMu.
+// checkDynamic validates a dynamic-neighbor request.
 func (h *Host) checkDynamic(ctx context.Context, prefix, group string) error {
 	if _, err := netip.ParsePrefix(prefix); err != nil {
 		return fmt.Errorf("dynamic neighbor prefix %q: %w", prefix, err)
@@ -316,8 +317,7 @@ func (h *Host) checkDynamic(ctx context.Context, prefix, group string) error {
 }
 
 // AddDynamicNeighbor accepts sessions from d.Prefix with the settings (and
-// password) of peer group d.PeerGroup, which must exist: the check is made
-// here because GoBGP dereferences a nil group and crashes.
+// password) of peer group d.PeerGroup, which must exist (ErrNoPeerGroup).
 func (h *Host) AddDynamicNeighbor(ctx context.Context, d *api.DynamicNeighbor) error {
 	if d == nil {
 		return errors.New("plugin: AddDynamicNeighbor: nil dynamic neighbor")
@@ -325,8 +325,6 @@ func (h *Host) AddDynamicNeighbor(ctx context.Context, d *api.DynamicNeighbor) e
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	h.pgMu.Lock()
-	defer h.pgMu.Unlock()
 	if err := h.checkDynamic(ctx, d.Prefix, d.PeerGroup); err != nil {
 		return fmt.Errorf("plugin: add %w", err)
 	}
@@ -343,8 +341,6 @@ func (h *Host) DeleteDynamicNeighbor(ctx context.Context, prefix, group string) 
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	h.pgMu.Lock()
-	defer h.pgMu.Unlock()
 	if err := h.checkDynamic(ctx, prefix, group); err != nil {
 		return fmt.Errorf("plugin: delete %w", err)
 	}

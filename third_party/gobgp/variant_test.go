@@ -151,7 +151,7 @@ func TestEachFixIsNeeded(t *testing.T) {
 	if os.Getenv("CARRY_EACH_PATCH") != "1" {
 		t.Skip("set CARRY_EACH_PATCH=1 to build the copy once without each fix (about a minute each)")
 	}
-	files := []string{"crafted_test.go", "validate_test.go", "decoders_test.go"}
+	files := []string{"crafted_test.go", "validate_test.go", "decoders_test.go", "dynamic_test.go", "serve_test.go"}
 	for _, p := range patches(t) {
 		name := filepath.Base(p)
 		if name <= recoveryPatch || !strings.HasPrefix(name, "00") || name >= "0090" {
@@ -162,7 +162,7 @@ func TestEachFixIsNeeded(t *testing.T) {
 			if len(skipped) > 0 {
 				t.Logf("left out too, as they build on %s: %v", name, skipped)
 			}
-			out, ok := runVariant(t, tree, files, "^(TestCraftedUpdates|TestValidateNotificationCodes|TestDecodersRefuseShortInput|TestRelayedAsReceived|TestSRPolicyDecoding|TestAttributesPrintAndMarshal|TestOpenFQDNCapability|TestMUPSourceAddressLength|TestSRSegmentListWithoutWeightToAPI|TestTunnelEncapKeepsEveryByte)$")
+			out, ok := runVariant(t, tree, files, "^(TestCraftedUpdates|TestValidateNotificationCodes|TestDecodersRefuseShortInput|TestRelayedAsReceived|TestSRPolicyDecoding|TestAttributesPrintAndMarshal|TestOpenFQDNCapability|TestMUPSourceAddressLength|TestSRSegmentListWithoutWeightToAPI|TestTunnelEncapKeepsEveryByte|TestDynamicNeighborUnknownPeerGroup)$")
 			if ok {
 				t.Fatalf("the tests pass without %s: nothing holds it", name)
 			}
