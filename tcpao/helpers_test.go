@@ -277,6 +277,10 @@ func referenceMAC(alg Algorithm, key, msg []byte) []byte {
 
 // referenceHashes are the hashes of the HMAC algorithms, written out here
 // rather than taken from the package.
+// firstInvalid is the first Algorithm value after the table's (they
+// count from 1).
+var firstInvalid = Algorithm(len(Algorithms) + 1)
+
 var referenceHashes = map[Algorithm]func() hash.Hash{
 	HMACSHA1: sha1.New, HMACSHA224: sha256.New224, HMACSHA256: sha256.New, HMACSHA384: sha512.New384, HMACSHA512: sha512.New,
 }

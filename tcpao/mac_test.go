@@ -245,7 +245,7 @@ func TestErrors(t *testing.T) {
 		{"MAC without option", macErr(ks.RecvOther, plain), ErrNoOption},
 		{"empty secret", keysErr(MasterKey{Alg: AESCMAC}, conn), ErrKeyLength},
 		{"long secret", keysErr(MasterKey{Alg: AESCMAC, Secret: bytes.Repeat(secret, 5)}, conn), ErrKeyLength},
-		{"algorithm", keysErr(MasterKey{Alg: 7, Secret: secret}, conn), ErrAlgorithm},
+		{"algorithm", keysErr(MasterKey{Alg: firstInvalid, Secret: secret}, conn), ErrAlgorithm},
 		{"traffic key length", trafficErr(AESCMAC, secret), ErrKeyLength},
 		{"traffic key algorithm", trafficErr(0, secret[:16]), ErrAlgorithm},
 		{"context family", keysErr(mk, Connection{Local: conn.Local, Remote: netip.AddrPortFrom(v6, 1)}), ErrAddrFamily},
