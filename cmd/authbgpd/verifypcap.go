@@ -46,10 +46,10 @@ var verifyPcapCommand = &command{
 	summary: "check TCP-MD5 and TCP-AO signatures in pcap/pcapng files",
 	detail: `Verifies every TCP-MD5 signature and TCP-AO MAC of the configured peers' BGP
 segments in the captures with the keys of FILE, and prints a line per file and
-a table of peers with their diagnosis (ok, bad-digest, missing, unexpected,
-other-key; TCP-AO: bad-mac, unknown-key, options-mismatch, mac-length-mismatch,
-wrong-mechanism, no-handshake). TCP-AO connections are checked from their handshake: one that
-began before the capture is no-handshake. Exit 0 (the report is the answer),
+a table of peers with their diagnosis:
+  ` + diagnosisCodes() + `.
+TCP-AO connections are checked from their handshake: one that began before
+the capture is no-handshake. Exit 0 (the report is the answer),
 1 when a capture is unreadable or, with --fail-on, when a peer has one of the
 listed diagnoses ("any": anything but ok): a CI gate. 2: bad usage.
 
@@ -62,6 +62,26 @@ one whose TCP-MD5 key verifies them; the others are counted, not guessed. Which
 end is ours comes from the capture (pcapng epb_flags, SLL/SLL2 packet type) or
 from --local-address (and the peers' local-address).`,
 	flags: func(fs *flag.FlagSet) { verifyPcapFlags(fs) },
+}
+
+// diagnosisCodes lists the diagnoses a peer can get, from shadow's table:
+// "ok, wrong-mechanism;", "TCP-MD5: bad-digest, ...;", "TCP-AO: ...", a
+// line each.
+func diagnosisCodes() string {
+	var parts []string
+	for _, mech := range []string{"", "tcp-md5", "tcp-ao"} {
+		var codes []string
+		for _, d := range shadow.Diagnoses {
+			if d.Mechanism == mech && d.Code != shadow.DiagNoTraffic {
+				codes = append(codes, d.Code)
+			}
+		}
+		if mech != "" {
+			codes[0] = strings.ToUpper(mech) + ": " + codes[0]
+		}
+		parts = append(parts, strings.Join(codes, ", "))
+	}
+	return strings.Join(parts, ";\n  ")
 }
 
 type verifyPcapFlagValues struct {
