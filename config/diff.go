@@ -274,31 +274,10 @@ func (ch *Changes) diffPolicies(old, new *Config) {
 func diffPeer(oldCfg, newCfg *Config, op, np *Peer, changedChains map[string]bool) PeerChange {
 	pc := PeerChange{ID: np.ID(), Old: op, New: np}
 	add := func(f string) { pc.Fields = append(pc.Fields, f) }
-	if op.ASN != np.ASN {
-		add("asn")
-	}
-	if !slices.Equal(sortedCopy(op.Families), sortedCopy(np.Families)) {
-		add("families")
-	}
-	if op.LocalAddress != np.LocalAddress {
-		add("local-address")
-	}
-	if op.MultihopTTL != np.MultihopTTL {
-		add("multihop-ttl")
-	}
-	if op.Passive != np.Passive {
-		add("passive")
-	}
-	if op.VRF != np.VRF {
-		add("vrf")
-	}
-	ohold, okeep := op.Timers()
-	nhold, nkeep := np.Timers()
-	if ohold != nhold {
-		add("hold-time")
-	}
-	if okeep != nkeep {
-		add("keepalive-interval")
+	for _, a := range peerAttrs {
+		if !a.same(op, np) {
+			add(a.key)
+		}
 	}
 	oa, na := op.Auth(), np.Auth()
 	if oa != na {

@@ -272,51 +272,6 @@ type Key struct {
 // LineOf returns the line of key in this [[keychains.keys]] entry, or its line.
 func (k *Key) LineOf(key string) int { return k.m.lineOf(key, k.Line) }
 
-// Peer is one [[peers]] entry: a single neighbor (Address), a range of
-// dynamic neighbors (Prefix), or an unnumbered neighbor on an interface
-// (Interface), exactly one of the three.
-type Peer struct {
-	Address netip.Addr   // valid for a single neighbor
-	Prefix  netip.Prefix // valid for dynamic neighbors
-	// Interface (interface) names the link of an unnumbered peer: its IPv6
-	// link-local address is learnt at run time from the kernel's neighbor
-	// table, as GoBGP's neighbor-interface does. "" for the other peers.
-	Interface string
-	// VRF (vrf) names the VRF device the peer's sessions are bound to, and
-	// whose l3index scopes its keys; "" is the default VRF. An interface
-	// peer's interface must be enslaved to it (or to none when it is ""):
-	// the kernel knows that, so it is checked at run time, not here.
-	VRF string
-	ASN uint32
-
-	// Password is the resolved secret when PasswordSource is "password",
-	// "password-file" or "password-env"; PasswordRef names the file (as
-	// resolved) or the variable.
-	Password       Secret
-	PasswordSource string
-	PasswordRef    string
-	// Keychain names a [[keychains]] entry (exclusive with Password*).
-	Keychain string
-
-	LocalAddress netip.Addr // invalid when unset
-	Passive      bool
-	MultihopTTL  uint8
-	Families     []Family
-
-	// HoldTime and KeepaliveInterval are the hold-time and
-	// keepalive-interval keys, in seconds; 0 when unset (Timers applies
-	// the defaults). The session uses the smaller of our hold time and the
-	// neighbor's.
-	HoldTime          uint16
-	KeepaliveInterval uint16
-
-	// Line is the line of this peer's [[peers]] header.
-	Line int
-	m    meta
-	// tcpao: Keychain names a TCP-AO keychain (set by validation).
-	tcpao bool
-}
-
 // LineOf returns the line of key in this [[peers]] entry, or the peer's line.
 func (p *Peer) LineOf(key string) int { return p.m.lineOf(key, p.Line) }
 
