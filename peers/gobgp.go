@@ -76,26 +76,33 @@ func afiSafis(fams []config.Family) ([]*api.AfiSafi, error) {
 	return out, nil
 }
 
-// neighborShape is what a GoBGP neighbor and a peer group made of p have
+// shape is what a GoBGP neighbor and a peer group made of a peer have
 // alike: families, timers, multihop. A peer attribute that shapes both is
-// added here once (TestSameShapeCoversEveryField lists them).
-func neighborShape(p *config.Peer) (*api.Timers, []*api.AfiSafi, *api.EbgpMultihop, error) {
+// added here once, and set by apiPeer and apiPeerGroup
+// (TestSameShapeCoversEveryField checks that each field of config.Peer
+// does).
+type shape struct {
+	timers   *api.Timers
+	afiSafis []*api.AfiSafi
+	multihop *api.EbgpMultihop
+}
+
+func neighborShape(p *config.Peer) (shape, error) {
 	fams, err := afiSafis(p.Families)
 	if err != nil {
-		return nil, nil, nil, err
+		return shape{}, err
 	}
 	hold, keepalive := p.Timers()
-	timers := &api.Timers{Config: &api.TimersConfig{
+	s := shape{afiSafis: fams, timers: &api.Timers{Config: &api.TimersConfig{
 		ConnectRetry:           DefaultConnectRetry,
 		HoldTime:               uint64(hold),
 		KeepaliveInterval:      uint64(keepalive),
 		IdleHoldTimeAfterReset: IdleHoldAfterReset,
-	}}
-	var multihop *api.EbgpMultihop
+	}}}
 	if p.MultihopTTL > 0 {
-		multihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
+		s.multihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
 	}
-	return timers, fams, multihop, nil
+	return s, nil
 }
 
 // apiPeer is the GoBGP neighbor for a static peer; adminDown holds it
@@ -103,7 +110,7 @@ func neighborShape(p *config.Peer) (*api.Timers, []*api.AfiSafi, *api.EbgpMultih
 // every socket, the ones GoBGP dials included, is put there by the
 // reconciler (the dial hook, dial.go); GoBGP only sees keyed sockets.
 func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
-	timers, fams, multihop, err := neighborShape(p)
+	s, err := neighborShape(p)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +120,10 @@ func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 			PeerAsn:         p.ASN,
 			AdminDown:       adminDown,
 		},
-		Timers:       timers,
+		Timers:       s.timers,
 		Transport:    &api.Transport{PassiveMode: p.Passive},
-		AfiSafis:     fams,
-		EbgpMultihop: multihop,
+		AfiSafis:     s.afiSafis,
+		EbgpMultihop: s.multihop,
 	}
 	switch {
 	case p.IsInterface():
@@ -146,15 +153,15 @@ func groupName(pfx netip.Prefix) string {
 // does not dial dynamic neighbors), with no password (the manager keys the
 // listeners itself).
 func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
-	timers, fams, multihop, err := neighborShape(p)
+	s, err := neighborShape(p)
 	if err != nil {
 		return nil, err
 	}
 	return &api.PeerGroup{
 		Conf:         &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
-		Timers:       timers,
+		Timers:       s.timers,
 		Transport:    &api.Transport{PassiveMode: true},
-		AfiSafis:     fams,
-		EbgpMultihop: multihop,
+		AfiSafis:     s.afiSafis,
+		EbgpMultihop: s.multihop,
 	}, nil
 }
