@@ -147,10 +147,10 @@ func TestCraftedBeforeFixes(t *testing.T) {
 }
 
 // TestEachFixIsNeeded is how each fix's test was seen red: for each patch
-// after the recovery patch (eventPatch aside), the tests of this directory that hold the
-// fixes run on the copy with every patch but that one, and must fail. It
-// takes about a minute a patch, so it runs only with CARRY_EACH_PATCH=1
-// (SECURITY.md gives its last result).
+// after the recovery patch (eventPatch aside), the tests of this directory
+// that hold the fixes run on the copy with every patch but that one, and
+// must fail. It takes about a minute a patch, so it runs only with
+// CARRY_EACH_PATCH=1 (SECURITY.md gives its last result).
 func TestEachFixIsNeeded(t *testing.T) {
 	if os.Getenv("CARRY_EACH_PATCH") != "1" {
 		t.Skip("set CARRY_EACH_PATCH=1 to build the copy once without each fix (about a minute each)")
