@@ -10,9 +10,12 @@
 //     refuse dynamic neighbors of unknown peer groups and ask the APIGuard;
 //   - logger.go: the adapter for GoBGP's logger, which never exits the
 //     process, names fields as ours and redacts every line;
-//   - gobgplog.go: what the Host learns from GoBGP's log lines (last
-//     NOTIFICATION, down reason, connections refused behind an Established
-//     session, gRPC listen failures);
+//   - fsmevents.go: what the Host learns from GoBGP's FSM events (the
+//     carried patch's FSMEventOption): the last NOTIFICATION and down
+//     reason per neighbor, and the connections GoBGP refused (Idle,
+//     OpenSent, Established);
+//   - gobgplog.go: the one GoBGP log line the Host reads, the gRPC API's
+//     failure to listen (no event tells it);
 //   - malformed.go: what GoBGP's receive path found malformed per neighbor
 //     (the carried patch's ReceiveErrorOption), panics it recovered included;
 //   - peers.go, paths.go: thin wrappers for peers, peer groups, dynamic
@@ -105,7 +108,7 @@ type Host struct {
 
 	ev events
 
-	notes     peerNotes      // last NOTIFICATION and down reason per neighbor (gobgplog.go)
+	notes     peerNotes      // last NOTIFICATION and down reason per neighbor (fsmevents.go)
 	malformed malformedNotes // malformed messages per neighbor (malformed.go)
 	snap      peerSnapshot   // last ListPeer answer for /status (peercache.go)
 
@@ -113,11 +116,11 @@ type Host struct {
 
 	loop *loopWatch // the watchdog of GoBGP's main loop (loopwatch.go)
 
-	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (gobgplog.go)
+	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (fsmevents.go)
 	dial    atomic.Pointer[DialHook]         // OnDial (dial.go)
 
-	idleRefused     atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (gobgplog.go)
-	openSentRefused atomic.Pointer[func(netip.Addr)] // OnOpenSentRefusal (gobgplog.go)
+	idleRefused     atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (fsmevents.go)
+	openSentRefused atomic.Pointer[func(netip.Addr)] // OnOpenSentRefusal (fsmevents.go)
 }
 
 type hostState int
@@ -160,13 +163,13 @@ func New(opts Options) (*Host, error) {
 	h.ev.init()
 	h.notes.malformed = &h.malformed
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
-	h.logger.observe = h.observe
 	h.logger.onFatal = h.grpcListenFailed
 
 	sopts := []server.ServerOption{
 		server.LoggerOption(h.logger),
 		server.PeerDialControlOption(h.dialControl),
 		server.ReceiveErrorOption(h.malformed.record),
+		server.FSMEventOption(h.fsmEvent),
 	}
 	if opts.GRPCAddr != "" {
 		// GoBGP only logs (Fatal) when it cannot listen, from a goroutine,

@@ -29,8 +29,6 @@ type logAdapter struct {
 	secrets *redact.Set
 	fatals  atomic.Uint64
 	onFatal func(msg string, fields logrus.Fields)
-	// observe sees every line, whatever the level, before redaction.
-	observe func(msg string, fields gobgplog.Fields)
 }
 
 var _ gobgplog.Logger = (*logAdapter)(nil)
@@ -43,9 +41,6 @@ func newLogAdapter(l *logrus.Logger, secrets *redact.Set) *logAdapter {
 }
 
 func (a *logAdapter) emit(level logrus.Level, gobgpLevel string, msg string, fields gobgplog.Fields) logrus.Fields {
-	if a.observe != nil {
-		a.observe(msg, fields)
-	}
 	if !a.l.IsLevelEnabled(level) && gobgpLevel == "" {
 		return nil
 	}

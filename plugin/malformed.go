@@ -159,7 +159,7 @@ func (n *malformedNotes) record(e server.ReceiveError) {
 }
 
 // resetWindow is how long after a malformed message that reset a session
-// its end (GoBGP's "Peer Down", which follows within milliseconds) is
+// its end (GoBGP's FSMEventPeerDown, which follows within milliseconds) is
 // taken to be that message's doing.
 const resetWindow = 5 * time.Second
 

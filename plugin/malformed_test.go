@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	gobgplog "github.com/osrg/gobgp/v3/pkg/log"
 	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
 	"github.com/osrg/gobgp/v3/pkg/server"
 )
@@ -48,7 +47,7 @@ func TestMalformedNotes(t *testing.T) {
 
 	// The session's end, 10 ms later, was that reset.
 	now = now.Add(10 * time.Millisecond)
-	h.notes.observe(logPeerDown, gobgplog.Fields{"Key": "192.0.2.2", "Reason": "notification-sent code 3(update) subcode 0(undefined)"})
+	h.notes.peerDown(a, "notification-sent code 3(update) subcode 0(undefined)")
 	d, _ := h.LastDown(a)
 	want := "update whose processing panicked in github.com/osrg/gobgp/v3/internal/pkg/table.UpdatePathAttrs4ByteAs (message.go:208) " +
 		"(panic: runtime error: index out of range [3] with length 3): session-reset; the session was reset with code 3(update) subcode 0(undefined)"
@@ -56,7 +55,7 @@ func TestMalformedNotes(t *testing.T) {
 		t.Errorf("down %+v, want malformed %q", d, want)
 	}
 	// The next end is not: the reset was taken.
-	h.notes.observe(logPeerDown, gobgplog.Fields{"Key": "192.0.2.2", "Reason": "hold-timer-expired"})
+	h.notes.peerDown(a, "hold-timer-expired")
 	if d, _ := h.LastDown(a); d.Malformed != nil {
 		t.Errorf("a later end took the reset again: %+v", d.Malformed)
 	}
@@ -64,7 +63,7 @@ func TestMalformedNotes(t *testing.T) {
 	h.malformed.record(server.ReceiveError{Neighbor: "192.0.2.2", MessageType: bgp.BGP_MSG_UPDATE, Code: 3, Subcode: 1,
 		Handling: bgp.ERROR_HANDLING_SESSION_RESET, Reason: "withdrawn route length exceeds message length"})
 	now = now.Add(resetWindow + time.Second)
-	h.notes.observe(logPeerDown, gobgplog.Fields{"Key": "192.0.2.2", "Reason": "hold-timer-expired"})
+	h.notes.peerDown(a, "hold-timer-expired")
 	if d, _ := h.LastDown(a); d.Malformed != nil {
 		t.Errorf("a reset %v before the end was taken as its cause: %+v", resetWindow+time.Second, d.Malformed)
 	}

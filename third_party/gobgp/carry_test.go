@@ -210,6 +210,7 @@ var carried = map[string]string{
 	"0024-packet-bgp-tunnel-encap-every-byte.patch":                "+\t\treturn NewMessageError(BGP_ERROR_UPDATE_MESSAGE_ERROR, BGP_ERROR_SUB_MALFORMED_ATTRIBUTE_LIST, nil, \"Not enough TunnelEncapTLV bytes available\")",
 	"0025-table-as4-merge-no-empty-segment.patch":                  "+\t\tif len(newParams) == 0 {",
 	"0026-server-dynamic-neighbor-unknown-peer-group.patch":        "+\t\t\treturn fmt.Errorf(\"no such peer-group: %s\", r.PeerGroup)",
+	"0027-server-fsm-event-hook.patch":                             "+func FSMEventOption(f FSMEventHook) ServerOption {",
 	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }
 

@@ -71,7 +71,7 @@ func (l *recLogger) lines() []string {
 // neighbors, 127.0.0.2 (the raw peer that sends the crafted message) and
 // 127.0.0.3 (a bystander), IPv4 and IPv6 unicast, as authbgpd configures
 // them; with confed, AS 64501 is a member of its confederation. Its
-// ReceiveErrorHook sends to recv.
+// ReceiveErrorHook sends to recv; opts are more options of the server.
 type craftedServer struct {
 	s    *server.BgpServer
 	port int
@@ -79,16 +79,16 @@ type craftedServer struct {
 	recv chan server.ReceiveError
 }
 
-func newCraftedServer(t *testing.T, confed bool) *craftedServer {
+func newCraftedServer(t *testing.T, confed bool, opts ...server.ServerOption) *craftedServer {
 	t.Helper()
 	ctx := context.Background()
 	cs := &craftedServer{log: &recLogger{}, recv: make(chan server.ReceiveError, 16)}
-	cs.s = server.NewBgpServer(server.LoggerOption(cs.log), server.ReceiveErrorOption(func(e server.ReceiveError) {
+	cs.s = server.NewBgpServer(append([]server.ServerOption{server.LoggerOption(cs.log), server.ReceiveErrorOption(func(e server.ReceiveError) {
 		select {
 		case cs.recv <- e:
 		default:
 		}
-	}))
+	})}, opts...)...)
 	go cs.s.Serve()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -201,6 +201,20 @@ type fsm struct {
 	logger               log.Logger
 	dialControl          PeerDialControl
 	recvError            ReceiveErrorHook
+	fsmEvent             FSMEventHook
+}
+
+// tellEvent tells the server's FSMEventHook of an event of type t, with the
+// FSM's neighbor and state. The FSM's lock must not be held.
+func (fsm *fsm) tellEvent(t FSMEventType, code, subcode uint8, reason string) {
+	if fsm.fsmEvent == nil {
+		return
+	}
+	fsm.lock.RLock()
+	e := FSMEvent{Type: t, Neighbor: fsm.pConf.State.NeighborAddress, State: fsm.state,
+		Code: code, Subcode: subcode, Reason: reason}
+	fsm.lock.RUnlock()
+	fsm.fsmEvent(e)
 }
 
 func (fsm *fsm) bgpMessageStateUpdate(MessageType uint8, isIn bool) {
@@ -374,6 +388,7 @@ func (fsm *fsm) sendNotificationFromErrorMsg(e *bgp.MessageError) (*bgp.BGPMessa
 				"Topic": "Peer",
 				"Key":   fsm.pConf.State.NeighborAddress,
 				"Data":  e})
+		fsm.tellEvent(FSMEventNotificationSent, e.TypeCode, e.SubTypeCode, "")
 		return m, nil
 	}
 	return nil, fmt.Errorf("can't send notification to %s since TCP connection is not established", fsm.pConf.State.NeighborAddress)
@@ -458,6 +473,7 @@ func (h *fsmHandler) idle(ctx context.Context) (bgp.FSMState, *fsmStateReason) {
 					"Key":   fsm.pConf.State.NeighborAddress,
 					"State": fsm.state.String()})
 			fsm.lock.RUnlock()
+			fsm.tellEvent(FSMEventConnectionRefused, 0, 0, "")
 
 		case <-idleHoldTimer.C:
 			fsm.lock.RLock()
@@ -1304,6 +1320,7 @@ func (h *fsmHandler) recvMessageWithError() (rfmsg *fsmMsg, rerr error) {
 							"Data":    body.Data})
 					h.fsm.lock.RUnlock()
 				}
+				h.fsm.tellEvent(FSMEventNotificationReceived, body.ErrorCode, body.ErrorSubcode, "")
 
 				h.fsm.lock.RLock()
 				s := h.fsm.pConf.GracefulRestart.State
@@ -1444,6 +1461,7 @@ func (h *fsmHandler) opensent(ctx context.Context) (bgp.FSMState, *fsmStateReaso
 					"Key":   fsm.pConf.State.NeighborAddress,
 					"State": fsm.state.String()})
 			fsm.lock.RUnlock()
+			fsm.tellEvent(FSMEventConnectionRefused, 0, 0, "")
 		case <-fsm.gracefulRestartTimer.C:
 			fsm.lock.RLock()
 			restarting := fsm.pConf.GracefulRestart.State.PeerRestarting
@@ -1709,6 +1727,7 @@ func (h *fsmHandler) openconfirm(ctx context.Context) (bgp.FSMState, *fsmStateRe
 					"Key":   fsm.pConf.State.NeighborAddress,
 					"State": fsm.state.String()})
 			fsm.lock.RUnlock()
+			fsm.tellEvent(FSMEventConnectionRefused, 0, 0, "")
 		case <-fsm.gracefulRestartTimer.C:
 			fsm.lock.RLock()
 			restarting := fsm.pConf.GracefulRestart.State.PeerRestarting
@@ -1887,6 +1906,7 @@ func (h *fsmHandler) sendMessageloop(ctx context.Context, wg *sync.WaitGroup) er
 						"Data":    body.Data})
 				fsm.lock.RUnlock()
 			}
+			fsm.tellEvent(FSMEventNotificationSent, body.ErrorCode, body.ErrorSubcode, "")
 			sendToStateReasonCh(fsmNotificationSent, m)
 			conn.Close()
 			return fmt.Errorf("closed")
@@ -2029,6 +2049,7 @@ func (h *fsmHandler) established(ctx context.Context) (bgp.FSMState, *fsmStateRe
 					"Key":   fsm.pConf.State.NeighborAddress,
 					"State": fsm.state.String()})
 			fsm.lock.RUnlock()
+			fsm.tellEvent(FSMEventConnectionRefused, 0, 0, "")
 		case err := <-h.stateReasonCh:
 			h.conn.Close()
 			// if recv goroutine hit an error and sent to
@@ -2133,6 +2154,7 @@ func (h *fsmHandler) loop(ctx context.Context, wg *sync.WaitGroup) error {
 				"State": fsm.state.String()})
 	}
 
+	var down string
 	if oldState == bgp.BGP_FSM_ESTABLISHED {
 		// The main goroutine sent the notification due to
 		// deconfiguration or something.
@@ -2141,14 +2163,18 @@ func (h *fsmHandler) loop(ctx context.Context, wg *sync.WaitGroup) error {
 			reason.Type = fsmNotificationSent
 			reason.BGPNotification = fsm.h.sentNotification
 		}
+		down = reason.String()
 		fsm.logger.Info("Peer Down",
 			log.Fields{
 				"Topic":  "Peer",
 				"Key":    fsm.pConf.State.NeighborAddress,
 				"State":  fsm.state.String(),
-				"Reason": reason.String()})
+				"Reason": down})
 	}
 	fsm.lock.RUnlock()
+	if oldState == bgp.BGP_FSM_ESTABLISHED {
+		fsm.tellEvent(FSMEventPeerDown, 0, 0, down)
+	}
 
 	fsm.lock.RLock()
 	h.incoming.In() <- &fsmMsg{

@@ -162,6 +162,7 @@ type options struct {
 	timingHook  FSMTimingHook
 	dialControl PeerDialControl
 	recvError   ReceiveErrorHook
+	fsmEvent    FSMEventHook
 }
 
 type ServerOption func(*options)
@@ -250,6 +251,59 @@ func ReceiveErrorOption(f ReceiveErrorHook) ServerOption {
 	}
 }
 
+// FSMEventType is what an FSMEvent tells.
+type FSMEventType int
+
+const (
+	// FSMEventConnectionRefused: the FSM closed a connection it had
+	// accepted from the neighbor, because it is in State. In Idle the
+	// session may not start yet (its idle hold); in OpenSent, OpenConfirm
+	// and Established it is how the server resolves a connection collision
+	// (RFC 4271 section 6.8): the connection it has wins, always (it
+	// compares no BGP Identifiers), and the new one is closed.
+	FSMEventConnectionRefused FSMEventType = iota + 1
+	// FSMEventNotificationSent: a NOTIFICATION, Code and Subcode, was sent
+	// to the neighbor (in State).
+	FSMEventNotificationSent
+	// FSMEventNotificationReceived: a NOTIFICATION, Code and Subcode, was
+	// received from the neighbor.
+	FSMEventNotificationReceived
+	// FSMEventPeerDown: the session left Established; Reason says why.
+	FSMEventPeerDown
+)
+
+// FSMEvent is something that happened in a peer's FSM that its state
+// changes do not tell: the events the server only logged.
+type FSMEvent struct {
+	Type FSMEventType
+	// Neighbor is the neighbor's address (its State.NeighborAddress).
+	Neighbor string
+	// State is the FSM's state when it happened.
+	State bgp.FSMState
+	// Code and Subcode are the NOTIFICATION's, of a NotificationSent or
+	// NotificationReceived.
+	Code, Subcode uint8
+	// Reason says why a session went down, as the "Peer Down" log line
+	// does ("hold-timer-expired", "notification-received code 6(cease)
+	// subcode 2(administrative shutdown)").
+	Reason string
+}
+
+// FSMEventHook is told every FSMEvent. It is called on the FSM's
+// goroutines, outside the FSM's lock: it must not block, nor call the
+// server.
+type FSMEventHook func(FSMEvent)
+
+// FSMEventOption sets a function told of the FSM events the server
+// otherwise only logs: a connection it accepted and closed (with the FSM's
+// state), a NOTIFICATION sent or received (with its code and subcode), and
+// a session's end (with the reason).
+func FSMEventOption(f FSMEventHook) ServerOption {
+	return func(o *options) {
+		o.fsmEvent = f
+	}
+}
+
 type BgpServer struct {
 	apiServer    *server
 	bgpConfig    oc.Bgp
@@ -275,6 +329,7 @@ type BgpServer struct {
 	timingHook   FSMTimingHook
 	dialControl  PeerDialControl
 	recvError    ReceiveErrorHook
+	fsmEvent     FSMEventHook
 }
 
 func NewBgpServer(opt ...ServerOption) *BgpServer {
@@ -305,6 +360,7 @@ func NewBgpServer(opt ...ServerOption) *BgpServer {
 		timingHook:   opts.timingHook,
 		dialControl:  opts.dialControl,
 		recvError:    opts.recvError,
+		fsmEvent:     opts.fsmEvent,
 	}
 	s.bmpManager = newBmpClientManager(s)
 	s.mrtManager = newMrtManager(s)
@@ -470,6 +526,7 @@ func (s *BgpServer) passConnToPeer(conn *net.TCPConn) {
 			return
 		}
 		peer.fsm.recvError = s.recvError
+		peer.fsm.fsmEvent = s.fsmEvent
 		s.addIncoming(peer.fsm)
 		peer.fsm.lock.RLock()
 		policy := peer.fsm.pConf.ApplyPolicy
@@ -3368,6 +3425,7 @@ func (s *BgpServer) addNeighbor(c *oc.Neighbor) error {
 	peer := newPeer(&s.bgpConfig.Global, c, rib, s.policy, s.logger)
 	peer.fsm.dialControl = s.dialControl
 	peer.fsm.recvError = s.recvError
+	peer.fsm.fsmEvent = s.fsmEvent
 	s.addIncoming(peer.fsm)
 	s.policy.SetPeerPolicy(peer.ID(), c.ApplyPolicy)
 	s.neighborMap[addr] = peer
