@@ -1,6 +1,10 @@
 package tcpsock
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
 
 // Scan is one look at this process's BGP sockets on a port (listeners on
 // it, connections to or from it), made by ProcessSockets.Scan: one
@@ -50,6 +54,39 @@ type sockRef struct {
 	inode         uint64
 	local, remote netip.AddrPort
 	listening     bool
+}
+
+// Look is one look at this process's BGP sockets on a port and the key
+// operations on the sockets of that look, TCP-MD5, TCP-AO and the
+// listeners' link-local guards alike: what a reconciliation pass observes
+// and acts through. ProcessSockets.Look makes one (a *Scan); test fakes
+// make their own. The listener operations act on the look's port; the
+// connection operations on a connection to or from it.
+type Look interface {
+	// Observe is the kernel's view of the sockets (see Scan.Observe).
+	Observe() (Observed, error)
+	// ObserveAO reads the TCP-AO keys and state of the sockets.
+	ObserveAO() ([]AOSocket, error)
+	SetListenerKey(k md5auth.Key) (int, error)
+	DeleteListenerKey(k md5auth.Key) error
+	SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error
+	SetListenerAO(set AOSet) (int, error)
+	DeleteListenerAO(p netip.Prefix) error
+	SetConnAO(local, remote netip.AddrPort, set AOSet) error
+	SetListenerGuards(guards []Guard) error
+	// Walks and Dumps are what the look cost: walks of /proc/self/fd and
+	// sock_diag dumps (zero for a fake).
+	Walks() int
+	Dumps() int
+}
+
+// Look looks at this process's sockets on port: with Scan when full,
+// else with ScanLight.
+func (p ProcessSockets) Look(port uint16, full bool) Look {
+	if full {
+		return p.Scan(port)
+	}
+	return p.ScanLight(port)
 }
 
 type fdRef struct {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/netip"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -327,6 +329,22 @@ func (s *Scan) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 	}
 	defer so.Close()
 	return setConnAO(so, set)
+}
+
+// SetListenerGuards is ProcessSockets.SetListenerGuards on the listeners
+// of the look: the guards go on every IPv6 one; no listener at all is a
+// *NotFoundError (nothing is guarded).
+func (s *Scan) SetListenerGuards(guards []Guard) error {
+	socks, err := s.listeners()
+	if err != nil {
+		return err
+	}
+	if len(socks) == 0 {
+		return &NotFoundError{Listener: true, Port: s.port}
+	}
+	_, err = eachOf(socks, func(fam int) (bool, bool) { return fam == unix.AF_INET6, fam == unix.AF_INET6 },
+		func(so *Socket, _ bool) error { return so.SetGuards(guards) })
+	return err
 }
 
 // ObserveAO is ProcessSockets.ObserveAO over the sockets of the look.

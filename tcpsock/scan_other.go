@@ -34,3 +34,6 @@ func (s *Scan) SetConnAO(local, remote netip.AddrPort, set AOSet) error { return
 
 // ObserveAO returns ErrNotSupported.
 func (s *Scan) ObserveAO() ([]AOSocket, error) { return nil, ErrNotSupported }
+
+// SetListenerGuards is not available here.
+func (s *Scan) SetListenerGuards([]Guard) error { return errNoGuards }
