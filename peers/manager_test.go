@@ -262,18 +262,23 @@ func (l fakeLook) SetListenerGuards(g []tcpsock.Guard) error {
 func (l fakeLook) Walks() int { return 0 }
 func (l fakeLook) Dumps() int { return 0 }
 
-// errFakeNoAO: fakeSockets has no TCP-AO (fakeAO adds it).
-var errFakeNoAO = errors.New("the socket layer cannot put TCP-AO keys on sockets")
+// fakeSockets has no TCP-AO (fakeAO adds it): its preflight says so
+// (errFakeNoAO), and its operations fail otherwise (errFakeAOOp), should
+// they be tried despite it.
+var (
+	errFakeNoAO = errors.New("the socket layer cannot put TCP-AO keys on sockets")
+	errFakeAOOp = errors.New("fakeSockets: no TCP-AO operations")
+)
 
 func (s *fakeSockets) PreflightAO() error { return errFakeNoAO }
 func (s *fakeSockets) SetListenerAO(uint16, tcpsock.AOSet) (int, error) {
-	return 0, errFakeNoAO
+	return 0, errFakeAOOp
 }
-func (s *fakeSockets) DeleteListenerAO(uint16, netip.Prefix) error { return errFakeNoAO }
+func (s *fakeSockets) DeleteListenerAO(uint16, netip.Prefix) error { return errFakeAOOp }
 func (s *fakeSockets) SetConnAO(_, _ netip.AddrPort, _ tcpsock.AOSet) error {
-	return errFakeNoAO
+	return errFakeAOOp
 }
-func (s *fakeSockets) ObserveAO(uint16) ([]tcpsock.AOSocket, error) { return nil, errFakeNoAO }
+func (s *fakeSockets) ObserveAO(uint16) ([]tcpsock.AOSocket, error) { return nil, errFakeAOOp }
 func (s *fakeSockets) AOAlgorithms() tcpsock.AOAlgorithms {
 	return tcpsock.AOAlgorithms{Err: errNoAOProbe}
 }
@@ -339,10 +344,14 @@ func (s *fakeSockets) DialMD5(_ syscall.RawConn, remote netip.AddrPort, k md5aut
 	return nil
 }
 
-// DialAO records the current SendID a dial to remote got (s.dialed).
+// DialAO records the current SendID a dial to remote got (s.dialed), or
+// fails for a prefix in s.fail as "dial <prefix>".
 func (s *fakeSockets) DialAO(_ syscall.RawConn, remote netip.AddrPort, set tcpsock.AOSet) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fail["dial "+set.Prefix.String()] {
+		return fmt.Errorf("tcpsock: add tcp-ao key for %s on socket dialing %s: %w", set.Prefix, remote, errors.New("injected"))
+	}
 	if s.dialed == nil {
 		s.dialed = map[string]string{}
 	}
