@@ -405,6 +405,14 @@ func (s *fakeSockets) key(scope string) (string, bool) {
 	return v, ok
 }
 
+// quietLogger logs everything to w.
+func quietLogger(w io.Writer) *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(w)
+	l.SetLevel(logrus.DebugLevel)
+	return l
+}
+
 func cfg(t testing.TB, body string) *config.Config {
 	t.Helper()
 	c, err := config.Parse("r1.toml", []byte("[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n"+body))

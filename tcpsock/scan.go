@@ -7,7 +7,7 @@ import (
 )
 
 // Scan is one look at this process's BGP sockets on a port (listeners on
-// it, connections to or from it), made by ProcessSockets.Scan: one
+// it, connections to or from it), made by ProcessSockets.Scan (or Look): one
 // sock_diag dump (the keys the kernel holds, see DumpSocketKeys) and one
 // walk of /proc/self/fd (which descriptor holds which socket). The key
 // operations on a Scan act on the sockets of that look instead of walking
@@ -23,8 +23,9 @@ import (
 // socket before touching it (see Socket). So holding a Scan delays no
 // close of GoBGP's, and a stale Scan never keys another socket.
 //
-// The address family rule and the multipath check are ProcessSockets'
-// (its methods of the same names). A Scan is used by one goroutine at a
+// The address family rule (applies, aoApplies) and the multipath check
+// (CheckListener) are the Scan's: every key operation on this process's
+// sockets is one of its methods. A Scan is used by one goroutine at a
 // time. On systems other than Linux every method returns ErrNotSupported.
 type Scan struct {
 	port uint16
@@ -101,8 +102,8 @@ func (s *Scan) Walks() int { return s.walks }
 // Dumps is how many sock_diag dumps the Scan made (1).
 func (s *Scan) Dumps() int { return s.dumps }
 
-// Observe is what the dump of the Scan found (see ProcessSockets.Observe):
-// the sockets on the port with the keys the kernel holds, narrowed to
-// this process's. The secrets belong to the caller (wipe them when done);
+// Observe is what the dump of the Scan found (the kernel's own view, see
+// DumpSocketKeys): the sockets on the port with the keys the kernel
+// holds, narrowed to this process's. The secrets belong to the caller (wipe them when done);
 // a second call returns the same slices.
 func (s *Scan) Observe() (Observed, error) { return s.obs, s.err }
