@@ -222,42 +222,38 @@ func (s *fakeSockets) lookAt(k fakeKernel, port uint16) Look {
 	return fakeLook{k: k, s: s, port: port, n: s.looks.Add(1)}
 }
 
-func (l fakeLook) op() {
+// kernel is the fake behind the look, for one key operation: counted, and
+// counted stale when a newer look has been made since.
+func (l fakeLook) kernel() fakeKernel {
 	l.s.ops.Add(1)
 	if l.s.looks.Load() != l.n {
 		l.s.stale.Add(1)
 	}
+	return l.k
 }
 
 func (l fakeLook) Observe() (Observed, error)             { return l.k.Observe(l.port) }
 func (l fakeLook) ObserveAO() ([]tcpsock.AOSocket, error) { return l.k.ObserveAO(l.port) }
 func (l fakeLook) SetListenerKey(k md5auth.Key) (int, error) {
-	l.op()
-	return l.k.SetListenerKey(l.port, k)
+	return l.kernel().SetListenerKey(l.port, k)
 }
 func (l fakeLook) DeleteListenerKey(k md5auth.Key) error {
-	l.op()
-	return l.k.DeleteListenerKey(l.port, k)
+	return l.kernel().DeleteListenerKey(l.port, k)
 }
 func (l fakeLook) SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error {
-	l.op()
-	return l.k.SetConnKey(local, remote, k)
+	return l.kernel().SetConnKey(local, remote, k)
 }
 func (l fakeLook) SetListenerAO(set tcpsock.AOSet) (int, error) {
-	l.op()
-	return l.k.SetListenerAO(l.port, set)
+	return l.kernel().SetListenerAO(l.port, set)
 }
 func (l fakeLook) DeleteListenerAO(p netip.Prefix) error {
-	l.op()
-	return l.k.DeleteListenerAO(l.port, p)
+	return l.kernel().DeleteListenerAO(l.port, p)
 }
 func (l fakeLook) SetConnAO(local, remote netip.AddrPort, set tcpsock.AOSet) error {
-	l.op()
-	return l.k.SetConnAO(local, remote, set)
+	return l.kernel().SetConnAO(local, remote, set)
 }
 func (l fakeLook) SetListenerGuards(g []tcpsock.Guard) error {
-	l.op()
-	return l.k.SetListenerGuards(l.port, g)
+	return l.kernel().SetListenerGuards(l.port, g)
 }
 func (l fakeLook) Walks() int { return 0 }
 func (l fakeLook) Dumps() int { return 0 }
