@@ -46,6 +46,8 @@ func newFakeAO() *fakeAO {
 		conns: map[netip.AddrPort]tcpsock.AOSet{}, failAO: map[netip.Prefix]bool{}}
 }
 
+func (f *fakeAO) Look(port uint16, _ bool) Look { return f.lookAt(f, port) }
+
 func (f *fakeAO) SetListenerAO(port uint16, set tcpsock.AOSet) (int, error) {
 	f.amu.Lock()
 	defer f.amu.Unlock()

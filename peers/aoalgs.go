@@ -17,22 +17,17 @@ import (
 // The TCP-AO algorithms the running kernel offers (Linux 7.2 keeps only
 // HMAC-SHA-1, AES-128-CMAC and HMAC-SHA-256 of the six a keychain may
 // name). The kernel is asked at start and on every reload (Plan, through
-// the Sockets' AOAlgorithmProber), and the answer is an input like the
+// Sockets.AOAlgorithms), and the answer is an input like the
 // preflight verdicts: ComputeDesired holds down a TCP-AO peer whose
 // keychain has a key of an algorithm the kernel refused (the key could not
 // go on its sockets; no unsigned fallback), and a reload to a config with
 // such a key is refused whole, its preview (check --diff) saying so at the
 // key's FILE:LINE.
 
-// AOAlgorithmProber probes the running kernel's TCP-AO algorithms
-// (tcpsock.ProcessSockets). With a Sockets without it nothing is known of
-// them: a key of an algorithm the kernel lacks fails at its install, which
-// holds its peer down with the kernel's words.
-type AOAlgorithmProber interface {
-	AOAlgorithms() tcpsock.AOAlgorithms
-}
-
-// errNoAOProbe is the probe of a Sockets without AOAlgorithmProber.
+// errNoAOProbe is what is known of the kernel's TCP-AO algorithms before
+// the first probe, and the probe of a socket layer that cannot ask. With
+// nothing known, a key of an algorithm the kernel lacks fails at its
+// install, which holds its peer down with the kernel's words.
 var errNoAOProbe = errors.New("the socket layer cannot probe the kernel's TCP-AO algorithms")
 
 // ErrReloadRefused marks a reload rejected whole: the running config
@@ -43,10 +38,7 @@ var ErrReloadRefused = errors.New("reload refused: the running config stays")
 // probeAlgorithms asks the kernel which TCP-AO algorithms it accepts (a
 // few throwaway sockets; never under m.mu).
 func (m *Manager) probeAlgorithms() tcpsock.AOAlgorithms {
-	if p, ok := m.socks.(AOAlgorithmProber); ok {
-		return p.AOAlgorithms()
-	}
-	return tcpsock.AOAlgorithms{Err: errNoAOProbe}
+	return m.socks.AOAlgorithms()
 }
 
 // recordAlgorithms records a probe as the passes' input (m.mu held),

@@ -20,7 +20,7 @@ import (
 )
 
 // probingAO is fakeAO with a kernel that answers the TCP-AO algorithm
-// probe as the test says (AOAlgorithmProber).
+// probe as the test says (Sockets.AOAlgorithms).
 type probingAO struct {
 	*fakeAO
 	pmu    sync.Mutex

@@ -68,9 +68,12 @@ func (p *pass) apply(ctx context.Context, a action) error {
 	case actSetListenerKey:
 		return p.setListenerKey(a.peer, a.key)
 	case actDeleteListenerKey:
-		return p.socks.deleteListenerKey(p.listenPort, a.key)
+		if p.listenPort == 0 {
+			return nil
+		}
+		return p.socks.DeleteListenerKey(a.key)
 	case actSetConnKey:
-		return p.socks.setConnKey(a.local, a.remote, a.key)
+		return p.socks.SetConnKey(a.local, a.remote, a.key)
 	case actAddNeighbor:
 		ap, err := apiPeer(a.peer, a.adminDown)
 		if err != nil {
@@ -103,7 +106,7 @@ func (p *pass) setListenerKey(c *config.Peer, k md5auth.Key) error {
 	if p.listenPort == 0 {
 		return nil // GoBGP does not listen: only dialed sockets, keyed by dialKey
 	}
-	if _, err := p.socks.setListenerKey(p.listenPort, k); err != nil {
+	if _, err := p.socks.SetListenerKey(k); err != nil {
 		return fmt.Errorf("peers: peer %s (%s:%d): %w", c.ID(), p.in.Config.File, c.Line, err)
 	}
 	return nil
@@ -228,9 +231,6 @@ func (p *pass) rangeOwns(c *config.Peer, a netip.Addr) bool {
 
 // applyAO carries out a TCP-AO socket action.
 func (p *pass) applyAO(a action) error {
-	if !p.socks.canAO() {
-		return errNoAOSockets
-	}
 	if p.in.AOPreflight != nil {
 		return p.in.AOPreflight
 	}
@@ -239,122 +239,37 @@ func (p *pass) applyAO(a action) error {
 		if p.listenPort == 0 {
 			return nil
 		}
-		if _, err := p.socks.setListenerAO(p.listenPort, a.ao); err != nil {
+		if _, err := p.socks.SetListenerAO(a.ao); err != nil {
 			return fmt.Errorf("peers: peer %s (%s:%d): %w", a.peer.ID(), p.in.Config.File, a.peer.Line, err)
 		}
 		return nil
 	case actDeleteListenerAO:
-		return p.socks.deleteListenerAO(p.listenPort, a.ao.Prefix)
-	}
-	return p.socks.setConnAO(a.local, a.remote, a.ao)
-}
-
-// passSockets is one pass's look at the sockets, through which it
-// observes and acts. With tcpsock.ProcessSockets it is an tcpsock.Scan:
-// one sock_diag dump and one walk of /proc/self/fd, which every action
-// of the pass uses (it walks again only for a socket that was not there).
-// Any other Sockets (tests' fakes, a wrapper of ProcessSockets that
-// injects failures) is called as it is, each call on its own.
-type passSockets struct {
-	socks Sockets
-	scan  *tcpsock.Scan
-	port  uint16
-}
-
-// look starts a pass's look at the sockets on port: a full pass's reads
-// every socket (Scan); a light one's lists the listeners without keys and
-// the connections from their keyed dump alone (ScanLight), which costs half
-// as much in the kernel at 1,000 sessions and misses only a connection
-// carrying more than ~300 keys (no connection of ours does), until the next
-// full pass.
-func (m *Manager) look(port uint16, full bool) *passSockets {
-	ps := &passSockets{socks: m.socks, port: port}
-	if real, ok := m.socks.(tcpsock.ProcessSockets); ok {
-		if full {
-			ps.scan = real.Scan(port)
-		} else {
-			ps.scan = real.ScanLight(port)
+		if p.listenPort == 0 {
+			return nil
 		}
+		return p.socks.DeleteListenerAO(a.ao.Prefix)
 	}
-	return ps
+	return p.socks.SetConnAO(a.local, a.remote, a.ao)
+}
+
+// errAONotLooked is the TCP-AO observation of a pass that did not read it:
+// no TCP-AO peer is configured, or TCP-AO does not work here.
+var errAONotLooked = errors.New("TCP-AO keys not read: no TCP-AO peer, or TCP-AO unusable here")
+
+// observeAO reads the TCP-AO keys of the look's sockets when use (TCP-AO
+// peers are configured and TCP-AO works here).
+func observeAO(l Look, use bool) ([]tcpsock.AOSocket, error) {
+	if !use {
+		return nil, errAONotLooked
+	}
+	return l.ObserveAO()
 }
 
 // lookCounts is how often a pass walked /proc/self/fd and dumped
-// sock_diag (an tcpsock.Scan's; zero for other Sockets).
+// sock_diag (a tcpsock.Scan's; zero for a fake).
 type lookCounts struct{ walks, dumps int }
 
-func (ps *passSockets) counts() lookCounts {
-	if ps.scan == nil {
-		return lookCounts{}
-	}
-	return lookCounts{walks: ps.scan.Walks(), dumps: ps.scan.Dumps()}
-}
-
-func (ps *passSockets) observe() (Observed, error) {
-	if ps.scan != nil {
-		return ps.scan.Observe()
-	}
-	return ps.socks.Observe(ps.port)
-}
-
-// observeAO reads the TCP-AO keys of the sockets when use (TCP-AO peers
-// are configured and TCP-AO works here) and the socket layer can.
-func (ps *passSockets) observeAO(use bool) ([]tcpsock.AOSocket, error) {
-	switch {
-	case !use || !ps.canAO():
-		return nil, errNoAOSockets
-	case ps.scan != nil:
-		return ps.scan.ObserveAO()
-	}
-	return ps.socks.(AOSockets).ObserveAO(ps.port)
-}
-
-func (ps *passSockets) canAO() bool {
-	_, ok := ps.socks.(AOSockets)
-	return ok
-}
-
-func (ps *passSockets) setListenerKey(port uint16, k md5auth.Key) (int, error) {
-	if ps.scan != nil && port == ps.port {
-		return ps.scan.SetListenerKey(k)
-	}
-	return ps.socks.SetListenerKey(port, k)
-}
-
-func (ps *passSockets) deleteListenerKey(port uint16, k md5auth.Key) error {
-	if ps.scan != nil && port == ps.port {
-		return ps.scan.DeleteListenerKey(k)
-	}
-	return ps.socks.DeleteListenerKey(port, k)
-}
-
-func (ps *passSockets) setConnKey(local, remote netip.AddrPort, k md5auth.Key) error {
-	if ps.scan != nil {
-		return ps.scan.SetConnKey(local, remote, k)
-	}
-	return ps.socks.SetConnKey(local, remote, k)
-}
-
-func (ps *passSockets) setListenerAO(port uint16, set tcpsock.AOSet) (int, error) {
-	if ps.scan != nil && port == ps.port {
-		return ps.scan.SetListenerAO(set)
-	}
-	return ps.socks.(AOSockets).SetListenerAO(port, set)
-}
-
-func (ps *passSockets) deleteListenerAO(port uint16, p netip.Prefix) error {
-	if ps.scan != nil && port == ps.port {
-		return ps.scan.DeleteListenerAO(p)
-	}
-	return ps.socks.(AOSockets).DeleteListenerAO(port, p)
-}
-
-func (ps *passSockets) setConnAO(local, remote netip.AddrPort, set tcpsock.AOSet) error {
-	if ps.scan != nil {
-		return ps.scan.SetConnAO(local, remote, set)
-	}
-	return ps.socks.(AOSockets).SetConnAO(local, remote, set)
-}
+func countsOf(l Look) lookCounts { return lookCounts{walks: l.Walks(), dumps: l.Dumps()} }
 
 // dialKey is the dial hook (plugin.Host.OnDial): GoBGP is about to dial
 // neighbor. It puts on the socket the key the last pass decided for the
@@ -383,14 +298,10 @@ func (m *Manager) dialKey(ctx context.Context, neighbor netip.Addr, remote netip
 		err = fmt.Errorf("peers: dial to peer %s: %w: %w", d.id, ErrDialRefused, d.refuse)
 	case d.mech == MechNone: // an unkeyed peer: nothing to set
 	default:
-		ds, isDial := m.socks.(DialSockets)
-		switch {
-		case !isDial:
-			err = errNoDialSockets
-		case d.mech == MechMD5:
-			err = ds.DialMD5(c, remote, d.md5)
-		default:
-			err = ds.DialAO(c, remote, d.ao)
+		if d.mech == MechMD5 {
+			err = m.socks.DialMD5(c, remote, d.md5)
+		} else {
+			err = m.socks.DialAO(c, remote, d.ao)
 		}
 		if err != nil {
 			err = fmt.Errorf("peers: dial to peer %s: key not set, not connecting (fail closed): %w", d.id, err)

@@ -345,7 +345,7 @@ keychain = "ao"
 		t.Fatal("a TCP-AO range reached GoBGP")
 	}
 	for _, ps := range m.Status() {
-		if ps.Auth.Mode != "tcp-ao" || ps.Auth.Installed || ps.State != "admin-down" || !strings.Contains(ps.Auth.Error, "TCP-AO") {
+		if ps.Auth.Mode != "tcp-ao" || ps.Auth.Installed || ps.State != "admin-down" || ps.Auth.Error != errFakeNoAO.Error() {
 			t.Fatalf("status %+v", ps)
 		}
 	}

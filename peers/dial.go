@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"syscall"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -20,13 +19,6 @@ import (
 // the last pass decided for the neighbor (publishDials). The table is
 // swapped whole under dialMu, never under m.mu: GoBGP's connect goroutine
 // must not wait for a pass that may itself be waiting for GoBGP.
-
-// DialSockets keys a socket that is about to dial (tcpsock.ProcessSockets).
-// A Sockets without it cannot dial keyed peers: such dials are refused.
-type DialSockets interface {
-	DialMD5(rc syscall.RawConn, remote netip.AddrPort, k md5auth.Key) error
-	DialAO(rc syscall.RawConn, remote netip.AddrPort, set tcpsock.AOSet) error
-}
 
 // PeerIdleHold is how long after GoBGP (Idle) refused a peer's connection
 // our own dials to that peer are deferred: GoBGP's idle hold after a
@@ -66,9 +58,6 @@ var errDialDeferred = errors.New("dial deferred: waiting for the peer's own dial
 
 // ErrDialRefused marks a dial the reconciler did not let connect.
 var ErrDialRefused = errors.New("dial refused")
-
-// errNoDialSockets is the dial verdict of a Sockets without DialSockets.
-var errNoDialSockets = errors.New("the socket layer cannot key dialed sockets")
 
 // dialWant is what a dial to one static peer's address must carry.
 type dialWant struct {

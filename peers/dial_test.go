@@ -126,6 +126,13 @@ func TestDialTCPAO(t *testing.T) {
 	if err := dial(t, m, "198.51.100.9"); !errors.Is(err, ErrDialRefused) {
 		t.Fatalf("a TCP-AO range's address: %v", err)
 	}
+	// MKTs the socket layer refuses: no SYN leaves (fail closed).
+	s.mu.Lock()
+	s.fail["dial 192.0.2.2/32"] = true
+	s.mu.Unlock()
+	if err := dial(t, m, "192.0.2.2"); err == nil || !strings.Contains(err.Error(), "fail closed") || !strings.Contains(err.Error(), "injected") {
+		t.Fatalf("dial with refused TCP-AO keys: %v", err)
+	}
 }
 
 // TestDialDeferredWhilePeerIdle: after GoBGP (Idle) refused the peer's

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
 
 	"github.com/authbgp/authbgpd/internal/netns"
@@ -95,13 +93,6 @@ password = "Real-Key-One"
 	if !strings.Contains(logs.String(), "fail closed") {
 		t.Fatalf("no fail-closed error logged:\n%s", logs.String())
 	}
-}
-
-func quietLogger(w io.Writer) *logrus.Logger {
-	l := logrus.New()
-	l.SetOutput(w)
-	l.SetLevel(logrus.DebugLevel)
-	return l
 }
 
 // The kernel refuses a key on a plain TCP listener (not multipath TCP),

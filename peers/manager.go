@@ -313,11 +313,7 @@ func (m *Manager) preflight(c *config.Config) {
 		}
 	}
 	if m.aoPreErr == nil && needs(c, config.AuthTCPAO) {
-		err := errNoAOSockets
-		if ao, ok := m.socks.(AOSockets); ok {
-			err = ao.PreflightAO()
-		}
-		if err != nil {
+		if err := m.socks.PreflightAO(); err != nil {
 			m.aoPreErr = err
 			m.log.WithError(err).Error("TCP-AO is unusable on this system: every TCP-AO peer is held down")
 		}

@@ -186,6 +186,97 @@ type fakeSockets struct {
 	// connGone: SetConnKey finds no socket; onConnKey runs in it.
 	connGone  bool
 	onConnKey func()
+	// looks counts the looks (Look); ops the key operations, stale those
+	// through a look that was not the last one made (a pass acting on an
+	// older look than its own).
+	looks, ops, stale atomic.Int64
+}
+
+// fakeKernel is the per-port face of the tests' fakes, which their looks
+// (fakeLook) call. A fake that changes one of these methods has its own
+// Look, which hands itself to lookAt, so that its look calls its method.
+type fakeKernel interface {
+	Observe(port uint16) (Observed, error)
+	ObserveAO(port uint16) ([]tcpsock.AOSocket, error)
+	SetListenerKey(port uint16, k md5auth.Key) (int, error)
+	DeleteListenerKey(port uint16, k md5auth.Key) error
+	SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error
+	SetListenerAO(port uint16, set tcpsock.AOSet) (int, error)
+	DeleteListenerAO(port uint16, p netip.Prefix) error
+	SetConnAO(local, remote netip.AddrPort, set tcpsock.AOSet) error
+	SetListenerGuards(port uint16, g []tcpsock.Guard) error
+}
+
+// fakeLook is a fake's Look: the fake's state (like the kernel's) outlives
+// it, and every operation is counted against the fake's last look.
+type fakeLook struct {
+	k    fakeKernel
+	s    *fakeSockets
+	port uint16
+	n    int64 // which look of the fake's this is
+}
+
+func (s *fakeSockets) Look(port uint16, _ bool) Look { return s.lookAt(s, port) }
+
+func (s *fakeSockets) lookAt(k fakeKernel, port uint16) Look {
+	return fakeLook{k: k, s: s, port: port, n: s.looks.Add(1)}
+}
+
+// kernel is the fake behind the look, for one key operation: counted, and
+// counted stale when a newer look has been made since.
+func (l fakeLook) kernel() fakeKernel {
+	l.s.ops.Add(1)
+	if l.s.looks.Load() != l.n {
+		l.s.stale.Add(1)
+	}
+	return l.k
+}
+
+func (l fakeLook) Observe() (Observed, error)             { return l.k.Observe(l.port) }
+func (l fakeLook) ObserveAO() ([]tcpsock.AOSocket, error) { return l.k.ObserveAO(l.port) }
+func (l fakeLook) SetListenerKey(k md5auth.Key) (int, error) {
+	return l.kernel().SetListenerKey(l.port, k)
+}
+func (l fakeLook) DeleteListenerKey(k md5auth.Key) error {
+	return l.kernel().DeleteListenerKey(l.port, k)
+}
+func (l fakeLook) SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error {
+	return l.kernel().SetConnKey(local, remote, k)
+}
+func (l fakeLook) SetListenerAO(set tcpsock.AOSet) (int, error) {
+	return l.kernel().SetListenerAO(l.port, set)
+}
+func (l fakeLook) DeleteListenerAO(p netip.Prefix) error {
+	return l.kernel().DeleteListenerAO(l.port, p)
+}
+func (l fakeLook) SetConnAO(local, remote netip.AddrPort, set tcpsock.AOSet) error {
+	return l.kernel().SetConnAO(local, remote, set)
+}
+func (l fakeLook) SetListenerGuards(g []tcpsock.Guard) error {
+	return l.kernel().SetListenerGuards(l.port, g)
+}
+func (l fakeLook) Walks() int { return 0 }
+func (l fakeLook) Dumps() int { return 0 }
+
+// fakeSockets has no TCP-AO (fakeAO adds it): its preflight says so
+// (errFakeNoAO), and its operations fail otherwise (errFakeAOOp), should
+// they be tried despite it.
+var (
+	errFakeNoAO = errors.New("the socket layer cannot put TCP-AO keys on sockets")
+	errFakeAOOp = errors.New("fakeSockets: no TCP-AO operations")
+)
+
+func (s *fakeSockets) PreflightAO() error { return errFakeNoAO }
+func (s *fakeSockets) SetListenerAO(uint16, tcpsock.AOSet) (int, error) {
+	return 0, errFakeAOOp
+}
+func (s *fakeSockets) DeleteListenerAO(uint16, netip.Prefix) error { return errFakeAOOp }
+func (s *fakeSockets) SetConnAO(_, _ netip.AddrPort, _ tcpsock.AOSet) error {
+	return errFakeAOOp
+}
+func (s *fakeSockets) ObserveAO(uint16) ([]tcpsock.AOSocket, error) { return nil, errFakeAOOp }
+func (s *fakeSockets) AOAlgorithms() tcpsock.AOAlgorithms {
+	return tcpsock.AOAlgorithms{Err: errNoAOProbe}
 }
 
 func (s *fakeSockets) SetListenerGuards(_ uint16, g []tcpsock.Guard) error {
@@ -249,10 +340,14 @@ func (s *fakeSockets) DialMD5(_ syscall.RawConn, remote netip.AddrPort, k md5aut
 	return nil
 }
 
-// DialAO records the current SendID a dial to remote got (s.dialed).
+// DialAO records the current SendID a dial to remote got (s.dialed), or
+// fails for a prefix in s.fail as "dial <prefix>".
 func (s *fakeSockets) DialAO(_ syscall.RawConn, remote netip.AddrPort, set tcpsock.AOSet) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.fail["dial "+set.Prefix.String()] {
+		return fmt.Errorf("tcpsock: add tcp-ao key for %s on socket dialing %s: %w", set.Prefix, remote, errors.New("injected"))
+	}
 	if s.dialed == nil {
 		s.dialed = map[string]string{}
 	}
@@ -304,6 +399,14 @@ func (s *fakeSockets) key(scope string) (string, bool) {
 	defer s.mu.Unlock()
 	v, ok := s.listener[scope]
 	return v, ok
+}
+
+// quietLogger logs everything to w.
+func quietLogger(w io.Writer) *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(w)
+	l.SetLevel(logrus.DebugLevel)
+	return l
 }
 
 func cfg(t testing.TB, body string) *config.Config {

@@ -13,8 +13,8 @@ import (
 // called from apply.go only (the reconciler's one place that acts).
 func TestOneWriter(t *testing.T) {
 	// Every mutator of GoBGP's peers and of socket keys, by method name,
-	// whatever the receiver: a field (m.bgp, m.socks), an interface value
-	// from a type assertion (ao := m.socks.(AOSockets)), a method value.
+	// whatever the receiver: a field (m.bgp, m.socks), the pass's look
+	// (p.socks), an interface value, a method value.
 	mutators := map[string]bool{"AddPeer": true, "UpdatePeer": true, "DeletePeer": true, "AddPeerGroup": true,
 		"DeletePeerGroup": true, "AddDynamicNeighbor": true, "DeleteDynamicNeighbor": true, "ResetPeer": true,
 		"SetListenerKey": true, "DeleteListenerKey": true, "SetConnKey": true,

@@ -138,7 +138,7 @@ type pass struct {
 	// GoBGP's listening port (0: it does not listen).
 	port, listenPort uint16
 	// socks is the pass's look at the sockets, which its actions use.
-	socks *passSockets
+	socks Look
 	// prev holds, for peers whose key this pass changed, the key before.
 	prev map[string]keys.Secret
 	// deleted are listener key scopes this pass removed; gone the
@@ -182,10 +182,10 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 		gv = m.observeGoBGP(ctx)
 	}
 	lookAt := time.Now() // the events' clock (plugin), not m.now
-	ps := m.look(port, full)
-	obs, oerr := ps.observe()
+	ps := m.socks.Look(port, full)
+	obs, oerr := ps.Observe()
 	defer wipeObserved(obs)
-	aoObs, aoErr := ps.observeAO(useAO)
+	aoObs, aoErr := observeAO(ps, useAO)
 	defer tcpsock.WipeAO(aoObs)
 	zoneObserved(&obs, aoObs)
 
@@ -211,7 +211,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 		port: port, listenPort: listen, socks: ps, prev: map[string]keys.Secret{}, deleted: map[netip.Prefix]bool{},
 		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
 	p.run()
-	m.lastLook = ps.counts()
+	m.lastLook = countsOf(ps)
 	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...)}
 }
 

@@ -216,13 +216,8 @@ func (p *pass) guards() {
 	if p.listenPort == 0 || (len(want) == 0 && !m.guarded) || (!p.full && slices.Equal(want, m.guardsSet)) {
 		return
 	}
-	gs, ok := m.socks.(GuardSockets)
 	var err error
-	if !ok {
-		err = errors.New("the socket layer cannot put link-local guards on the listeners")
-	} else {
-		p.unlocked(func() { err = gs.SetListenerGuards(p.listenPort, want) }) // I/O, as an action's
-	}
+	p.unlocked(func() { err = p.socks.SetListenerGuards(want) }) // I/O, as an action's
 	if err == nil {
 		if !slices.Equal(want, m.guardsSet) {
 			m.log.WithField("guards", len(want)).Info("reconcile: link-local guards on the listeners: a shared far-end address is taken only from its owner's interface")

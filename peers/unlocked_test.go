@@ -3,12 +3,13 @@ package peers
 import (
 	"context"
 	"errors"
-	"github.com/authbgp/authbgpd/internal/testlog"
 	"net/netip"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/authbgp/authbgpd/internal/testlog"
 
 	api "github.com/osrg/gobgp/v3/api"
 
@@ -31,6 +32,8 @@ func (b *blockingSockets) arm() {
 	defer b.mu.Unlock()
 	b.armed, b.entered, b.release = true, make(chan struct{}), make(chan struct{})
 }
+
+func (b *blockingSockets) Look(port uint16, _ bool) Look { return b.lookAt(b, port) }
 
 func (b *blockingSockets) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
 	b.mu.Lock()

@@ -19,17 +19,20 @@
 //   - the socket's current key and RNextKeyID, and its segment counters
 //     (TCP_AO_INFO; the counters are aocount.Counts);
 //   - the per-peer operations on this process's listeners and connections
-//     (process_ao.go, process_ao_linux.go: SetListenerAO, DeleteListenerAO,
-//     DeleteListenerAOScope, SetConnAO, ObserveAO, PreflightAO) and on a socket about to dial
+//     (a Scan's SetListenerAO, DeleteListenerAO, DeleteListenerAOScope,
+//     SetConnAO, ObserveAO; process_ao*.go) and on a socket about to dial
 //     (dial_linux.go DialAO);
 //   - the kernel feature probe (CheckTCPAO) and the namespace's TcpExt
 //     TCPAO* counters (kernelcounters.go, KernelCounters.AO).
 //
 // Both: finding this process's BGP sockets (the one /proc/self/fd walker,
 // sockets_linux.go), the multipath-TCP check (CheckListener) and the
-// kernel preconditions (precond.go, features*.go). ProcessSockets bundles
-// the key operations on this process's BGP sockets that the peers manager
-// needs, TCP-MD5 and TCP-AO alike. Installing keys and discovering sockets
+// kernel preconditions (precond.go, features*.go). ProcessSockets is what
+// the peers manager needs, TCP-MD5 and TCP-AO alike: its Look (a Scan,
+// scan*.go: one sock_diag dump and one /proc/self/fd walk) carries every
+// key operation on this process's BGP sockets, the listeners' link-local
+// guards included; beside it, the preflights, the dial hooks and the
+// TCP-AO algorithm probe. Installing keys and discovering sockets
 // that other code in the process owns (GoBGP's listeners and connections)
 // live in *_linux.go files; on other systems those functions return
 // ErrNotSupported. Package tcpsocktest makes the kernel refuse keys, for

@@ -39,14 +39,3 @@ func (s *Socket) SetGuards(guards []Guard) error {
 	}
 	return nil
 }
-
-// SetListenerGuards puts the guards on every IPv6 listener on port (the
-// IPv4 ones never see a link-local peer).
-func (ProcessSockets) SetListenerGuards(port uint16, guards []Guard) error {
-	return ForEachListener(port, func(s *Socket) error {
-		if s.Family != unix.AF_INET6 {
-			return nil
-		}
-		return s.SetGuards(guards)
-	})
-}

@@ -2,6 +2,7 @@ package tcpsock
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"strconv"
@@ -40,7 +41,7 @@ func TestGuardProgram(t *testing.T) {
 }
 
 // TestGuardAdmitsOwnerOnly: a listener on [::] with a guard for fe80::2 on
-// eth1 takes a connection from fe80::2 arriving on eth1 and drops the SYNs
+// eth1 (put there through a Scan) takes a connection from fe80::2 arriving on eth1 and drops the SYNs
 // of fe80::2 on eth2 (the far ends of two links with one address); without
 // the guard both connect.
 func TestGuardAdmitsOwnerOnly(t *testing.T) {
@@ -61,12 +62,11 @@ func TestGuardAdmitsOwnerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = l
-	socks, err := FindListeners(18190)
-	if err != nil || len(socks) != 1 {
-		t.Fatalf("FindListeners: %v, %d sockets", err, len(socks))
+	// Through a look, as the reconciler puts them (Scan.SetListenerGuards).
+	guard := func(g []Guard) error { return (ProcessSockets{}).Scan(18190).SetListenerGuards(g) }
+	if err := (ProcessSockets{}).Scan(18191).SetListenerGuards(nil); !errors.Is(err, ErrSocketNotFound) {
+		t.Fatalf("guards without a listener: %v, want ErrSocketNotFound", err)
 	}
-	sock := socks[0]
-	defer sock.Close()
 	dial := func(ns string) error {
 		return netns.Do(ns, func() error {
 			ifi, err := net.InterfaceByName("eth0")
@@ -87,7 +87,7 @@ func TestGuardAdmitsOwnerOnly(t *testing.T) {
 			t.Fatalf("without a guard, %s cannot connect: %v", ns, err)
 		}
 	}
-	if err := sock.SetGuards([]Guard{{Addr: netip.MustParseAddr("fe80::2"), IfIndex: eth1}}); err != nil {
+	if err := guard([]Guard{{Addr: netip.MustParseAddr("fe80::2"), IfIndex: eth1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := dial(c1); err != nil {
@@ -96,7 +96,7 @@ func TestGuardAdmitsOwnerOnly(t *testing.T) {
 	if err := dial(c2); err == nil {
 		t.Fatal("fe80::2 on the other link connected through the guard")
 	}
-	if err := sock.SetGuards(nil); err != nil {
+	if err := guard(nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := dial(c2); err != nil {

@@ -1,11 +1,11 @@
 package tcpsock
 
-// ProcessSockets puts TCP-MD5 keys on the BGP sockets of this process —
-// GoBGP's listeners and connections, which no exported API hands out —
-// found through socket discovery (FindListeners, FindConn) and observed
-// through the kernel's own view (DumpSocketKeys). It has no state: the
-// zero value is ready to use. On systems other than Linux every method
-// returns ErrNotSupported.
+// ProcessSockets puts TCP-MD5 and TCP-AO keys on the BGP sockets of this
+// process — GoBGP's listeners and connections, which no exported API
+// hands out — through a look at them (Look, Scan: the kernel's own view,
+// DumpSocketKeys, and one walk of /proc/self/fd), and keys its dialing
+// sockets (DialMD5, DialAO). It has no state: the zero value is ready to
+// use. On systems other than Linux every method returns ErrNotSupported.
 //
 // The address family rule (which listener must carry which key) lives
 // here: an IPv4 key belongs on AF_INET listeners and an IPv6 key on

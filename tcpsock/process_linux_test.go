@@ -39,13 +39,13 @@ func procNS(t *testing.T, tag string) string {
 	return netns.New(t, tag).Add("p")
 }
 
-// observeIn runs ProcessSockets.Observe(port) in namespace ns (sock_diag
+// observeIn runs a Scan's Observe of port in namespace ns (sock_diag
 // answers for the namespace it is asked in).
 func observeIn(t *testing.T, ns string, port uint16) Observed {
 	t.Helper()
 	var obs Observed
 	err := netns.Do(ns, func() (err error) {
-		obs, err = ProcessSockets{}.Observe(port)
+		obs, err = (ProcessSockets{}).Scan(port).Observe()
 		return err
 	})
 	noSecret(t, err)
@@ -60,7 +60,7 @@ func observeIn(t *testing.T, ns string, port uint16) Observed {
 
 func setListenerKey(t *testing.T, port uint16, k md5auth.Key, wantN int) {
 	t.Helper()
-	n, err := ProcessSockets{}.SetListenerKey(port, k)
+	n, err := (ProcessSockets{}).Scan(port).SetListenerKey(k)
 	noSecret(t, err)
 	if err != nil || n != wantN {
 		t.Fatalf("SetListenerKey(%d, %v) = %d, %v; want %d, nil", port, k, n, err, wantN)
@@ -118,7 +118,7 @@ func TestProcessSocketsListenerKeys(t *testing.T) {
 	})
 
 	for range 2 { // the second time the key is no longer there
-		if err := (ProcessSockets{}).DeleteListenerKey(portProc, k4); err != nil {
+		if err := (ProcessSockets{}).Scan(portProc).DeleteListenerKey(k4); err != nil {
 			noSecret(t, err)
 			t.Fatalf("DeleteListenerKey(%v): %v", k4, err)
 		}
@@ -156,7 +156,7 @@ func TestProcessSocketsDualStack(t *testing.T) {
 	if err := dialFails(ns, loV4, dst, nil); err != nil {
 		t.Fatalf("unsigned IPv4 dial to a dual-stack listener keyed for it: %v", err)
 	}
-	if err := (ProcessSockets{}).DeleteListenerKey(portProcDual, k4); err != nil {
+	if err := (ProcessSockets{}).Scan(portProcDual).DeleteListenerKey(k4); err != nil {
 		noSecret(t, err)
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestProcessSocketsConnKey(t *testing.T) {
 	setListenerKey(t, portProcConn, md5auth.AddrKey(loV4, secretA), 1)
 	c := dialEcho(t, ns, loV4, lst, md5auth.AddrKey(loV4, secretA))
 	local, remote := apOf(c.RemoteAddr()), apOf(c.LocalAddr()) // the accepted end
-	if err := (ProcessSockets{}).SetConnKey(local, remote, md5auth.AddrKey(loV4, secretB)); err != nil {
+	if err := (ProcessSockets{}).Scan(local.Port()).SetConnKey(local, remote, md5auth.AddrKey(loV4, secretB)); err != nil {
 		noSecret(t, err)
 		t.Fatalf("SetConnKey(%s, %s): %v", local, remote, err)
 	}
@@ -186,7 +186,7 @@ func TestProcessSocketsConnKey(t *testing.T) {
 	})
 
 	gone := ap(loV4, 1)
-	err := ProcessSockets{}.SetConnKey(local, gone, md5auth.AddrKey(loV4, secretB))
+	err := (ProcessSockets{}).Scan(local.Port()).SetConnKey(local, gone, md5auth.AddrKey(loV4, secretB))
 	noSecret(t, err)
 	msg := ""
 	if err != nil {
@@ -225,7 +225,7 @@ func TestProcessSocketsMultipath(t *testing.T) {
 	if proto != ProtoMPTCP {
 		testenv.SkipKernelLacks(t, "MPTCP", "a multipath listener came out as protocol "+strconv.Itoa(proto))
 	}
-	n, err := ProcessSockets{}.SetListenerKey(portProcMPTCP, md5auth.AddrKey(cliV4, secretA))
+	n, err := (ProcessSockets{}).Scan(portProcMPTCP).SetListenerKey(md5auth.AddrKey(cliV4, secretA))
 	noSecret(t, err)
 	var me *MultipathError
 	if n != 0 || !errors.As(err, &me) || me.Local != addr || me.Err != nil {

@@ -61,7 +61,7 @@ func TestSetListenerKeyRefusedByKernel(t *testing.T) {
 	}
 
 	k := md5auth.AddrKey(netip.MustParseAddr("192.0.2.2"), refusedSecret)
-	n, err := tcpsock.ProcessSockets{}.SetListenerKey(port, k)
+	n, err := (tcpsock.ProcessSockets{}).Scan(port).SetListenerKey(k)
 	if err == nil {
 		t.Fatalf("SetListenerKey = %d, nil: the kernel refused the key on listener %s, and the peer would stay up without it", n, addr)
 	}
@@ -83,7 +83,7 @@ func TestSetListenerKeyRefusedByKernel(t *testing.T) {
 	t.Logf("refused as expected: %v", err)
 
 	// The refused key is not there to delete: not an error.
-	if err := (tcpsock.ProcessSockets{}).DeleteListenerKey(port, k); err != nil {
+	if err := (tcpsock.ProcessSockets{}).Scan(port).DeleteListenerKey(k); err != nil {
 		t.Fatalf("DeleteListenerKey after the refusal: %v", err)
 	}
 }
@@ -95,13 +95,13 @@ func TestSetListenerKeyRefusalOnTriedListener(t *testing.T) {
 	port := plainListener(t)
 	tcpsocktest.RefusingListener(t, "tcp6", "[::1]:"+strconv.Itoa(int(port)))
 	k := md5auth.AddrKey(netip.MustParseAddr("192.0.2.2"), refusedSecret)
-	n, err := tcpsock.ProcessSockets{}.SetListenerKey(port, k)
+	n, err := (tcpsock.ProcessSockets{}).Scan(port).SetListenerKey(k)
 	if err != nil || n != 1 {
 		t.Fatalf("SetListenerKey = %d, %v; want 1, nil", n, err)
 	}
 	// An IPv6 key must go on the AF_INET6 listener: refused, an error.
 	k6 := md5auth.AddrKey(netip.MustParseAddr("2001:db8::2"), refusedSecret)
-	if n, err := (tcpsock.ProcessSockets{}).SetListenerKey(port, k6); err == nil || n != 0 {
+	if n, err := (tcpsock.ProcessSockets{}).Scan(port).SetListenerKey(k6); err == nil || n != 0 {
 		t.Fatalf("SetListenerKey(IPv6 key) = %d, %v; want 0 and the refusal", n, err)
 	}
 }

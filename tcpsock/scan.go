@@ -1,9 +1,13 @@
 package tcpsock
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/md5auth"
+)
 
 // Scan is one look at this process's BGP sockets on a port (listeners on
-// it, connections to or from it), made by ProcessSockets.Scan: one
+// it, connections to or from it), made by ProcessSockets.Scan (or Look): one
 // sock_diag dump (the keys the kernel holds, see DumpSocketKeys) and one
 // walk of /proc/self/fd (which descriptor holds which socket). The key
 // operations on a Scan act on the sockets of that look instead of walking
@@ -19,8 +23,9 @@ import "net/netip"
 // socket before touching it (see Socket). So holding a Scan delays no
 // close of GoBGP's, and a stale Scan never keys another socket.
 //
-// The address family rule and the multipath check are ProcessSockets'
-// (its methods of the same names). A Scan is used by one goroutine at a
+// The address family rule (applies, aoApplies) and the multipath check
+// (CheckListener) are the Scan's: every key operation on this process's
+// sockets is one of its methods. A Scan is used by one goroutine at a
 // time. On systems other than Linux every method returns ErrNotSupported.
 type Scan struct {
 	port uint16
@@ -52,6 +57,39 @@ type sockRef struct {
 	listening     bool
 }
 
+// Look is one look at this process's BGP sockets on a port and the key
+// operations on the sockets of that look, TCP-MD5, TCP-AO and the
+// listeners' link-local guards alike: what a reconciliation pass observes
+// and acts through. ProcessSockets.Look makes one (a *Scan); test fakes
+// make their own. The listener operations act on the look's port; the
+// connection operations on a connection to or from it.
+type Look interface {
+	// Observe is the kernel's view of the sockets (see Scan.Observe).
+	Observe() (Observed, error)
+	// ObserveAO reads the TCP-AO keys and state of the sockets.
+	ObserveAO() ([]AOSocket, error)
+	SetListenerKey(k md5auth.Key) (int, error)
+	DeleteListenerKey(k md5auth.Key) error
+	SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error
+	SetListenerAO(set AOSet) (int, error)
+	DeleteListenerAO(p netip.Prefix) error
+	SetConnAO(local, remote netip.AddrPort, set AOSet) error
+	SetListenerGuards(guards []Guard) error
+	// Walks and Dumps are what the look cost: walks of /proc/self/fd and
+	// sock_diag dumps (zero for a fake).
+	Walks() int
+	Dumps() int
+}
+
+// Look looks at this process's sockets on port: with Scan when full,
+// else with ScanLight.
+func (p ProcessSockets) Look(port uint16, full bool) Look {
+	if full {
+		return p.Scan(port)
+	}
+	return p.ScanLight(port)
+}
+
 type fdRef struct {
 	fd    int
 	inode uint64
@@ -64,8 +102,8 @@ func (s *Scan) Walks() int { return s.walks }
 // Dumps is how many sock_diag dumps the Scan made (1).
 func (s *Scan) Dumps() int { return s.dumps }
 
-// Observe is what the dump of the Scan found (see ProcessSockets.Observe):
-// the sockets on the port with the keys the kernel holds, narrowed to
-// this process's. The secrets belong to the caller (wipe them when done);
+// Observe is what the dump of the Scan found (the kernel's own view, see
+// DumpSocketKeys): the sockets on the port with the keys the kernel
+// holds, narrowed to this process's. The secrets belong to the caller (wipe them when done);
 // a second call returns the same slices.
 func (s *Scan) Observe() (Observed, error) { return s.obs, s.err }

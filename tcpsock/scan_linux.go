@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/netip"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/authbgp/authbgpd/md5auth"
 )
 
@@ -236,7 +238,9 @@ func (s *Scan) conn(local, remote netip.AddrPort) (*Socket, error) {
 }
 
 // eachOf runs op on every socket of socks the address family rule picks
-// (see eachListener) and closes them all.
+// (must carry, may try) and closes them all. It returns how many sockets
+// that must carry the key op succeeded on, and the errors of those (a
+// failure where the key was only tried does not count).
 func eachOf(socks []*Socket, rule func(fam int) (must, try bool), op func(s *Socket, must bool) error) (int, error) {
 	defer closeAll(socks)
 	n := 0
@@ -256,8 +260,14 @@ func eachOf(socks []*Socket, rule func(fam int) (must, try bool), op func(s *Soc
 	return n, errors.Join(errs...)
 }
 
-// SetListenerKey is ProcessSockets.SetListenerKey on the listeners of the
-// look.
+// SetListenerKey installs k on every listener of the look that can
+// receive connections from k's address family (see applies). It returns
+// how many listeners had to carry k and do (a dual-stack AF_INET6 listener
+// given an IPv4 key is not counted). An error for any listener that must
+// carry k is an error: a *MultipathError for a multipath TCP listener
+// (checked before any key goes on it, see CheckListener), or the
+// *KeyError of the kernel's refusal. Finding no listener is not an error:
+// it returns 0.
 func (s *Scan) SetListenerKey(k md5auth.Key) (int, error) {
 	socks, err := s.listeners()
 	if err != nil {
@@ -266,8 +276,9 @@ func (s *Scan) SetListenerKey(k md5auth.Key) (int, error) {
 	return eachOf(socks, func(fam int) (bool, bool) { return applies(fam, k) }, setListenerKeyOp(k))
 }
 
-// DeleteListenerKey is ProcessSockets.DeleteListenerKey on the listeners
-// of the look.
+// DeleteListenerKey removes k's scope from every listener of the look
+// that SetListenerKey would have keyed. A key that is not there is not an
+// error, nor is a failure on a listener that only tried k.
 func (s *Scan) DeleteListenerKey(k md5auth.Key) error {
 	socks, err := s.listeners()
 	if err != nil {
@@ -277,8 +288,10 @@ func (s *Scan) DeleteListenerKey(k md5auth.Key) error {
 	return err
 }
 
-// SetConnKey is ProcessSockets.SetConnKey on the connection of the look
-// (or of a new walk, when it came up since).
+// SetConnKey re-keys the established connection local->remote in place
+// (see Socket.SetKey): the look's, or a new walk's when it came up since.
+// Addresses are compared unmapped (as FindConn). A connection that is not
+// found is an error matching ErrSocketNotFound.
 func (s *Scan) SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error {
 	so, err := s.conn(local, remote)
 	if err != nil {
@@ -288,8 +301,20 @@ func (s *Scan) SetConnKey(local, remote netip.AddrPort, k md5auth.Key) error {
 	return so.SetKey(k)
 }
 
-// SetListenerAO is ProcessSockets.SetListenerAO on the listeners of the
-// look.
+// SetListenerAO makes every listener of the look that can receive
+// connections from set's address family hold exactly set.Keys for
+// set.Prefix: missing MKTs are added, changed ones replaced, and MKTs of
+// that scope no longer wanted deleted. It returns how many listeners had to
+// carry them and do. An error for any listener that must carry them is an
+// error (a listener without TCP-AO support, a scope that has TCP-MD5 keys,
+// no memory); finding no listener is not. The kernel then drops a SYN from
+// the scope that carries no TCP-AO option (TCPAORequired), or one signed
+// with an unknown KeyID.
+//
+// The scope is (set.Prefix, set.L3Index()): a set scoped to a VRF touches
+// only the MKTs of that VRF, an unscoped set only the unscoped ones. A
+// scope the kernel refuses (ErrScope) fails; nothing is installed unscoped
+// in its place.
 func (s *Scan) SetListenerAO(set AOSet) (int, error) {
 	set, err := set.scoped()
 	if err != nil {
@@ -303,8 +328,10 @@ func (s *Scan) SetListenerAO(set AOSet) (int, error) {
 		func(so *Socket, _ bool) error { return syncMKTs(so, set) })
 }
 
-// DeleteListenerAO is ProcessSockets.DeleteListenerAO on the listeners of
-// the look: p's MKTs in every L3 scope.
+// DeleteListenerAO removes every MKT of p from the listeners of the look,
+// in every L3 scope: unscoped and scoped to any VRF (a peer that is gone,
+// or moved to another VRF, leaves none behind). DeleteListenerAOScope
+// removes one scope's only.
 func (s *Scan) DeleteListenerAO(p netip.Prefix) error {
 	socks, err := s.listeners()
 	if err != nil {
@@ -314,8 +341,29 @@ func (s *Scan) DeleteListenerAO(p netip.Prefix) error {
 	return err
 }
 
-// SetConnAO is ProcessSockets.SetConnAO on the connection of the look (or
-// of a new walk, when it came up since).
+// DeleteListenerAOScope removes every MKT of the scope (p, ifindex) from
+// the listeners of the look: p's MKTs scoped to the VRF with that ifindex
+// (0: the unscoped ones), and none of another scope. It works after the
+// VRF is gone (TCP_AO_DEL_KEY does not look the device up).
+func (s *Scan) DeleteListenerAOScope(p netip.Prefix, ifindex int) error {
+	socks, err := s.listeners()
+	if err != nil {
+		return err
+	}
+	_, err = eachOf(socks, func(fam int) (bool, bool) { return aoApplies(fam, p) },
+		func(so *Socket, _ bool) error {
+			return syncMKTs(so, AOSet{Prefix: p, IfIndex: ifindex, Current: -1, RNext: -1})
+		})
+	return err
+}
+
+// SetConnAO brings the established connection local->remote (the look's,
+// or a new walk's when it came up since) in line with set: missing MKTs
+// added (a new key of the chain), the current key and RNextKeyID set (the
+// peer then switches to RNext; our current key follows what the peer asks
+// for), segments without TCP-AO refused, and MKTs no longer wanted deleted
+// when the kernel lets go of them (a key in use is kept until the switch
+// is done).
 func (s *Scan) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 	set, err := set.scoped()
 	if err != nil {
@@ -329,7 +377,25 @@ func (s *Scan) SetConnAO(local, remote netip.AddrPort, set AOSet) error {
 	return setConnAO(so, set)
 }
 
-// ObserveAO is ProcessSockets.ObserveAO over the sockets of the look.
+// SetListenerGuards puts the link-local guards on every IPv6 listener of
+// the look (the IPv4 ones never see a link-local peer); no listener at all
+// is a *NotFoundError (nothing is guarded).
+func (s *Scan) SetListenerGuards(guards []Guard) error {
+	socks, err := s.listeners()
+	if err != nil {
+		return err
+	}
+	if len(socks) == 0 {
+		return &NotFoundError{Listener: true, Port: s.port}
+	}
+	_, err = eachOf(socks, func(fam int) (bool, bool) { return fam == unix.AF_INET6, fam == unix.AF_INET6 },
+		func(so *Socket, _ bool) error { return so.SetGuards(guards) })
+	return err
+}
+
+// ObserveAO reports the sockets of the look (listeners on the port and
+// connections to or from it) that hold TCP-AO keys, with their keys and
+// state. Wipe the result's secrets (WipeAO) when done.
 func (s *Scan) ObserveAO() ([]AOSocket, error) {
 	if err := s.ready(); err != nil {
 		return nil, err

@@ -29,8 +29,14 @@ func (s *Scan) SetListenerAO(set AOSet) (int, error) { return 0, ErrNotSupported
 // DeleteListenerAO returns ErrNotSupported.
 func (s *Scan) DeleteListenerAO(p netip.Prefix) error { return ErrNotSupported }
 
+// DeleteListenerAOScope returns ErrNotSupported.
+func (s *Scan) DeleteListenerAOScope(p netip.Prefix, ifindex int) error { return ErrNotSupported }
+
 // SetConnAO returns ErrNotSupported.
 func (s *Scan) SetConnAO(local, remote netip.AddrPort, set AOSet) error { return ErrNotSupported }
 
 // ObserveAO returns ErrNotSupported.
 func (s *Scan) ObserveAO() ([]AOSocket, error) { return nil, ErrNotSupported }
+
+// SetListenerGuards is not available here.
+func (s *Scan) SetListenerGuards([]Guard) error { return errNoGuards }

@@ -207,16 +207,6 @@ func socketFds(fn func(fd int, inode uint64) bool) error {
 	return nil
 }
 
-// ownSocketInodes returns the inodes of this process's sockets.
-func ownSocketInodes() (map[uint64]bool, error) {
-	own := map[uint64]bool{}
-	err := socketFds(func(_ int, ino uint64) bool {
-		own[ino] = true
-		return true
-	})
-	return own, err
-}
-
 // scan duplicates every socket descriptor of the process, identifies the
 // duplicate and keeps those match accepts (one per inode). With first, it
 // stops at the first match.

@@ -19,8 +19,9 @@ import (
 
 // Keys scoped to a VRF (l3mdev): TCP-MD5 with TCP_MD5SIG_FLAG_IFINDEX,
 // TCP-AO with TCP_AO_KEYF_IFINDEX, through the functions the reconciler
-// uses (ProcessSockets: SetListenerKey, DeleteListenerKey, SetListenerAO,
-// DeleteListenerAO(Scope), DialMD5, DialAO, Observe, ObserveAO). The parts
+// uses (a Scan's SetListenerKey, DeleteListenerKey, SetListenerAO,
+// DeleteListenerAO(Scope), Observe, ObserveAO; ProcessSockets' DialMD5,
+// DialAO). The parts
 // that need VRF devices skip, naming CONFIG_NET_VRF, on a kernel without
 // them (this project's host); the TCP-AO parts skip naming CONFIG_TCP_AO.
 // Both run in the VM (make vmtest: TestTCPSockInGuest).
@@ -187,7 +188,7 @@ func aoSet(a netip.Addr, id uint8, secret []byte, l3 int) AOSet {
 
 func observeAOIn(t *testing.T, port uint16) []AOSocket {
 	t.Helper()
-	socks, err := ProcessSockets{}.ObserveAO(port)
+	socks, err := (ProcessSockets{}).Scan(port).ObserveAO()
 	if err != nil {
 		t.Fatalf("ObserveAO(%d): %v", port, err)
 	}
@@ -270,7 +271,7 @@ func TestVRFScopedListenerAndDial(t *testing.T) {
 				switch mech {
 				case "md5":
 					scoped := md5auth.Key{Prefix: cliScope, IfIndex: v.blue, Secret: secretA}
-					if n, err := ps.SetListenerKey(port, scoped); err != nil || n != 1 {
+					if n, err := ps.Scan(port).SetListenerKey(scoped); err != nil || n != 1 {
 						noSecret(t, err)
 						t.Fatalf("SetListenerKey(%v) = %d, %v; want 1 listener", scoped, n, err)
 					}
@@ -278,7 +279,7 @@ func TestVRFScopedListenerAndDial(t *testing.T) {
 					defer c.Close()
 					// The far end keys our address, unscoped; our dialing
 					// socket in blue carries the key scoped to blue.
-					if n, err := ps.SetListenerKey(far, md5auth.AddrKey(f.srv, secretB)); err != nil || n != 1 {
+					if n, err := ps.Scan(far).SetListenerKey(md5auth.AddrKey(f.srv, secretB)); err != nil || n != 1 {
 						t.Fatalf("far end's key: %d, %v", n, err)
 					}
 					out := dialKeyedOK(t, v.srv, "blue", f.srv, farDst, md5Keyer(farDst, md5auth.Key{Prefix: netip.PrefixFrom(f.cli, f.cli.BitLen()), IfIndex: v.blue, Secret: secretB}))
@@ -300,7 +301,7 @@ func TestVRFScopedListenerAndDial(t *testing.T) {
 					// place with a scoped key: SetConnKey.
 					local, remote := ap(f.srv, port), netip.MustParseAddrPort(c.LocalAddr().String())
 					rekey := md5auth.Key{Prefix: cliScope, IfIndex: v.blue, Secret: secretB}
-					if err := ps.SetConnKey(local, remote, rekey); err != nil {
+					if err := ps.Scan(local.Port()).SetConnKey(local, remote, rekey); err != nil {
 						noSecret(t, err)
 						t.Fatalf("SetConnKey(%s, %s, %v): %v", local, remote, rekey, err)
 					}
@@ -315,13 +316,13 @@ func TestVRFScopedListenerAndDial(t *testing.T) {
 					}
 				case "ao":
 					scoped := aoSet(f.cli, 1, secretA, v.blue)
-					if n, err := ps.SetListenerAO(port, scoped); err != nil || n != 1 {
+					if n, err := ps.Scan(port).SetListenerAO(scoped); err != nil || n != 1 {
 						noSecret(t, err)
 						t.Fatalf("SetListenerAO(%v) = %d, %v; want 1 listener", scoped, n, err)
 					}
 					c := dialKeyedOK(t, v.cli, "", f.cli, dst, aoKeyer(dst, aoSet(f.srv, 1, secretA, 0)))
 					defer c.Close()
-					if n, err := ps.SetListenerAO(far, aoSet(f.srv, 2, secretB, 0)); err != nil || n != 1 {
+					if n, err := ps.Scan(far).SetListenerAO(aoSet(f.srv, 2, secretB, 0)); err != nil || n != 1 {
 						t.Fatalf("far end's key: %d, %v", n, err)
 					}
 					out := dialKeyedOK(t, v.srv, "blue", f.srv, farDst, aoKeyer(farDst, aoSet(f.cli, 2, secretB, v.blue)))
@@ -356,7 +357,7 @@ func TestVRFScopedListenerAndDial(t *testing.T) {
 					local, remote := ap(f.srv, port), netip.MustParseAddrPort(c.LocalAddr().String())
 					two := aoSet(f.cli, 1, secretA, v.blue)
 					two.Keys = append(two.Keys, aoSet(f.cli, 3, secretX, v.blue).Keys...)
-					if err := ps.SetConnAO(local, remote, two); err != nil {
+					if err := ps.Scan(local.Port()).SetConnAO(local, remote, two); err != nil {
 						noSecret(t, err)
 						t.Fatalf("SetConnAO(%s, %s, %v): %v", local, remote, two, err)
 					}
@@ -424,7 +425,7 @@ func TestVRFScopeFailsClosed(t *testing.T) {
 		far.setKey(t, md5auth.AddrKey(srvV4, secretA))
 		for _, c := range cases {
 			k := md5auth.Key{Prefix: netip.PrefixFrom(cliV4, 32), IfIndex: c.ifindex, Secret: secretA}
-			n, err := ps.SetListenerKey(portVRFClosed, k)
+			n, err := ps.Scan(portVRFClosed).SetListenerKey(k)
 			check(t, err, fmt.Sprintf("tcpsock: set key for 192.0.2.2 ifindex %d on listener 192.0.2.1:%d: ", c.ifindex, portVRFClosed), c.want)
 			if n != 0 {
 				t.Fatalf("SetListenerKey reports %d listeners keyed", n)
@@ -451,12 +452,12 @@ func TestVRFScopeFailsClosed(t *testing.T) {
 		requireAO(t)
 		listenEcho(t, v.srv, "tcp6", ap(srvV6, portVRFClosedAO))
 		listenEcho(t, v.cli, "tcp6", ap(cliV6, portVRFFarAO))
-		if _, err := ps.SetListenerAO(portVRFFarAO, aoSet(srvV6, 1, secretA, 0)); err != nil {
+		if _, err := ps.Scan(portVRFFarAO).SetListenerAO(aoSet(srvV6, 1, secretA, 0)); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range cases {
 			set := aoSet(cliV6, 1, secretA, c.ifindex)
-			n, err := ps.SetListenerAO(portVRFClosedAO, set)
+			n, err := ps.Scan(portVRFClosedAO).SetListenerAO(set)
 			check(t, err, fmt.Sprintf("add tcp-ao key 1/1 for 2001:db8::2/128 ifindex %d on listener [2001:db8::1]:%d: ", c.ifindex, portVRFClosedAO), c.want)
 			if n != 0 {
 				t.Fatalf("SetListenerAO reports %d listeners keyed", n)
@@ -502,24 +503,24 @@ func TestVRFGone(t *testing.T) {
 	ps := ProcessSockets{}
 	listenEcho(t, v.srv, "tcp4", ap(netip.IPv4Unspecified(), portVRFGone))
 	md := md5auth.Key{Prefix: netip.PrefixFrom(cliV4, 32), IfIndex: gone, Secret: secretA}
-	if _, err := ps.SetListenerKey(portVRFGone, md); err != nil {
+	if _, err := ps.Scan(portVRFGone).SetListenerKey(md); err != nil {
 		t.Fatalf("scoped key while the VRF exists: %v", err)
 	}
 	aoOK := CheckTCPAO() == nil
 	ao := aoSet(cliV4Out, 1, secretB, gone)
 	if aoOK {
-		if _, err := ps.SetListenerAO(portVRFGone, ao); err != nil {
+		if _, err := ps.Scan(portVRFGone).SetListenerAO(ao); err != nil {
 			t.Fatalf("scoped MKT while the VRF exists: %v", err)
 		}
 	}
 	netns.Run(t, "ip", "-n", v.srv, "link", "del", "gone")
 
-	_, err := ps.SetListenerKey(portVRFGone, md5auth.Key{Prefix: netip.PrefixFrom(cliV4Out, 32), IfIndex: gone, Secret: secretA})
+	_, err := ps.Scan(portVRFGone).SetListenerKey(md5auth.Key{Prefix: netip.PrefixFrom(cliV4Out, 32), IfIndex: gone, Secret: secretA})
 	noSecret(t, err)
 	if !errors.Is(err, ErrScope) || !strings.Contains(err.Error(), fmt.Sprintf("no device has ifindex %d", gone)) {
 		t.Fatalf("set a key scoped to the deleted VRF: %v, want ErrScope naming it", err)
 	}
-	err = ps.DeleteListenerKey(portVRFGone, md)
+	err = ps.Scan(portVRFGone).DeleteListenerKey(md)
 	noSecret(t, err)
 	if !errors.Is(err, ErrScope) || !strings.Contains(err.Error(), "cannot delete a TCP-MD5 key scoped to a device that is gone") {
 		t.Fatalf("delete the key scoped to the deleted VRF: %v, want ErrScope saying it cannot be deleted", err)
@@ -530,7 +531,7 @@ func TestVRFGone(t *testing.T) {
 	if !aoOK {
 		testenv.SkipKernelLacks(t, "CONFIG_TCP_AO (TCP-AO)", "the TCP-AO half")
 	}
-	if err := ps.DeleteListenerAOScope(portVRFGone, ao.Prefix, gone); err != nil {
+	if err := ps.Scan(portVRFGone).DeleteListenerAOScope(ao.Prefix, gone); err != nil {
 		t.Fatalf("delete the MKT scoped to the deleted VRF: %v", err)
 	}
 	for _, s := range observeAOIn(t, portVRFGone) {
@@ -565,14 +566,14 @@ func TestVRFScopedAndUnscopedCoexist(t *testing.T) {
 		unscoped := md5auth.Key{Prefix: p, Secret: secretB}
 		set := func(k md5auth.Key) {
 			t.Helper()
-			if n, err := ps.SetListenerKey(portVRFBoth, k); err != nil || n != 1 {
+			if n, err := ps.Scan(portVRFBoth).SetListenerKey(k); err != nil || n != 1 {
 				noSecret(t, err)
 				t.Fatalf("SetListenerKey(%v) = %d, %v", k, n, err)
 			}
 		}
 		del := func(k md5auth.Key) {
 			t.Helper()
-			if err := ps.DeleteListenerKey(portVRFBoth, k); err != nil {
+			if err := ps.Scan(portVRFBoth).DeleteListenerKey(k); err != nil {
 				t.Fatalf("DeleteListenerKey(%v): %v", k, err)
 			}
 		}
@@ -642,7 +643,7 @@ func TestVRFScopedAndUnscopedCoexist(t *testing.T) {
 		}
 		setAO := func(set AOSet) {
 			t.Helper()
-			if n, err := ps.SetListenerAO(portVRFBoth, set); err != nil || n != 1 {
+			if n, err := ps.Scan(portVRFBoth).SetListenerAO(set); err != nil || n != 1 {
 				noSecret(t, err)
 				t.Fatalf("SetListenerAO(%v) = %d, %v", set, n, err)
 			}
@@ -658,14 +659,14 @@ func TestVRFScopedAndUnscopedCoexist(t *testing.T) {
 		expect("3/3", "4/4")
 		dialKeyedOK(t, v.cli, "", a, dst, aoKeyer(dst, aoSet(srvV4, 3, secretX, 0))).Close()
 		// The KeyIDs of an unscoped MKT are taken in every VRF.
-		_, err := ps.SetListenerAO(portVRFBoth, AOSet{Prefix: p, IfIndex: v.blue, Current: -1, RNext: -1,
+		_, err := ps.Scan(portVRFBoth).SetListenerAO(AOSet{Prefix: p, IfIndex: v.blue, Current: -1, RNext: -1,
 			Keys: []AOKey{{Prefix: p, Alg: AOAlgHMACSHA1, Secret: secretA, SendID: 3, RecvID: 3}, {Prefix: p, Alg: AOAlgHMACSHA1, Secret: secretA, SendID: 4, RecvID: 4}}})
 		noSecret(t, err)
 		if !errors.Is(err, unix.EEXIST) || !strings.Contains(err.Error(), "an unscoped MKT overlaps every VRF") {
 			t.Fatalf("a scoped MKT with an unscoped MKT's KeyIDs: %v, want EEXIST explained", err)
 		}
 		expect("3/3", "4/4")
-		if err := ps.DeleteListenerAOScope(portVRFBoth, p, v.blue); err != nil {
+		if err := ps.Scan(portVRFBoth).DeleteListenerAOScope(p, v.blue); err != nil {
 			t.Fatal(err)
 		}
 		expect("", "4/4")
@@ -676,13 +677,13 @@ func TestVRFScopedAndUnscopedCoexist(t *testing.T) {
 			{Prefix: p, Alg: AOAlgHMACSHA1, Secret: secretB, SendID: 4, RecvID: 4},
 			{Prefix: p, Alg: AOAlgHMACSHA1, Secret: secretB, SendID: 5, RecvID: 5}}})
 		expect("5/5", "4/4,5/5")
-		if err := ps.DeleteListenerAOScope(portVRFBoth, p, 0); err != nil { // the unscoped ones only
+		if err := ps.Scan(portVRFBoth).DeleteListenerAOScope(p, 0); err != nil { // the unscoped ones only
 			t.Fatal(err)
 		}
 		expect("5/5", "")
 		setAO(aoSet(a, 6, secretB, 0))
 		expect("5/5", "6/6")
-		if err := ps.DeleteListenerAO(portVRFBoth, p); err != nil { // every scope
+		if err := ps.Scan(portVRFBoth).DeleteListenerAO(p); err != nil { // every scope
 			t.Fatal(err)
 		}
 		expect("", "")

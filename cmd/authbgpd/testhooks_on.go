@@ -53,13 +53,25 @@ type failing struct {
 	algs *tcpsock.AOAlgorithms
 }
 
-func (f failing) SetListenerKey(port uint16, k md5auth.Key) (int, error) {
-	for _, s := range f.fail {
+// Look is the real look, whose listener key installs fail for the scopes
+// of AUTHBGPD_TEST_FAIL_KEYS: the failure comes on the production path.
+func (f failing) Look(port uint16, full bool) tcpsock.Look {
+	return failingLook{Look: f.ProcessSockets.Look(port, full), fail: f.fail, port: port}
+}
+
+type failingLook struct {
+	tcpsock.Look
+	fail []string
+	port uint16
+}
+
+func (l failingLook) SetListenerKey(k md5auth.Key) (int, error) {
+	for _, s := range l.fail {
 		if s == k.Scope() {
-			return 0, fmt.Errorf("tcpsock: set key for %s on listener port %d: injected failure (test build)", k.Scope(), port)
+			return 0, fmt.Errorf("tcpsock: set key for %s on listener port %d: injected failure (test build)", k.Scope(), l.port)
 		}
 	}
-	return f.ProcessSockets.SetListenerKey(port, k)
+	return l.Look.SetListenerKey(k)
 }
 
 // AOAlgorithms is AUTHBGPD_TEST_AO_ALGS's kernel, else the real probe.

@@ -35,7 +35,7 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 	var ps tcpsock.ProcessSockets
 	observe := func() []tcpsock.ObservedAOKey {
 		t.Helper()
-		socks, err := ps.ObserveAO(port)
+		socks, err := ps.Scan(port).ObserveAO()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 		}
 		return s
 	}
-	if n, err := ps.SetListenerAO(port, set); err != nil || n != 1 {
+	if n, err := ps.Scan(port).SetListenerAO(set); err != nil || n != 1 {
 		t.Fatalf("SetListenerAO: %d listeners, %v", n, err)
 	}
 	first := observe()
@@ -77,7 +77,7 @@ func TestTCPAOKeysReadBack(t *testing.T) {
 		}
 	}
 	for i := 0; i < 2; i++ {
-		if _, err := ps.SetListenerAO(port, set); err != nil {
+		if _, err := ps.Scan(port).SetListenerAO(set); err != nil {
 			t.Fatalf("SetListenerAO again: %v", err)
 		}
 	}
@@ -107,11 +107,11 @@ func TestTCPAOKeysReadBackMany(t *testing.T) {
 			set.Keys = append(set.Keys, tcpsock.AOKey{Prefix: scope, Alg: tcpsock.AOAlgHMACSHA1,
 				Secret: keys.Secret(fmt.Sprintf("peer %d key %d", i, k)), SendID: uint8(k), RecvID: uint8(k)})
 		}
-		if _, err := ps.SetListenerAO(port, set); err != nil {
+		if _, err := ps.Scan(port).SetListenerAO(set); err != nil {
 			t.Fatalf("SetListenerAO %s: %v", scope, err)
 		}
 	}
-	socks, err := ps.ObserveAO(port)
+	socks, err := ps.Scan(port).ObserveAO()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -544,12 +544,14 @@ keychain = "ao"
 		// it: read back, and the ICMP is then taken.
 		set := tcpsock.AOSet{Prefix: netip.PrefixFrom(p.cli4, 32), Current: -1, RNext: 1, AcceptICMPs: true,
 			Keys: []tcpsock.AOKey{{Prefix: netip.PrefixFrom(p.cli4, 32), Alg: tcpsock.AOAlgHMACSHA1, Secret: keys.Secret(secret), SendID: 1, RecvID: 1}}}
-		if err := netns.Do(p.A, func() error { return (tcpsock.ProcessSockets{}).SetConnAO(s.srvAddr(), s.cliAddr(), set) }); err != nil {
+		if err := netns.Do(p.A, func() error {
+			return (tcpsock.ProcessSockets{}).Scan(s.srvAddr().Port()).SetConnAO(s.srvAddr(), s.cliAddr(), set)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		var seen bool
 		err := netns.Do(p.A, func() error {
-			socks, err := (tcpsock.ProcessSockets{}).ObserveAO(port)
+			socks, err := (tcpsock.ProcessSockets{}).Scan(port).ObserveAO()
 			defer tcpsock.WipeAO(socks)
 			for _, so := range socks {
 				if !so.Listening && so.Remote == s.cliAddr() {

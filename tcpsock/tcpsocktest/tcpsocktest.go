@@ -15,7 +15,7 @@
 // Typical use, in any package's test (as root):
 //
 //	l := tcpsocktest.RefusingListener(t, "tcp4", "127.0.0.1:1790")
-//	n, err := tcpsock.ProcessSockets{}.SetListenerKey(1790, key) // err != nil: the kernel refused
+//	n, err := tcpsock.ProcessSockets{}.Scan(1790).SetListenerKey(key) // err != nil: the kernel refused
 //
 // The refusing listener is a listener of this process like any other, so
 // tcpsock's socket discovery finds it on its port next to the listeners of
