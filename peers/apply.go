@@ -16,7 +16,8 @@ import (
 )
 
 // This file is the only code of the peers runtime that changes GoBGP's
-// peers or the keys on sockets. A pass (pass.go) decides; apply acts, one
+// peers, the keys and guards on sockets, or the kernel's settings (the
+// tcp_l3mdev_accept sysctl). A pass (pass.go) decides; apply acts, one
 // action at a time, and returns the action's error for the pass to record.
 
 // actKind is what an action does.
@@ -36,6 +37,8 @@ const (
 	actSetListenerAO                        // a TCP-AO peer's MKTs on every listener of the family
 	actDeleteListenerAO                     // a scope's MKTs off every listener
 	actSetConnAO                            // a connection's MKTs and RNextKeyID
+	actSetGuards                            // the link-local guards on the listeners (scope.go)
+	actL3mdevAccept                         // net.ipv4.tcp_l3mdev_accept = 1 (VRF peers reach the listeners)
 )
 
 // action is one change the pass decided.
@@ -56,6 +59,12 @@ type action struct {
 	why           string
 	// addrs: a dropped range's sessions in the session table.
 	addrs []netip.Addr
+	// guards: the whole set the listeners must carry (actSetGuards).
+	guards []tcpsock.Guard
+	// quiet: the action re-asserts what the last pass set, which the
+	// kernel cannot show back (the guards): not a change, the pass can be
+	// steady.
+	quiet bool
 }
 
 // apply carries out a, without m.mu: it reads only what the pass
@@ -91,6 +100,10 @@ func (p *pass) apply(ctx context.Context, a action) error {
 		return m.bgp.ResetPeer(ctx, a.addr.String(), a.why, false, api.ResetPeerRequest_BOTH)
 	case actSetListenerAO, actDeleteListenerAO, actSetConnAO:
 		return p.applyAO(a)
+	case actSetGuards:
+		return p.setGuards(a.guards)
+	case actL3mdevAccept:
+		return setL3mdevAccept()
 	}
 	return fmt.Errorf("peers: unknown action %d", a.kind)
 }
@@ -107,6 +120,17 @@ func (p *pass) setListenerKey(c *config.Peer, k md5auth.Key) error {
 		return fmt.Errorf("peers: peer %s (%s:%d): %w", c.ID(), p.in.Config.File, c.Line, err)
 	}
 	return nil
+}
+
+// setGuards puts the link-local guards want on the listeners (the whole
+// set: the filter replaces the one before).
+func (p *pass) setGuards(want []tcpsock.Guard) error {
+	m := p.m
+	gs, ok := m.socks.(GuardSockets)
+	if !ok {
+		return errors.New("the socket layer cannot put link-local guards on the listeners")
+	}
+	return gs.SetListenerGuards(p.listenPort, want)
 }
 
 // readd replaces a static peer in GoBGP with its admin state. It

@@ -152,6 +152,8 @@ type pass struct {
 	statics map[netip.Addr]bool // the config's static peers (isStatic)
 	// rekeyHeld: a connection keeps a replaced key (rekeyhold.go).
 	rekeyHeld bool
+	// l3 is what the pass observed of tcp_l3mdev_accept (scope.go).
+	l3 l3mdevView
 }
 
 // passResult is what a pass tells the loop: the time of the next keychain
@@ -174,6 +176,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	useAO := needs(m.cfg, config.AuthTCPAO) && m.aoPreErr == nil
 	m.mu.Unlock()
 	links, vrfs := observeScopes(m.scopes, m.adv, cfg)
+	l3 := observeL3mdev(vrfs, listen)
 	if port == 0 {
 		port = 179 // not listening: only dialed sessions, to the peers' BGP port
 	}
@@ -197,7 +200,8 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	m.passes++
 	if m.cfg == cfg { // a reload since: the next pass observes its names
 		m.links, m.vrfs = m.learn(links), vrfs
-		m.scopeL3mdev(vrfs)
+	} else {
+		l3 = l3mdevView{}
 	}
 	if oerr != nil {
 		m.log.WithError(oerr).Debug("reconcile: cannot observe socket keys")
@@ -209,7 +213,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
 		looked: oerr == nil, lookAt: lookAt,
 		port: port, listenPort: listen, socks: ps, prev: map[string]keys.Secret{}, deleted: map[netip.Prefix]bool{},
-		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
+		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil, l3: l3}
 	p.run()
 	m.lastLook = ps.counts()
 	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...)}
@@ -259,6 +263,7 @@ func (p *pass) run() {
 		st.obs.drift = ""
 	}
 	p.sessions()
+	p.l3mdev()
 	p.removals()
 	p.keys()
 	p.guards()
@@ -288,7 +293,9 @@ func (m *Manager) keepPins(seen map[string]int, d Desired) {
 // meanwhile: only the reconciler's goroutine runs passes.
 func (p *pass) act(a action) error {
 	var err error
-	p.acts++
+	if !a.quiet {
+		p.acts++
+	}
 	p.unlocked(func() { err = p.apply(p.ctx, a) })
 	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
 		p.errs = append(p.errs, err)
