@@ -255,9 +255,13 @@ func (p *pass) steady(observeErr error, useAO bool) bool {
 
 // run is the pass's order of work. Keys go on the listeners before GoBGP
 // learns of a peer; a key that fails holds the peer down in the same pass.
+// The desired state is computed once (desiredOf); the install failures,
+// of earlier passes and then of this pass's key stage, hold their peers
+// down (holdFailed).
 func (p *pass) run() {
 	m := p.m
-	p.d = ComputeDesired(p.in)
+	want := desiredOf(p.in)
+	p.d = holdFailed(want, p.in.Held)
 	m.keepPins(p.in.Proposals, p.d)
 	for _, st := range m.peers {
 		st.obs.drift = ""
@@ -268,8 +272,8 @@ func (p *pass) run() {
 	p.keys()
 	p.guards()
 	p.in.Held = maps.Clone(m.held)
-	p.d = ComputeDesired(p.in) // the install failures of this pass hold their peers down now
-	p.publishDials()           // before GoBGP learns of a peer, it can key its dials
+	p.d = holdFailed(want, p.in.Held) // the install failures of this pass hold their peers down now
+	p.publishDials()                  // before GoBGP learns of a peer, it can key its dials
 	p.gobgp()
 	p.unmanaged()
 	p.conns()

@@ -2,6 +2,7 @@ package peers
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"reflect"
 	"testing"
@@ -49,5 +50,38 @@ func TestPlanL3mdev(t *testing.T) {
 	}
 	if got := observeL3mdev(nil, 179); got != (l3mdevView{}) {
 		t.Errorf("no VRF peers: read the sysctl: %+v", got)
+	}
+}
+
+// TestHoldFailed: a pass computes its desired state once (desiredOf) and
+// holds down the install failures of its key stage with holdFailed, which
+// decides what ComputeDesired with those failures as Inputs.Held decides,
+// without changing the state it was given.
+func TestHoldFailed(t *testing.T) {
+	c := cfg(t, chainCfg)
+	failed := errors.New("injected install failure")
+	in := Inputs{Config: c, Now: t0}
+	base := desiredOf(in)
+	for _, held := range []map[string]error{
+		nil,
+		{"192.0.2.2": failed},
+		{"192.0.2.3": failed, "192.0.2.4": failed},              // an unkeyed peer has nothing to hold down
+		{"198.51.100.0/24": failed, "203.0.113.9": failed},      // held already (no key yet); not configured
+		{"192.0.2.2": failed, "192.0.2.3": failed, "x": failed}, // all keyed
+	} {
+		in.Held = held
+		got, want := holdFailed(base, held), ComputeDesired(in)
+		for id, w := range want.Peers {
+			g := got.Peers[id]
+			if g.HeldDown != w.HeldDown || fmt.Sprint(g.Err) != fmt.Sprint(w.Err) {
+				t.Errorf("held %v: %s held=%v (%v), ComputeDesired says %v (%v)", held, id, g.HeldDown, g.Err, w.HeldDown, w.Err)
+			}
+		}
+		if len(got.Peers) != len(want.Peers) {
+			t.Errorf("held %v: %d peers, want %d", held, len(got.Peers), len(want.Peers))
+		}
+	}
+	if w := base.Peers["192.0.2.2"]; w.HeldDown {
+		t.Errorf("holdFailed changed the desired state it was given: %+v", w)
 	}
 }
