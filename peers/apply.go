@@ -61,6 +61,10 @@ type action struct {
 	addrs []netip.Addr
 	// guards: the whole set the listeners must carry (actSetGuards).
 	guards []tcpsock.Guard
+	// step: why the GoBGP stage changes a peer's neighbor or range (what
+	// its outcome records); refusals: a stuck OpenSent's refused dials.
+	step     neighborStep
+	refusals int
 	// quiet: the action re-asserts what the last pass set, which the
 	// kernel cannot show back (the guards): not a change, the pass can be
 	// steady.

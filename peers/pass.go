@@ -410,18 +410,7 @@ func (p *pass) removals() {
 }
 
 // removeFromGoBGP deletes st's neighbor or range from GoBGP.
-func (p *pass) removeFromGoBGP(st *peer) {
-	a := action{kind: actDeleteNeighbor, peer: st.cfg, addr: st.cfg.Address}
-	p.gone[st.cfg.Address] = true
-	if st.cfg.IsDynamic() {
-		a = action{kind: actDropRange, peer: st.cfg, addrs: p.rangeTable(st.cfg)}
-		p.dropped[groupName(st.cfg.Prefix)] = true
-	}
-	if err := p.act(a); err != nil {
-		p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot remove the peer from GoBGP")
-	}
-	st.inGoBGP, st.shape = false, nil
-}
+func (p *pass) removeFromGoBGP(st *peer) { p.actNeighbor(removeAction(st.cfg, stepRemove)) }
 
 // shareListener records w's key for a peer whose listener scope another
 // interface peer owns (shareListeners): its connections are keyed with it
