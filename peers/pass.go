@@ -148,7 +148,8 @@ type pass struct {
 	gone    map[netip.Addr]bool
 	dropped map[string]bool
 	errs    []error
-	acts    int                 // the actions taken (act)
+	acts    int                 // the actions taken (act), quiet ones left out
+	done    []action            // the actions carried out, in order (tests read them: passResult)
 	statics map[netip.Addr]bool // the config's static peers (isStatic)
 	// rekeyHeld: a connection keeps a replaced key (rekeyhold.go).
 	rekeyHeld bool
@@ -163,6 +164,7 @@ type passResult struct {
 	next   time.Time
 	steady bool
 	err    error
+	done   []action // the actions carried out, in order
 }
 
 // runPass observes, then decides under m.mu and acts outside it (act): the
@@ -216,7 +218,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil, l3: l3}
 	p.run()
 	m.lastLook = ps.counts()
-	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...)}
+	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...), done: p.done}
 }
 
 // nextDue is when a pass is due next for the pass's own reasons (zero:
@@ -300,6 +302,7 @@ func (p *pass) act(a action) error {
 	if !a.quiet {
 		p.acts++
 	}
+	p.done = append(p.done, a)
 	p.unlocked(func() { err = p.apply(p.ctx, a) })
 	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
 		p.errs = append(p.errs, err)

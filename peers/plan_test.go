@@ -1,12 +1,22 @@
 package peers
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/tcpsock"
 )
 
@@ -83,5 +93,195 @@ func TestHoldFailed(t *testing.T) {
 	}
 	if w := base.Peers["192.0.2.2"]; w.HeldDown {
 		t.Errorf("holdFailed changed the desired state it was given: %+v", w)
+	}
+}
+
+// unstarted is a manager on fakes whose passes the test runs itself
+// (runPass: no loop runs them).
+func unstarted(t *testing.T, c *config.Config, s *fakeSockets) (*Manager, *fakeBGP) {
+	t.Helper()
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	m := New(Options{Config: c, Logger: l, Sockets: s})
+	b := newFakeBGP()
+	m.mu.Lock()
+	m.started, m.bgp = true, b
+	if p := c.Global.ListenPort; p > 0 {
+		m.port = uint16(p)
+	}
+	m.preflight(c)
+	m.mu.Unlock()
+	return m, b
+}
+
+// passDone runs a pass and describes the actions it carried out, in order.
+func passDone(m *Manager, full bool) []string {
+	var out []string
+	for _, a := range m.runPass(context.Background(), full).done {
+		out = append(out, describeAction(a))
+	}
+	return out
+}
+
+// reloadTo makes next the config of the manager's next pass (as Reload
+// does, without its pass).
+func reloadTo(m *Manager, next *config.Config) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.preflight(next)
+	m.cfg = next
+}
+
+func describeAction(a action) string {
+	admin := ""
+	if a.adminDown {
+		admin = " admin-down"
+	}
+	switch a.kind {
+	case actSetListenerKey:
+		return "set-listener-key " + a.key.Scope()
+	case actDeleteListenerKey:
+		return "delete-listener-key " + a.key.Scope()
+	case actSetConnKey:
+		return "set-conn-key " + a.remote.String()
+	case actAddNeighbor:
+		return "add-neighbor " + a.peer.Address.String() + admin
+	case actReaddNeighbor:
+		return "readd-neighbor " + a.peer.Address.String() + admin
+	case actDeleteNeighbor:
+		return "delete-neighbor " + a.addr.String()
+	case actAddRange:
+		return "add-range " + a.peer.Prefix.String()
+	case actDropRange:
+		return "drop-range " + a.peer.Prefix.String()
+	case actDeleteRange:
+		return "delete-range " + a.prefix
+	case actResetSession:
+		return "reset-session " + a.addr.String()
+	case actSetGuards:
+		return fmt.Sprintf("set-guards %d", len(a.guards))
+	case actL3mdevAccept:
+		return "l3mdev-accept"
+	}
+	return fmt.Sprintf("action %d", a.kind)
+}
+
+// TestPassPlan: the actions a pass carries out, in the stages' order, for
+// the changes a reload makes: keys go on the listeners before GoBGP learns
+// of a peer, a failed install adds the peer admin down, a key change
+// re-keys the established connection in place, and a removed peer leaves
+// GoBGP before its key leaves the listeners.
+func TestPassPlan(t *testing.T) {
+	const one = "[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\npassword = \"Secret-Alpha\"\n"
+	const other = "[[peers]]\naddress = \"192.0.2.9\"\nasn = 65009\n"
+	t.Run("new peer: key before neighbor", func(t *testing.T) {
+		m, _ := unstarted(t, cfg(t, twoPeers), newFakeSockets())
+		got := passDone(m, true)
+		want := []string{"set-listener-key 192.0.2.2", "set-listener-key 198.51.100.0/24",
+			"add-neighbor 192.0.2.2", "add-neighbor 192.0.2.3", "add-range 198.51.100.0/24"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("plan %q, want %q", got, want)
+		}
+		if got := passDone(m, true); len(got) != 0 {
+			t.Fatalf("a second pass acts: %q", got)
+		}
+	})
+	t.Run("install failure: neighbor added admin down", func(t *testing.T) {
+		s := newFakeSockets()
+		s.fail["192.0.2.2"] = true
+		m, _ := unstarted(t, cfg(t, one), s)
+		got := passDone(m, true)
+		want := []string{"set-listener-key 192.0.2.2", "add-neighbor 192.0.2.2 admin-down"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("plan %q, want %q", got, want)
+		}
+		s.fail["192.0.2.2"] = false
+		got = passDone(m, true)
+		want = []string{"set-listener-key 192.0.2.2", "readd-neighbor 192.0.2.2"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("after the failure: plan %q, want %q", got, want)
+		}
+	})
+	t.Run("key change: listener key, then the connection in place", func(t *testing.T) {
+		m, b := unstarted(t, cfg(t, one), newFakeSockets())
+		m.rekeyHold = 0 // no hold of the replaced key (rekeyhold.go)
+		passDone(m, true)
+		b.setState("192.0.2.2", api.PeerState_ESTABLISHED)
+		m.event(plugin.PeerEvent{Peer: netip.MustParseAddr("192.0.2.2"), State: "established", Time: time.Now(),
+			Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.MustParseAddrPort("192.0.2.2:40000")})
+		reloadTo(m, cfg(t, strings.Replace(one, "Secret-Alpha", "Secret-Omega", 1)))
+		got := passDone(m, true)
+		want := []string{"set-listener-key 192.0.2.2", "set-conn-key 192.0.2.2:40000"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("plan %q, want %q", got, want)
+		}
+	})
+	t.Run("removed peer: neighbor, then key", func(t *testing.T) {
+		m, _ := unstarted(t, cfg(t, one+other), newFakeSockets())
+		passDone(m, true)
+		reloadTo(m, cfg(t, other))
+		got := passDone(m, true)
+		want := []string{"delete-neighbor 192.0.2.2", "delete-listener-key 192.0.2.2"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("plan %q, want %q", got, want)
+		}
+	})
+}
+
+// TestPlanGoBGP: the GoBGP stage's plan from its facts.
+func TestPlanGoBGP(t *testing.T) {
+	c := cfg(t, twoPeers)
+	static, rng := c.Peer("192.0.2.2"), c.Peer("198.51.100.0/24")
+	held := errors.New("injected: key not installed")
+	ok := Want{Cfg: static}
+	down := Want{Cfg: static, HeldDown: true, Err: held}
+	rOK, rDown := Want{Cfg: rng}, Want{Cfg: rng, HeldDown: true, Err: held}
+	unresolved := Want{Cfg: &config.Peer{Interface: "eth1", ASN: 65002}}
+	for _, tc := range []struct {
+		name string
+		f    gobgpFacts
+		want []action
+	}{
+		{"new", gobgpFacts{w: ok}, []action{{kind: actAddNeighbor, peer: static, step: stepAdd}}},
+		{"new, held down", gobgpFacts{w: down}, []action{{kind: actAddNeighbor, peer: static, adminDown: true, step: stepAdd}}},
+		{"GoBGP has it: re-added", gobgpFacts{w: ok, known: true}, []action{{kind: actReaddNeighbor, peer: static, step: stepAdd}}},
+		{"steady", gobgpFacts{w: ok, inGoBGP: true}, nil},
+		{"held down now", gobgpFacts{w: down, inGoBGP: true}, []action{{kind: actReaddNeighbor, peer: static, adminDown: true, step: stepAdmin}}},
+		{"released", gobgpFacts{w: ok, inGoBGP: true, heldDown: true}, []action{{kind: actReaddNeighbor, peer: static, step: stepAdmin}}},
+		{"GoBGP holds a password", gobgpFacts{w: ok, inGoBGP: true, force: true}, []action{{kind: actReaddNeighbor, peer: static, step: stepAdmin}}},
+		{"restart", gobgpFacts{w: ok, inGoBGP: true, restart: restartKeyChange}, []action{{kind: actReaddNeighbor, peer: static, step: stepRestart, why: restartKeyChange}}},
+		{"stuck in OpenSent", gobgpFacts{w: ok, inGoBGP: true, stuck: true, refusals: 3}, []action{{kind: actReaddNeighbor, peer: static, step: stepStuck, refusals: 3}}},
+		{"unresolved", gobgpFacts{w: unresolved}, nil},
+		{"new range", gobgpFacts{w: rOK}, []action{{kind: actAddRange, peer: rng, step: stepAdd}}},
+		{"range steady", gobgpFacts{w: rOK, inGoBGP: true}, nil},
+		{"range lost", gobgpFacts{w: rOK, inGoBGP: true, lost: true}, []action{{kind: actDropRange, peer: rng, step: stepRemove}, {kind: actAddRange, peer: rng, step: stepAdd}}},
+		{"range held down", gobgpFacts{w: rDown, inGoBGP: true}, []action{{kind: actDropRange, peer: rng, step: stepAdmin}}},
+		{"range held down, not in GoBGP", gobgpFacts{w: rDown}, nil},
+	} {
+		if got := planGoBGP([]gobgpFacts{tc.f}); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: plan %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestPlanUnmanaged: GoBGP's neighbors and ranges no config names go, in
+// order; a configured range's sessions and what the pass took out stay.
+func TestPlanUnmanaged(t *testing.T) {
+	c := cfg(t, twoPeers)
+	d := desiredOf(Inputs{Config: c, Now: t0})
+	nb := func(group string) *api.Peer { return &api.Peer{Conf: &api.PeerConf{PeerGroup: group}} }
+	rangeGroup := groupName(netip.MustParsePrefix("198.51.100.0/24"))
+	a := netip.MustParseAddr
+	gv := gobgpView{peers: map[netip.Addr]*api.Peer{
+		a("192.0.2.2"): nb(""), a("198.51.100.7"): nb(rangeGroup), a("203.0.113.9"): nb(""), a("203.0.113.1"): nb(""),
+		a("203.0.113.5"): nb(""), a("198.51.200.1"): nb(rangeGroup),
+	}, dynamic: map[string]string{"198.51.100.0/24": rangeGroup, "203.0.113.0/24": "rogue", "10.0.0.0/8": "rogue"}}
+	static := func(x netip.Addr) bool { return x == a("192.0.2.2") || x == a("192.0.2.3") }
+	got := planUnmanaged(d, gv, static, map[netip.Addr]bool{a("203.0.113.5"): true}, map[string]bool{})
+	want := []action{{kind: actDeleteNeighbor, addr: a("198.51.200.1")}, {kind: actDeleteNeighbor, addr: a("203.0.113.1")},
+		{kind: actDeleteNeighbor, addr: a("203.0.113.9")},
+		{kind: actDeleteRange, prefix: "10.0.0.0/8", group: "rogue"}, {kind: actDeleteRange, prefix: "203.0.113.0/24", group: "rogue"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("plan %+v\nwant %+v", got, want)
 	}
 }
