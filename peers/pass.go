@@ -386,7 +386,7 @@ func (p *pass) removals() {
 	for _, st := range m.sorted() {
 		id := st.cfg.ID()
 		w, ok := p.d.Peers[id]
-		if ok && (st.shape == nil || sameShape(st.shape, w.Cfg)) {
+		if keepsNeighbor(st, w, ok) {
 			st.cfg = w.Cfg
 			continue
 		}
@@ -462,6 +462,13 @@ func (p *pass) deleteKey(st *peer) {
 	}
 	st.secret.Wipe()
 	st.secret, st.keyID, st.installed, st.l3 = nil, -1, false, 0
+}
+
+// keepsNeighbor reports whether GoBGP's neighbor or range for the record
+// st (if any) serves w (ok: w's peer is desired): otherwise the removals
+// take it out of GoBGP, and the GoBGP stage adds it back.
+func keepsNeighbor(st *peer, w Want, ok bool) bool {
+	return ok && (st.shape == nil || sameShape(st.shape, w.Cfg))
 }
 
 // sameShape reports whether GoBGP's object for a can serve b: the same BGP

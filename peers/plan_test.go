@@ -285,3 +285,29 @@ func TestPlanUnmanaged(t *testing.T) {
 		t.Fatalf("plan %+v\nwant %+v", got, want)
 	}
 }
+
+// TestPlanReadds: a reload's plan names the peers the pass would take out
+// of GoBGP and put back, from the pass's own planners against what it
+// applied: a BGP change re-adds, a key change does not, a key that cannot
+// be used holds the peer down (its neighbor re-added admin down).
+func TestPlanReadds(t *testing.T) {
+	m, _ := start(t, cfg(t, twoPeers), newFakeSockets(), io.Discard)
+	for _, c := range []struct {
+		name string
+		next string
+		want []string
+	}{
+		{"unchanged", twoPeers, nil},
+		{"key", strings.Replace(twoPeers, "Secret-Alpha", "Secret-Delta", 1), nil},
+		{"asn", strings.Replace(twoPeers, "asn = 65002", "asn = 65022", 1), []string{"192.0.2.2"}},
+		{"range asn", strings.Replace(twoPeers, "asn = 65010", "asn = 65011", 1), []string{"198.51.100.0/24"}},
+		{"auth off", strings.Replace(twoPeers, "password = \"Secret-Alpha\"\n", "", 1), []string{"192.0.2.2"}},
+		{"removed", strings.Replace(twoPeers, "address = \"192.0.2.3\"", "address = \"192.0.2.4\"", 1), nil},
+		{"key not valid yet", strings.Replace(twoPeers, "password = \"Secret-Alpha\"", "keychain = \"later\"", 1) +
+			"[[keychains]]\nname = \"later\"\n  [[keychains.keys]]\n  id = 7\n  secret = \"Later-Seven\"\n  send-from = 2999-12-01T14:00:00Z\n", []string{"192.0.2.2"}},
+	} {
+		if got := m.Plan(cfg(t, c.next)).Readds; !slices.Equal(got, c.want) {
+			t.Errorf("%s: readds %q, want %q", c.name, got, c.want)
+		}
+	}
+}
