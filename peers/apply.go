@@ -52,7 +52,8 @@ type action struct {
 	// adminDown: what GoBGP gets for a static peer.
 	adminDown bool
 	// addr, group: a neighbor or range no config names, or a session's
-	// address; local, remote: a connection's ends.
+	// address; local, remote: a connection's ends (local alone: the
+	// listener a stray key was seen on).
 	addr          netip.Addr
 	prefix, group string
 	local, remote netip.AddrPort

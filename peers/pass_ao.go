@@ -252,7 +252,8 @@ func (p *pass) setConnAO(a netip.Addr, s *session, st *peer, set tcpsock.AOSet) 
 	log.WithFields(logrus.Fields{"rnext_key_id": set.RNext, "accept_icmps": set.AcceptICMPs}).Info("established session's TCP-AO keys set in place (RNextKeyID)")
 }
 
-// straysAO deletes listener MKTs of scopes no TCP-AO peer owns.
+// straysAO deletes listener MKTs of scopes no TCP-AO peer owns
+// (planStraysAO).
 func (p *pass) straysAO() {
 	m := p.m
 	if !p.aoSeen || m.port == 0 {
@@ -264,22 +265,34 @@ func (p *pass) straysAO() {
 			wanted[st.ao.Prefix] = true
 		}
 	}
+	for _, a := range planStraysAO(p.aoObs, m.port, wanted, p.deleted) {
+		m.log.WithFields(logrus.Fields{"listener": a.local, "scope": a.ao.Prefix}).Warn("reconcile: listener carries TCP-AO keys no configured peer owns: deleting them")
+		if err := p.act(a); err != nil {
+			m.log.WithError(err).WithField("scope", a.ao.Prefix).Error("reconcile: cannot delete stray TCP-AO keys")
+		}
+	}
+}
+
+// planStraysAO is the plan of straysAO (pure): the MKTs on the observed
+// listeners on port whose scope no record wants and this pass did not
+// delete already, each scope once (action.local: the listener it was seen
+// on).
+func planStraysAO(obs []tcpsock.AOSocket, port uint16, wanted, deleted map[netip.Prefix]bool) []action {
+	var out []action
 	done := map[netip.Prefix]bool{}
-	for _, s := range p.aoObs {
-		if !s.Listening || s.Local.Port() != m.port {
+	for _, s := range obs {
+		if !s.Listening || s.Local.Port() != port {
 			continue
 		}
 		for _, k := range s.Keys {
-			if wanted[k.Prefix] || p.deleted[k.Prefix] || done[k.Prefix] {
+			if wanted[k.Prefix] || deleted[k.Prefix] || done[k.Prefix] {
 				continue
 			}
 			done[k.Prefix] = true
-			m.log.WithFields(logrus.Fields{"listener": s.Local, "scope": k.Prefix}).Warn("reconcile: listener carries TCP-AO keys no configured peer owns: deleting them")
-			if err := p.act(action{kind: actDeleteListenerAO, ao: tcpsock.AOSet{Prefix: k.Prefix}}); err != nil {
-				m.log.WithError(err).WithField("scope", k.Prefix).Error("reconcile: cannot delete stray TCP-AO keys")
-			}
+			out = append(out, action{kind: actDeleteListenerAO, local: s.Local, ao: tcpsock.AOSet{Prefix: k.Prefix}})
 		}
 	}
+	return out
 }
 
 // tellAO records, for every TCP-AO peer, the kernel's counters and current

@@ -209,7 +209,7 @@ func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
 }
 
 // strays deletes listener keys that no configured peer owns (left by
-// GoBGP or by a removed peer).
+// GoBGP or by a removed peer): planStrays.
 func (p *pass) strays() {
 	m := p.m
 	if !p.seen || m.port == 0 {
@@ -221,18 +221,32 @@ func (p *pass) strays() {
 			wanted[mdKey(st.cfg, st.l3, st.secret).Prefix] = true
 		}
 	}
-	for _, l := range p.listeners() {
+	for _, a := range planStrays(p.listeners(), wanted, p.deleted) {
+		m.log.WithFields(logrus.Fields{"listener": a.local, "scope": a.key.Prefix}).Warn("reconcile: listener carries a TCP-MD5 key no configured peer owns: deleting it")
+		if err := p.act(a); err != nil {
+			m.log.WithError(err).WithField("scope", a.key.Prefix).Error("reconcile: cannot delete stray listener key")
+		}
+		p.deleted[a.key.Prefix] = true
+	}
+}
+
+// planStrays is the plan of strays (pure): the TCP-MD5 keys on the
+// observed listeners whose scope no record wants and this pass did not
+// delete already, each scope once (action.local: the listener it was seen
+// on).
+func planStrays(listeners []tcpsock.SocketKeys, wanted, deleted map[netip.Prefix]bool) []action {
+	var out []action
+	done := map[netip.Prefix]bool{}
+	for _, l := range listeners {
 		for _, k := range l.Keys {
-			if wanted[k.Prefix] || p.deleted[k.Prefix] {
+			if wanted[k.Prefix] || deleted[k.Prefix] || done[k.Prefix] {
 				continue
 			}
-			m.log.WithFields(logrus.Fields{"listener": l.Local, "scope": k.Prefix}).Warn("reconcile: listener carries a TCP-MD5 key no configured peer owns: deleting it")
-			if err := p.act(action{kind: actDeleteListenerKey, key: md5auth.Key{Prefix: k.Prefix, Secret: k.Secret}}); err != nil {
-				m.log.WithError(err).WithField("scope", k.Prefix).Error("reconcile: cannot delete stray listener key")
-			}
-			p.deleted[k.Prefix] = true
+			done[k.Prefix] = true
+			out = append(out, action{kind: actDeleteListenerKey, local: l.Local, key: md5auth.Key{Prefix: k.Prefix, Secret: k.Secret}})
 		}
 	}
+	return out
 }
 
 // tell tells the observers what the pass found: each keyed peer's key as

@@ -16,6 +16,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/tcpsock"
 )
@@ -309,5 +310,33 @@ func TestPlanReadds(t *testing.T) {
 		if got := m.Plan(cfg(t, c.next)).Readds; !slices.Equal(got, c.want) {
 			t.Errorf("%s: readds %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestPlanStrays: keys on the listeners that no record wants go, each scope
+// once, those this pass deleted already left alone.
+func TestPlanStrays(t *testing.T) {
+	pf := netip.MustParsePrefix
+	l4 := netip.MustParseAddrPort("0.0.0.0:179")
+	l6 := netip.MustParseAddrPort("[::]:179")
+	ls := []tcpsock.SocketKeys{
+		{Local: l4, Listening: true, Keys: []tcpsock.ObservedKey{{Prefix: pf("192.0.2.2/32")}, {Prefix: pf("192.0.2.9/32")}, {Prefix: pf("192.0.2.7/32")}}},
+		{Local: l6, Listening: true, Keys: []tcpsock.ObservedKey{{Prefix: pf("192.0.2.9/32")}, {Prefix: pf("2001:db8::9/128")}}},
+	}
+	got := planStrays(ls, map[netip.Prefix]bool{pf("192.0.2.2/32"): true}, map[netip.Prefix]bool{pf("192.0.2.7/32"): true})
+	want := []action{{kind: actDeleteListenerKey, local: l4, key: md5auth.Key{Prefix: pf("192.0.2.9/32")}},
+		{kind: actDeleteListenerKey, local: l6, key: md5auth.Key{Prefix: pf("2001:db8::9/128")}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("plan %+v\nwant %+v", got, want)
+	}
+	ao := []tcpsock.AOSocket{
+		{Local: l4, Listening: true, Keys: []tcpsock.ObservedAOKey{{AOKey: tcpsock.AOKey{Prefix: pf("192.0.2.2/32")}}, {AOKey: tcpsock.AOKey{Prefix: pf("192.0.2.9/32")}}, {AOKey: tcpsock.AOKey{Prefix: pf("192.0.2.9/32")}}}},
+		{Local: netip.MustParseAddrPort("0.0.0.0:1179"), Listening: true, Keys: []tcpsock.ObservedAOKey{{AOKey: tcpsock.AOKey{Prefix: pf("192.0.2.8/32")}}}},
+		{Local: l4, Remote: netip.MustParseAddrPort("192.0.2.6:40000"), Keys: []tcpsock.ObservedAOKey{{AOKey: tcpsock.AOKey{Prefix: pf("192.0.2.6/32")}}}},
+	}
+	got = planStraysAO(ao, 179, map[netip.Prefix]bool{pf("192.0.2.2/32"): true}, nil)
+	want = []action{{kind: actDeleteListenerAO, local: l4, ao: tcpsock.AOSet{Prefix: pf("192.0.2.9/32")}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("TCP-AO plan %+v\nwant %+v", got, want)
 	}
 }
