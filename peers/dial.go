@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,6 +70,19 @@ var ErrDialRefused = errors.New("dial refused")
 
 // errNoDialSockets is the dial verdict of a Sockets without DialSockets.
 var errNoDialSockets = errors.New("the socket layer cannot key dialed sockets")
+
+// dialTable is the dial table: written by the pass (publishDials), read
+// by the dial hook (dialKey), under dialMu alone.
+type dialTable struct {
+	dialMu  sync.Mutex
+	dials   map[netip.Addr]dialWant
+	dialErr map[netip.Addr]dialFailure
+	// waitPeer: until when our dials to a neighbor wait for the peer's
+	// own dial: GoBGP, Idle, refused a connection the peer dialed
+	// (IdleRefused, for PeerIdleHold), or the pass restarted the neighbor
+	// after the peer ended its session (restartDialDefer).
+	waitPeer map[netip.Addr]time.Time
+}
 
 // dialWant is what a dial to one static peer's address must carry.
 type dialWant struct {
@@ -234,10 +248,10 @@ func (m *Manager) awaitDial(ctx context.Context, neighbor netip.Addr) error {
 }
 
 // dialError is the last dial failure of static peer addr ("" none).
-func (m *Manager) dialError(addr netip.Addr) string {
-	m.dialMu.Lock()
-	defer m.dialMu.Unlock()
-	if f, ok := m.dialErr[addr]; ok {
+func (t *dialTable) dialError(addr netip.Addr) string {
+	t.dialMu.Lock()
+	defer t.dialMu.Unlock()
+	if f, ok := t.dialErr[addr]; ok {
 		return f.err.Error()
 	}
 	return ""

@@ -343,9 +343,9 @@ func (p *pass) isStatic(a netip.Addr) bool {
 
 // sessionAddrs returns the addresses of the session table in order, for
 // loops that act (the table may change while an action runs).
-func (m *Manager) sessionAddrs() []netip.Addr {
-	out := make([]netip.Addr, 0, len(m.sess))
-	for a := range m.sess {
+func (t *sessionTable) sessionAddrs() []netip.Addr {
+	out := make([]netip.Addr, 0, len(t.sess))
+	for a := range t.sess {
 		out = append(out, a)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
