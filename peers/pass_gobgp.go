@@ -329,43 +329,6 @@ func (p *pass) observeStatic(w Want, st *peer) (force, known bool) {
 	return false, true
 }
 
-// gobgpRange converges one dynamic range.
-func (p *pass) gobgpRange(w Want, st *peer) {
-	m := p.m
-	log := m.log.WithField("peer", w.Cfg.ID())
-	if p.full {
-		g, ok := p.gv.dynamic[w.Cfg.Prefix.Masked().String()]
-		switch {
-		case st.inGoBGP && !w.HeldDown && (!ok || g != groupName(w.Cfg.Prefix)):
-			m.drift(st, "GoBGP lost the dynamic range: adding it back")
-			p.removeFromGoBGP(st)
-		case !st.inGoBGP && ok && !p.dropped[groupName(w.Cfg.Prefix)]:
-			if w.HeldDown {
-				m.drift(st, "GoBGP accepts sessions from the held-down range: removing it")
-			}
-			st.inGoBGP = true // ours, from an earlier pass whose record was lost: drop or keep below
-		}
-	}
-	switch {
-	case w.HeldDown && st.inGoBGP:
-		p.removeFromGoBGP(st)
-		log.WithError(w.Err).Warn("dynamic range held down: its key is not installed (fail closed)")
-	case w.HeldDown:
-	case !st.inGoBGP:
-		if err := p.act(action{kind: actAddRange, peer: w.Cfg}); err != nil {
-			log.WithError(err).Error("cannot add the dynamic range to GoBGP")
-			return
-		}
-		st.inGoBGP, st.shape = true, w.Cfg
-		log.WithFields(logrus.Fields{"prefix": w.Cfg.ID(), "asn": w.Cfg.ASN, "auth": w.Cfg.Auth().Mode}).Info("dynamic neighbor range added")
-	default:
-		if st.shape == nil {
-			st.shape = w.Cfg
-		}
-	}
-	st.heldDown = w.HeldDown
-}
-
 // hasSession reports whether a session owned by peer id is Established
 // (m.mu held).
 func (m *Manager) hasSession(id string) bool {
