@@ -62,9 +62,9 @@ type action struct {
 	addrs []netip.Addr
 	// guards: the whole set the listeners must carry (actSetGuards).
 	guards []tcpsock.Guard
-	// step: why the GoBGP stage changes a peer's neighbor or range (what
-	// its outcome records); refusals: a stuck OpenSent's refused dials.
-	step     neighborStep
+	// step: why a stage takes the action (what its outcome records);
+	// refusals: a stuck OpenSent's refused dials.
+	step     actStep
 	refusals int
 	// quiet: the action re-asserts what the last pass set, which the
 	// kernel cannot show back (the guards): not a change, the pass can be

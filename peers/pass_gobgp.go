@@ -54,16 +54,18 @@ type gobgpFacts struct {
 	refusals int
 }
 
-// neighborStep is why the GoBGP stage changes a peer's neighbor or range:
-// what its outcome records and logs (actNeighbor).
-type neighborStep uint8
+// actStep is why a stage takes an action, when its kind does not say it
+// all: what its outcome records and logs (actNeighbor, actConn).
+type actStep uint8
 
 const (
-	stepAdd     neighborStep = iota + 1 // not in GoBGP: added (re-added over a neighbor GoBGP has)
-	stepAdmin                           // its admin state changes, or GoBGP's neighbor is replaced; a held-down range goes
-	stepRestart                         // its Idle neighbor is restarted (action.why says why)
-	stepStuck                           // its neighbor stuck in OpenSent is restarted
-	stepRemove                          // taken out of GoBGP (removed, changed, or a range GoBGP lost)
+	stepAdd      actStep = iota + 1 // not in GoBGP: added (re-added over a neighbor GoBGP has)
+	stepAdmin                       // its admin state changes, or GoBGP's neighbor is replaced; a held-down range goes
+	stepRestart                     // its Idle neighbor is restarted (action.why says why)
+	stepStuck                       // its neighbor stuck in OpenSent is restarted
+	stepRemove                      // taken out of GoBGP (removed, changed, or a range GoBGP lost)
+	stepUnsigned                    // a connection without a key is keyed (and its session ended)
+	stepRekey                       // a connection is re-keyed in place
 )
 
 // planGoBGP is the GoBGP stage's plan (pure): for each desired peer, in
@@ -125,7 +127,7 @@ func planRange(f gobgpFacts) []action {
 
 // removeAction takes c's neighbor or range out of GoBGP (the range's
 // sessions are listed when it is carried out: actNeighbor).
-func removeAction(c *config.Peer, step neighborStep) action {
+func removeAction(c *config.Peer, step actStep) action {
 	if c.IsDynamic() {
 		return action{kind: actDropRange, peer: c, step: step}
 	}

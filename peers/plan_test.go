@@ -340,3 +340,39 @@ func TestPlanStrays(t *testing.T) {
 		t.Fatalf("TCP-AO plan %+v\nwant %+v", got, want)
 	}
 }
+
+// TestPlanConn: an unsigned connection is keyed, then its session ended;
+// one with another key is re-keyed in place; TCP-AO's likewise.
+func TestPlanConn(t *testing.T) {
+	a := netip.MustParseAddr("192.0.2.2")
+	l, r := netip.MustParseAddrPort("192.0.2.1:179"), netip.MustParseAddrPort("192.0.2.2:40000")
+	k := md5auth.AddrKey(a, []byte("Secret-Alpha"))
+	f := connFacts{addr: a, local: l, remote: r, key: k}
+	if got := planConn(f); got != nil {
+		t.Errorf("in line: %+v", got)
+	}
+	f.unsigned = true
+	want := []action{{kind: actSetConnKey, addr: a, local: l, remote: r, key: k, step: stepUnsigned},
+		{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-MD5"}}
+	if got := planConn(f); !reflect.DeepEqual(got, want) {
+		t.Errorf("unsigned: %+v, want %+v", got, want)
+	}
+	f.unsigned, f.rekey = false, true
+	want = []action{{kind: actSetConnKey, addr: a, local: l, remote: r, key: k, step: stepRekey}}
+	if got := planConn(f); !reflect.DeepEqual(got, want) {
+		t.Errorf("another key: %+v, want %+v", got, want)
+	}
+	set := tcpsock.AOSet{Prefix: netip.PrefixFrom(a, 32), Current: -1, RNext: 2}
+	ao := aoConnFacts{addr: a, local: l, remote: r, set: set}
+	if got := planConnAO(ao); got != nil {
+		t.Errorf("TCP-AO in line: %+v", got)
+	}
+	ao.unsigned = true
+	if got, want := planConnAO(ao), []action{{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-AO"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("TCP-AO unsigned: %+v, want %+v", got, want)
+	}
+	ao.unsigned, ao.differs = false, true
+	if got, want := planConnAO(ao), []action{{kind: actSetConnAO, addr: a, local: l, remote: r, ao: set}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("TCP-AO differs: %+v, want %+v", got, want)
+	}
+}
