@@ -72,6 +72,29 @@ type action struct {
 	quiet bool
 }
 
+// act applies a outside m.mu and notes its error. Nothing else acts
+// meanwhile: only the reconciler's goroutine runs passes.
+func (p *pass) act(a action) error {
+	var err error
+	if !a.quiet {
+		p.acts++
+	}
+	p.done = append(p.done, a)
+	p.unlocked(func() { err = p.apply(p.ctx, a) })
+	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
+		p.errs = append(p.errs, err)
+	}
+	return err
+}
+
+// unlocked runs f, the pass's I/O (GoBGP's API, the sockets), with m.mu
+// released: the triggers, Status and the API guard answer meanwhile.
+func (p *pass) unlocked(f func()) {
+	p.m.mu.Unlock()
+	defer p.m.mu.Lock()
+	f()
+}
+
 // apply carries out a, without m.mu: it reads only what the pass
 // recorded (its inputs, its look at the sockets) and the action itself.
 // Nothing else acts meanwhile (the reconciler's goroutine alone runs

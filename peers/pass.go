@@ -295,29 +295,6 @@ func (m *Manager) keepPins(seen map[string]int, d Desired) {
 	}
 }
 
-// act applies a outside m.mu and notes its error. Nothing else acts
-// meanwhile: only the reconciler's goroutine runs passes.
-func (p *pass) act(a action) error {
-	var err error
-	if !a.quiet {
-		p.acts++
-	}
-	p.done = append(p.done, a)
-	p.unlocked(func() { err = p.apply(p.ctx, a) })
-	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
-		p.errs = append(p.errs, err)
-	}
-	return err
-}
-
-// unlocked runs f, the pass's I/O (GoBGP's API, the sockets), with m.mu
-// released: the triggers, Status and the API guard answer meanwhile.
-func (p *pass) unlocked(f func()) {
-	p.m.mu.Unlock()
-	defer p.m.mu.Lock()
-	f()
-}
-
 // peerFor is the ID of the pass's config's peer that owns address a.
 func (p *pass) peerFor(a netip.Addr) string { return p.m.ownersOf(p.in.Config).of(a) }
 
