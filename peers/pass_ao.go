@@ -156,13 +156,8 @@ func (p *pass) deleteAO(st *peer) {
 // session is judged (observeConnAO), its actions planned (planConnAO,
 // pure), and then carried out and recorded (actConnAO).
 func (p *pass) connsAO() {
-	m := p.m
 	var facts []aoConnFacts
-	for _, a := range m.sessionAddrs() {
-		if s := m.sess[a]; s != nil && s.established() {
-			facts = append(facts, p.observeConnAO(a, s))
-		}
-	}
+	p.eachEstablished(func(a netip.Addr, s *session) { facts = append(facts, p.observeConnAO(a, s)) })
 	for _, f := range facts {
 		for _, a := range planConnAO(f) {
 			p.actConnAO(a)

@@ -116,15 +116,21 @@ func (p *pass) conns() {
 			}
 		}
 	} else {
-		for _, a := range p.m.sessionAddrs() {
-			if s := p.m.sess[a]; s != nil && s.established() {
-				facts = append(facts, p.recordedConn(a, s))
-			}
-		}
+		p.eachEstablished(func(a netip.Addr, s *session) { facts = append(facts, p.recordedConn(a, s)) })
 	}
 	for _, f := range facts {
 		for _, a := range planConn(f) {
 			p.actConn(a)
+		}
+	}
+}
+
+// eachEstablished calls f for each established session, in address order
+// (m.mu held).
+func (p *pass) eachEstablished(f func(netip.Addr, *session)) {
+	for _, a := range p.m.sessionAddrs() {
+		if s := p.m.sess[a]; s != nil && s.established() {
+			f(a, s)
 		}
 	}
 }
