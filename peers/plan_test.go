@@ -100,10 +100,14 @@ func TestHoldFailed(t *testing.T) {
 // unstarted is a manager on fakes whose passes the test runs itself
 // (runPass: no loop runs them).
 func unstarted(t *testing.T, c *config.Config, s *fakeSockets) (*Manager, *fakeBGP) {
+	return unstartedScoped(t, c, s, nil)
+}
+
+func unstartedScoped(t *testing.T, c *config.Config, s *fakeSockets, sc ScopeObserver) (*Manager, *fakeBGP) {
 	t.Helper()
 	l := logrus.New()
 	l.SetOutput(io.Discard)
-	m := New(Options{Config: c, Logger: l, Sockets: s})
+	m := New(Options{Config: c, Logger: l, Sockets: s, Scopes: sc})
 	b := newFakeBGP()
 	m.mu.Lock()
 	m.started, m.bgp = true, b
@@ -374,5 +378,31 @@ func TestPlanConn(t *testing.T) {
 	ao.unsigned, ao.differs = false, true
 	if got, want := planConnAO(ao), []action{{kind: actSetConnAO, addr: a, local: l, remote: r, ao: set}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("TCP-AO differs: %+v, want %+v", got, want)
+	}
+}
+
+// TestPassPlanGuards: the guards are an action of the key stage, after the
+// listener keys and before GoBGP learns of the peers; a full pass puts them
+// there again (they cannot be read back) without counting it as a change,
+// so the pass stays steady.
+func TestPassPlanGuards(t *testing.T) {
+	s := newFakeSockets()
+	s.visible = true
+	sc := &fakeScopes{links: map[string]Link{
+		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), IfIndex: 11},
+		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
+	}, vrfs: map[string]VRF{}}
+	m, _ := unstartedScoped(t, cfg(t, unnumbered), s, sc)
+	got := passDone(m, true)
+	want := []string{"set-listener-key fe80::2", "set-guards 1", "add-neighbor fe80::2%eth1", "add-neighbor fe80::2%eth2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("plan %q, want %q", got, want)
+	}
+	res := m.runPass(context.Background(), true)
+	if len(res.done) != 1 || describeAction(res.done[0]) != "set-guards 1" || !res.done[0].quiet || !res.steady {
+		t.Fatalf("second full pass: done %+v, steady %v", res.done, res.steady)
+	}
+	if got := passDone(m, false); len(got) != 0 {
+		t.Fatalf("light pass: %q", got)
 	}
 }
