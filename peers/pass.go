@@ -19,9 +19,17 @@ import (
 )
 
 // A pass, level-triggered: observe GoBGP (a full pass) and the sockets
-// once, compute the desired state from the recorded inputs (ComputeDesired,
-// pure), diff it against what was observed and what the reconciler last
-// applied, and act (apply.go). Nothing done once is trusted: every pass
+// once, compute the desired state from the recorded inputs once
+// (desiredOf, pure), diff it against what was observed and what the
+// reconciler last applied, and act (apply.go), in stages: keys on the
+// listeners (with the guards and the tcp_l3mdev_accept sysctl), then
+// GoBGP's neighbors, then the connections. The GoBGP stage, the
+// connections, the stray keys, the guards and the sysctl are each planned
+// as a value by a pure planner (planGoBGP, planUnmanaged, planConn,
+// planConnAO, planStrays, planStraysAO, planGuards, planL3mdev) from what
+// the pass observed of them, then carried out action by action, each
+// outcome recorded; the listener keys themselves are still decided and put
+// there peer by peer (keys). Nothing done once is trusted: every pass
 // checks again. /status reports what the last pass observed.
 
 // Linux address families as sock_diag reports them.
