@@ -388,10 +388,7 @@ func TestPlanConn(t *testing.T) {
 func TestPassPlanGuards(t *testing.T) {
 	s := newFakeSockets()
 	s.visible = true
-	sc := &fakeScopes{links: map[string]Link{
-		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), IfIndex: 11},
-		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
-	}, vrfs: map[string]VRF{}}
+	sc := sameAddressScopes()
 	m, _ := unstartedScoped(t, cfg(t, unnumbered), s, sc)
 	got := passDone(m, true)
 	want := []string{"set-listener-key fe80::2", "set-guards 1", "add-neighbor fe80::2%eth1", "add-neighbor fe80::2%eth2"}
