@@ -69,8 +69,18 @@ func newPreview(started *Config, pl Plan) Preview {
 	for _, op := range ch.Removed {
 		p.Removed = append(p.Removed, op.ID())
 	}
+	readd := map[string]bool{}
+	for _, id := range pl.Readds {
+		readd[id] = true
+	}
 	for _, pc := range ch.Changed {
-		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.KeyOnly() || switchesMechanism(pc)})
+		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.KeyOnly() || switchesMechanism(pc) || readd[pc.ID]})
+		delete(readd, pc.ID)
+	}
+	for _, id := range pl.Readds { // re-added, though the diff sees no change
+		if readd[id] {
+			p.Changed = append(p.Changed, PreviewChange{Peer: id, Fields: []string{}, Reset: true})
+		}
 	}
 	p.Other = ch.others(RestartOnly(started, new))
 	return p

@@ -97,3 +97,19 @@ func TestPreviewPlanRefusals(t *testing.T) {
 		t.Errorf("a plan refusal alone: %+v", p.Refused)
 	}
 }
+
+// TestPreviewReadds: the peers the reconciler's planner re-adds (Plan.Readds)
+// show as reset, a peer the diff does not see changed included.
+func TestPreviewReadds(t *testing.T) {
+	old := mustParse(t, peerDoc(pA, pB))
+	next := mustParse(t, peerDoc(strings.Replace(pA, "pw-a", "pw-new-secret", 1), pB))
+	pl := PlanReload(old, next)
+	if p := pl.Preview(old); len(p.Changed) != 1 || p.Changed[0].Reset {
+		t.Fatalf("without the planner: changed = %+v", p.Changed)
+	}
+	pl.Readds = []string{"192.0.2.2", "192.0.2.3"}
+	p := pl.Preview(old)
+	if len(p.Changed) != 2 || !p.Changed[0].Reset || !p.Changed[0].Rekey || p.Changed[1].Peer != "192.0.2.3" || !p.Changed[1].Reset || p.Changed[1].Fields == nil {
+		t.Fatalf("changed = %+v", p.Changed)
+	}
+}

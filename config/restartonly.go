@@ -59,6 +59,12 @@ type Plan struct {
 	// the running kernel does not offer (peers.Manager.Plan). The preview
 	// lists them after Changes.Refusals; the reload refuses them too.
 	Refused []Refusal
+	// Readds are the peers (IDs) of both configs whose GoBGP neighbor or
+	// range the reload takes out and puts back (their sessions reset), as
+	// the reconciler's planner decides it against what it applied
+	// (peers.Manager.Plan); nil when no planner was asked. The preview
+	// marks them Reset, a peer the diff missed included.
+	Readds []string
 }
 
 // PlanReload diffs old against new.

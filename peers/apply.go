@@ -16,7 +16,8 @@ import (
 )
 
 // This file is the only code of the peers runtime that changes GoBGP's
-// peers or the keys on sockets. A pass (pass.go) decides; apply acts, one
+// peers, the keys and guards on sockets, or the kernel's settings (the
+// tcp_l3mdev_accept sysctl). A pass (pass.go) decides; apply acts, one
 // action at a time, and returns the action's error for the pass to record.
 
 // actKind is what an action does.
@@ -36,6 +37,8 @@ const (
 	actSetListenerAO                        // a TCP-AO peer's MKTs on every listener of the family
 	actDeleteListenerAO                     // a scope's MKTs off every listener
 	actSetConnAO                            // a connection's MKTs and RNextKeyID
+	actSetGuards                            // the link-local guards on the listeners (scope.go)
+	actL3mdevAccept                         // net.ipv4.tcp_l3mdev_accept = 1 (VRF peers reach the listeners)
 )
 
 // action is one change the pass decided.
@@ -49,13 +52,47 @@ type action struct {
 	// adminDown: what GoBGP gets for a static peer.
 	adminDown bool
 	// addr, group: a neighbor or range no config names, or a session's
-	// address; local, remote: a connection's ends.
+	// address; local, remote: a connection's ends (local alone: the
+	// listener a stray key was seen on).
 	addr          netip.Addr
 	prefix, group string
 	local, remote netip.AddrPort
 	why           string
 	// addrs: a dropped range's sessions in the session table.
 	addrs []netip.Addr
+	// guards: the whole set the listeners must carry (actSetGuards).
+	guards []tcpsock.Guard
+	// step: why a stage takes the action (what its outcome records);
+	// refusals: a stuck OpenSent's refused dials.
+	step     actStep
+	refusals int
+	// quiet: the action re-asserts what the last pass set, which the
+	// kernel cannot show back (the guards): not a change, the pass can be
+	// steady.
+	quiet bool
+}
+
+// act applies a outside m.mu and notes its error. Nothing else acts
+// meanwhile: only the reconciler's goroutine runs passes.
+func (p *pass) act(a action) error {
+	var err error
+	if !a.quiet {
+		p.acts++
+	}
+	p.done = append(p.done, a)
+	p.unlocked(func() { err = p.apply(p.ctx, a) })
+	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
+		p.errs = append(p.errs, err)
+	}
+	return err
+}
+
+// unlocked runs f, the pass's I/O (GoBGP's API, the sockets), with m.mu
+// released: the triggers, Status and the API guard answer meanwhile.
+func (p *pass) unlocked(f func()) {
+	p.m.mu.Unlock()
+	defer p.m.mu.Lock()
+	f()
 }
 
 // apply carries out a, without m.mu: it reads only what the pass
@@ -94,6 +131,10 @@ func (p *pass) apply(ctx context.Context, a action) error {
 		return m.bgp.ResetPeer(ctx, a.addr.String(), a.why, false, api.ResetPeerRequest_BOTH)
 	case actSetListenerAO, actDeleteListenerAO, actSetConnAO:
 		return p.applyAO(a)
+	case actSetGuards:
+		return p.setGuards(a.guards)
+	case actL3mdevAccept:
+		return setL3mdevAccept()
 	}
 	return fmt.Errorf("peers: unknown action %d", a.kind)
 }
@@ -110,6 +151,12 @@ func (p *pass) setListenerKey(c *config.Peer, k md5auth.Key) error {
 		return fmt.Errorf("peers: peer %s (%s:%d): %w", c.ID(), p.in.Config.File, c.Line, err)
 	}
 	return nil
+}
+
+// setGuards puts the link-local guards want on the listeners (the whole
+// set: the filter replaces the one before).
+func (p *pass) setGuards(want []tcpsock.Guard) error {
+	return p.socks.SetListenerGuards(want)
 }
 
 // readd replaces a static peer in GoBGP with its admin state. It

@@ -3,6 +3,7 @@ package peers
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"sort"
 	"time"
@@ -214,8 +215,14 @@ func scopeOf(p *config.Peer) netip.Prefix {
 }
 
 // ComputeDesired is the pure heart of a pass: which peers run, with which
-// key, and which are held down. It does no I/O.
-func ComputeDesired(in Inputs) Desired {
+// key, and which are held down. It does no I/O. It is desiredOf(in) with
+// the install failures of earlier passes held down (holdFailed).
+func ComputeDesired(in Inputs) Desired { return holdFailed(desiredOf(in), in.Held) }
+
+// desiredOf is the desired state of in without in.Held (pure): a pass
+// computes it once, and holds down the failures of earlier passes and then
+// of its own key stage with holdFailed.
+func desiredOf(in Inputs) Desired {
 	d := Desired{Peers: make(map[string]Want, len(in.Config.Peers))}
 	for i := range in.Config.Peers {
 		p := &in.Config.Peers[i]
@@ -249,8 +256,6 @@ func ComputeDesired(in Inputs) Desired {
 			w.HeldDown, w.Err = true, algErr
 		case err != nil:
 			w.HeldDown, w.Err = true, err
-		case in.Held[p.ID()] != nil:
-			w.HeldDown, w.Err = true, in.Held[p.ID()]
 		}
 		d.Peers[p.ID()] = w
 		if kc := in.Config.Keychain(p.Keychain); w.Key.Keyed() && kc != nil {
@@ -261,6 +266,26 @@ func ComputeDesired(in Inputs) Desired {
 	}
 	d.Guards = shareListeners(d, in.Links)
 	return d
+}
+
+// holdFailed is d with every keyed peer whose key install failed (held,
+// per peer ID: Inputs.Held) held down, for that failure (pure). A peer d
+// holds down already keeps its own reason; an unkeyed one has nothing to
+// install. d is not changed: a copy is returned when anything is held.
+func holdFailed(d Desired, held map[string]error) Desired {
+	out, copied := d, false
+	for id, err := range held {
+		w, ok := d.Peers[id]
+		if !ok || err == nil || w.HeldDown || !w.Key.Keyed() {
+			continue
+		}
+		if !copied {
+			out.Peers, copied = maps.Clone(d.Peers), true
+		}
+		w.HeldDown, w.Err = true, err
+		out.Peers[id] = w
+	}
+	return out
 }
 
 // shareListeners handles interface peers whose far ends use the same

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -58,6 +59,19 @@ var errDialDeferred = errors.New("dial deferred: waiting for the peer's own dial
 
 // ErrDialRefused marks a dial the reconciler did not let connect.
 var ErrDialRefused = errors.New("dial refused")
+
+// dialTable is the dial table: written by the pass (publishDials), read
+// by the dial hook (dialKey), under dialMu alone.
+type dialTable struct {
+	dialMu  sync.Mutex
+	dials   map[netip.Addr]dialWant
+	dialErr map[netip.Addr]dialFailure
+	// waitPeer: until when our dials to a neighbor wait for the peer's
+	// own dial: GoBGP, Idle, refused a connection the peer dialed
+	// (IdleRefused, for PeerIdleHold), or the pass restarted the neighbor
+	// after the peer ended its session (restartDialDefer).
+	waitPeer map[netip.Addr]time.Time
+}
 
 // dialWant is what a dial to one static peer's address must carry.
 type dialWant struct {
@@ -223,10 +237,10 @@ func (m *Manager) awaitDial(ctx context.Context, neighbor netip.Addr) error {
 }
 
 // dialError is the last dial failure of static peer addr ("" none).
-func (m *Manager) dialError(addr netip.Addr) string {
-	m.dialMu.Lock()
-	defer m.dialMu.Unlock()
-	if f, ok := m.dialErr[addr]; ok {
+func (t *dialTable) dialError(addr netip.Addr) string {
+	t.dialMu.Lock()
+	defer t.dialMu.Unlock()
+	if f, ok := t.dialErr[addr]; ok {
 		return f.err.Error()
 	}
 	return ""

@@ -17,7 +17,6 @@ import (
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/metrics"
 	"github.com/authbgp/authbgpd/plugin"
-	"github.com/authbgp/authbgpd/status"
 	"github.com/authbgp/authbgpd/tcpsock"
 )
 
@@ -114,13 +113,11 @@ type Manager struct {
 
 	mu sync.Mutex
 	// Inputs, recorded by the triggers.
-	cfg   *config.Config
-	pins  map[string]int           // accepted proposals (peer ID -> key id)
-	sess  map[netip.Addr]*session  // GoBGP's sessions, from its events
-	stale map[netip.Addr]staleWant // sessions to end (proofs and refusals)
-	// badDigest: when the kernel last dropped a segment from the address
-	// with a bad TCP-MD5 digest (BadDigest; rekeyhold.go).
-	badDigest map[netip.Addr]time.Time
+	cfg  *config.Config
+	pins map[string]int // accepted proposals (peer ID -> key id)
+	// sessionTable: GoBGP's sessions, the sessions to end, and the
+	// observers' view of them (sessions.go).
+	sessionTable
 	// rekeyHeld: the last pass left a connection on a replaced key.
 	rekeyHeld bool
 	preErr    error
@@ -138,7 +135,6 @@ type Manager struct {
 	// only by the pass (under mu, so Status and GuardAPI can read it).
 	peers  map[string]*peer
 	held   map[string]error
-	told   map[netip.Addr]netip.AddrPort        // the observers' view of each session's connection
 	aoLast map[[2]netip.AddrPort]tcpsock.AOInfo // TCP-AO counters of each connection at the last pass
 	passes uint64
 	// passStats counts the loop's passes and their time, full and light
@@ -161,24 +157,13 @@ type Manager struct {
 	cancel   func()
 	done     chan struct{}
 
-	lastStatus atomic.Pointer[[]status.Peer]
-	dropped    func() uint64
-
-	// The dial table (dial.go): written by the pass, read by the dial
-	// hook, under dialMu alone.
-	dialMu  sync.Mutex
-	dials   map[netip.Addr]dialWant
-	dialErr map[netip.Addr]dialFailure
-	// waitPeer: until when our dials to a neighbor wait for the peer's
-	// own dial: GoBGP, Idle, refused a connection the peer dialed
-	// (IdleRefused, for PeerIdleHold), or the pass restarted the neighbor
-	// after the peer ended its session (restartDialDefer).
-	waitPeer map[netip.Addr]time.Time
-
-	// openSent: the peer's dials GoBGP refused in OpenSent
-	// (OpenSentRefused, opensent.go), under osMu alone.
-	osMu     sync.Mutex
-	openSent map[netip.Addr]openSentRefusals
+	// statusView: what /status shows without m.mu (statusview.go).
+	statusView
+	// dialTable: the dial hook's table, under its own lock (dial.go).
+	dialTable
+	// openSentTable: the peers' dials GoBGP refused in OpenSent, under
+	// its own lock (opensent.go).
+	openSentTable
 }
 
 // Options configures a Manager.
@@ -215,25 +200,22 @@ func New(o Options) *Manager {
 		every:     o.ReconcileEvery,
 		idleEvery: o.ReconcileIdleEvery,
 		pins:      map[string]int{},
-		sess:      map[netip.Addr]*session{},
-		stale:     map[netip.Addr]staleWant{},
-		badDigest: map[netip.Addr]time.Time{},
-		rekeyHold: rekeyHold,
-		peers:     map[string]*peer{},
-		held:      map[string]error{},
-		told:      map[netip.Addr]netip.AddrPort{},
-		aoLast:    map[[2]netip.AddrPort]tcpsock.AOInfo{},
-		reqs:      make(chan *passReq),
-		kick:      make(chan struct{}, 1),
-		upKick:    make(chan struct{}, 1),
-		nowKick:   make(chan struct{}, 1),
-		refused:   make(chan netip.Addr, 64),
-		dialErr:   map[netip.Addr]dialFailure{},
-		waitPeer:  map[netip.Addr]time.Time{},
-		openSent:  map[netip.Addr]openSentRefusals{},
-		scopes:    o.Scopes,
-		adv:       o.Advertiser,
-		learnt:    map[string]netip.Addr{},
+		sessionTable: sessionTable{sess: map[netip.Addr]*session{}, stale: map[netip.Addr]staleWant{},
+			badDigest: map[netip.Addr]time.Time{}, told: map[netip.Addr]netip.AddrPort{}},
+		rekeyHold:     rekeyHold,
+		peers:         map[string]*peer{},
+		held:          map[string]error{},
+		aoLast:        map[[2]netip.AddrPort]tcpsock.AOInfo{},
+		reqs:          make(chan *passReq),
+		kick:          make(chan struct{}, 1),
+		upKick:        make(chan struct{}, 1),
+		nowKick:       make(chan struct{}, 1),
+		refused:       make(chan netip.Addr, 64),
+		dialTable:     dialTable{dialErr: map[netip.Addr]dialFailure{}, waitPeer: map[netip.Addr]time.Time{}},
+		openSentTable: openSentTable{openSent: map[netip.Addr]openSentRefusals{}},
+		scopes:        o.Scopes,
+		adv:           o.Advertiser,
+		learnt:        map[string]netip.Addr{},
 	}
 	if m.scopes == nil {
 		m.scopes = defaultScopes()

@@ -2,6 +2,7 @@ package peers
 
 import (
 	"net/netip"
+	"sync"
 	"time"
 )
 
@@ -24,6 +25,13 @@ import (
 // peer dialed again after a retry interval (FRR's least is 1 s), not twice
 // in one collision.
 const stuckOpenSentSpan = 2 * time.Second
+
+// openSentTable holds the peers' dials GoBGP refused in OpenSent
+// (OpenSentRefused), under osMu alone.
+type openSentTable struct {
+	osMu     sync.Mutex
+	openSent map[netip.Addr]openSentRefusals
+}
 
 // openSentRefusals are when GoBGP, in OpenSent, closed the peer's last
 // dials (the latest len(at), oldest first; zero times unused).

@@ -19,9 +19,17 @@ import (
 )
 
 // A pass, level-triggered: observe GoBGP (a full pass) and the sockets
-// once, compute the desired state from the recorded inputs (ComputeDesired,
-// pure), diff it against what was observed and what the reconciler last
-// applied, and act (apply.go). Nothing done once is trusted: every pass
+// once, compute the desired state from the recorded inputs once
+// (desiredOf, pure), diff it against what was observed and what the
+// reconciler last applied, and act (apply.go), in stages: keys on the
+// listeners (with the guards and the tcp_l3mdev_accept sysctl), then
+// GoBGP's neighbors, then the connections. The GoBGP stage, the
+// connections, the stray keys, the guards and the sysctl are each planned
+// as a value by a pure planner (planGoBGP, planUnmanaged, planConn,
+// planConnAO, planStrays, planStraysAO, planGuards, planL3mdev) from what
+// the pass observed of them, then carried out action by action, each
+// outcome recorded; the listener keys themselves are still decided and put
+// there peer by peer (keys). Nothing done once is trusted: every pass
 // checks again. /status reports what the last pass observed.
 
 // Linux address families as sock_diag reports them.
@@ -148,10 +156,13 @@ type pass struct {
 	gone    map[netip.Addr]bool
 	dropped map[string]bool
 	errs    []error
-	acts    int                 // the actions taken (act)
+	acts    int                 // the actions taken (act), quiet ones left out
+	done    []action            // the actions carried out, in order (tests read them: passResult)
 	statics map[netip.Addr]bool // the config's static peers (isStatic)
 	// rekeyHeld: a connection keeps a replaced key (rekeyhold.go).
 	rekeyHeld bool
+	// l3 is what the pass observed of tcp_l3mdev_accept (scope.go).
+	l3 l3mdevView
 }
 
 // passResult is what a pass tells the loop: the time of the next keychain
@@ -161,6 +172,7 @@ type passResult struct {
 	next   time.Time
 	steady bool
 	err    error
+	done   []action // the actions carried out, in order
 }
 
 // runPass observes, then decides under m.mu and acts outside it (act): the
@@ -174,6 +186,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	useAO := needs(m.cfg, config.AuthTCPAO) && m.aoPreErr == nil
 	m.mu.Unlock()
 	links, vrfs := observeScopes(m.scopes, m.adv, cfg)
+	l3 := observeL3mdev(vrfs, listen)
 	if port == 0 {
 		port = 179 // not listening: only dialed sessions, to the peers' BGP port
 	}
@@ -197,7 +210,8 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	m.passes++
 	if m.cfg == cfg { // a reload since: the next pass observes its names
 		m.links, m.vrfs = m.learn(links), vrfs
-		m.scopeL3mdev(vrfs)
+	} else {
+		l3 = l3mdevView{}
 	}
 	if oerr != nil {
 		m.log.WithError(oerr).Debug("reconcile: cannot observe socket keys")
@@ -209,10 +223,10 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
 		looked: oerr == nil, lookAt: lookAt,
 		port: port, listenPort: listen, socks: ps, prev: map[string]keys.Secret{}, deleted: map[netip.Prefix]bool{},
-		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil}
+		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil, l3: l3}
 	p.run()
 	m.lastLook = countsOf(ps)
-	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...)}
+	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...), done: p.done}
 }
 
 // nextDue is when a pass is due next for the pass's own reasons (zero:
@@ -251,20 +265,25 @@ func (p *pass) steady(observeErr error, useAO bool) bool {
 
 // run is the pass's order of work. Keys go on the listeners before GoBGP
 // learns of a peer; a key that fails holds the peer down in the same pass.
+// The desired state is computed once (desiredOf); the install failures,
+// of earlier passes and then of this pass's key stage, hold their peers
+// down (holdFailed).
 func (p *pass) run() {
 	m := p.m
-	p.d = ComputeDesired(p.in)
+	want := desiredOf(p.in)
+	p.d = holdFailed(want, p.in.Held)
 	m.keepPins(p.in.Proposals, p.d)
 	for _, st := range m.peers {
 		st.obs.drift = ""
 	}
 	p.sessions()
+	p.l3mdev()
 	p.removals()
 	p.keys()
 	p.guards()
 	p.in.Held = maps.Clone(m.held)
-	p.d = ComputeDesired(p.in) // the install failures of this pass hold their peers down now
-	p.publishDials()           // before GoBGP learns of a peer, it can key its dials
+	p.d = holdFailed(want, p.in.Held) // the install failures of this pass hold their peers down now
+	p.publishDials()                  // before GoBGP learns of a peer, it can key its dials
 	p.gobgp()
 	p.unmanaged()
 	p.conns()
@@ -282,26 +301,6 @@ func (m *Manager) keepPins(seen map[string]int, d Desired) {
 			delete(m.pins, id)
 		}
 	}
-}
-
-// act applies a outside m.mu and notes its error. Nothing else acts
-// meanwhile: only the reconciler's goroutine runs passes.
-func (p *pass) act(a action) error {
-	var err error
-	p.acts++
-	p.unlocked(func() { err = p.apply(p.ctx, a) })
-	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
-		p.errs = append(p.errs, err)
-	}
-	return err
-}
-
-// unlocked runs f, the pass's I/O (GoBGP's API, the sockets), with m.mu
-// released: the triggers, Status and the API guard answer meanwhile.
-func (p *pass) unlocked(f func()) {
-	p.m.mu.Unlock()
-	defer p.m.mu.Lock()
-	f()
 }
 
 // peerFor is the ID of the pass's config's peer that owns address a.
@@ -329,9 +328,9 @@ func (p *pass) isStatic(a netip.Addr) bool {
 
 // sessionAddrs returns the addresses of the session table in order, for
 // loops that act (the table may change while an action runs).
-func (m *Manager) sessionAddrs() []netip.Addr {
-	out := make([]netip.Addr, 0, len(m.sess))
-	for a := range m.sess {
+func (t *sessionTable) sessionAddrs() []netip.Addr {
+	out := make([]netip.Addr, 0, len(t.sess))
+	for a := range t.sess {
 		out = append(out, a)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
@@ -372,7 +371,7 @@ func (p *pass) removals() {
 	for _, st := range m.sorted() {
 		id := st.cfg.ID()
 		w, ok := p.d.Peers[id]
-		if ok && (st.shape == nil || sameShape(st.shape, w.Cfg)) {
+		if keepsNeighbor(st, w, ok) {
 			st.cfg = w.Cfg
 			continue
 		}
@@ -399,18 +398,7 @@ func (p *pass) removals() {
 }
 
 // removeFromGoBGP deletes st's neighbor or range from GoBGP.
-func (p *pass) removeFromGoBGP(st *peer) {
-	a := action{kind: actDeleteNeighbor, peer: st.cfg, addr: st.cfg.Address}
-	p.gone[st.cfg.Address] = true
-	if st.cfg.IsDynamic() {
-		a = action{kind: actDropRange, peer: st.cfg, addrs: p.rangeTable(st.cfg)}
-		p.dropped[groupName(st.cfg.Prefix)] = true
-	}
-	if err := p.act(a); err != nil {
-		p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot remove the peer from GoBGP")
-	}
-	st.inGoBGP, st.shape = false, nil
-}
+func (p *pass) removeFromGoBGP(st *peer) { p.actNeighbor(removeAction(st.cfg, stepRemove)) }
 
 // shareListener records w's key for a peer whose listener scope another
 // interface peer owns (shareListeners): its connections are keyed with it
@@ -459,6 +447,13 @@ func (p *pass) deleteKey(st *peer) {
 	}
 	st.secret.Wipe()
 	st.secret, st.keyID, st.installed, st.l3 = nil, -1, false, 0
+}
+
+// keepsNeighbor reports whether GoBGP's neighbor or range for the record
+// st (if any) serves w (ok: w's peer is desired): otherwise the removals
+// take it out of GoBGP, and the GoBGP stage adds it back.
+func keepsNeighbor(st *peer, w Want, ok bool) bool {
+	return ok && (st.shape == nil || sameShape(st.shape, w.Cfg))
 }
 
 // sameShape reports whether GoBGP's object for a can serve b: the same BGP

@@ -152,49 +152,102 @@ func (p *pass) deleteAO(st *peer) {
 
 // connsAO keeps every established session of a TCP-AO peer signed: a
 // connection without TCP-AO keys is ended (fail closed), one lacking a key
-// of the chain or asking for another RNextKeyID is brought in line.
+// of the chain or asking for another RNextKeyID is brought in line. Each
+// session is judged (observeConnAO), its actions planned (planConnAO,
+// pure), and then carried out and recorded (actConnAO).
 func (p *pass) connsAO() {
-	m := p.m
-	for _, a := range m.sessionAddrs() {
-		s := m.sess[a]
-		if s == nil || !s.established() {
-			continue // gone while an action ran
-		}
-		st := m.peers[p.peerFor(a)]
-		if st == nil || len(st.ao.Keys) == 0 || p.tookOut(a, st) {
-			continue
-		}
-		set := st.ao
-		set.Current = -1 // our current key follows the peer's RNextKeyID
-		if !p.aoSeen {
-			if s.aoRNext != set.RNext || s.aoICMPs != set.AcceptICMPs {
-				p.setConnAO(a, s, st, set)
-			}
-			continue
-		}
-		c, ok := p.aoConn(s)
-		if ok && c.HasInfo {
-			if p.aoSeenConns == nil {
-				p.aoSeenConns = map[string][]tcpsock.AOSocket{}
-			}
-			p.aoSeenConns[st.cfg.ID()] = append(p.aoSeenConns[st.cfg.ID()], c)
-		}
-		switch {
-		case !ok && !p.lookSaw(s):
-			// A connection newer than the look, or closed before it
-			// (GoBGP's event not yet recorded): nothing to judge. The
-			// event asked for the pass that looks at it.
-		case !ok:
-			st.obs.ok = false
-			m.drift(st, fmt.Sprintf("connection %s-%s carries no TCP-AO key: ending it (fail closed)", s.local, s.remote))
-			if err := p.act(action{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-AO"}); err != nil {
-				m.log.WithError(err).WithField("peer", a).Debug("reconcile: reset of the unsigned session")
-			}
-		case len(c.KeysFor(set.Prefix)) != len(set.Keys) ||
-			(c.HasInfo && (int(c.Info.RNext) != set.RNext || c.Info.AcceptICMPs != set.AcceptICMPs)):
-			p.setConnAO(a, s, st, set)
+	var facts []aoConnFacts
+	p.eachEstablished(func(a netip.Addr, s *session) { facts = append(facts, p.observeConnAO(a, s)) })
+	for _, f := range facts {
+		for _, a := range planConnAO(f) {
+			p.actConnAO(a)
 		}
 	}
+}
+
+// aoConnFacts is what a pass judged of one established session's
+// connection with addr of a TCP-AO peer: set is what it must carry (its
+// current key following the peer's RNextKeyID); unsigned: it carries no
+// TCP-AO key; differs: it lacks a key of set, or asks for another
+// RNextKeyID or ICMP setting.
+type aoConnFacts struct {
+	addr              netip.Addr
+	local, remote     netip.AddrPort
+	set               tcpsock.AOSet
+	unsigned, differs bool
+}
+
+// planConnAO is one TCP-AO connection's actions (pure).
+func planConnAO(f aoConnFacts) []action {
+	switch {
+	case f.unsigned:
+		return []action{{kind: actResetSession, addr: f.addr, why: "authbgpd: session without TCP-AO"}}
+	case f.differs:
+		return []action{{kind: actSetConnAO, addr: f.addr, local: f.local, remote: f.remote, ao: f.set}}
+	}
+	return nil
+}
+
+// observeConnAO judges the established session s with a, and records the
+// kernel's counters of its connection (aoSeenConns).
+func (p *pass) observeConnAO(a netip.Addr, s *session) aoConnFacts {
+	m := p.m
+	st := m.peers[p.peerFor(a)]
+	if st == nil || len(st.ao.Keys) == 0 || p.tookOut(a, st) {
+		return aoConnFacts{}
+	}
+	f := aoConnFacts{addr: a, local: s.local, remote: s.remote, set: st.ao}
+	f.set.Current = -1 // our current key follows the peer's RNextKeyID
+	set := f.set
+	if !p.aoSeen {
+		f.differs = s.aoRNext != set.RNext || s.aoICMPs != set.AcceptICMPs
+		return f
+	}
+	c, ok := p.aoConn(s)
+	if ok && c.HasInfo {
+		if p.aoSeenConns == nil {
+			p.aoSeenConns = map[string][]tcpsock.AOSocket{}
+		}
+		p.aoSeenConns[st.cfg.ID()] = append(p.aoSeenConns[st.cfg.ID()], c)
+	}
+	switch {
+	case !ok && !p.lookSaw(s):
+		// A connection newer than the look, or closed before it
+		// (GoBGP's event not yet recorded): nothing to judge. The
+		// event asked for the pass that looks at it.
+	case !ok:
+		st.obs.ok = false
+		m.drift(st, fmt.Sprintf("connection %s-%s carries no TCP-AO key: ending it (fail closed)", s.local, s.remote))
+		f.unsigned = true
+	case len(c.KeysFor(set.Prefix)) != len(set.Keys) ||
+		(c.HasInfo && (int(c.Info.RNext) != set.RNext || c.Info.AcceptICMPs != set.AcceptICMPs)):
+		f.differs = true
+	}
+	return f
+}
+
+// actConnAO carries out one action of connsAO and records its outcome: the
+// session's connection, if it is still the one, carries set's RNextKeyID.
+func (p *pass) actConnAO(a action) {
+	err := p.act(a)
+	log := p.m.log.WithField("peer", a.addr)
+	if a.kind == actResetSession {
+		if err != nil {
+			log.WithError(err).Debug("reconcile: reset of the unsigned session")
+		}
+		return
+	}
+	log = p.m.log.WithFields(logrus.Fields{"peer": a.addr, "connection": a.remote})
+	if err != nil {
+		log.WithError(err).Warn("could not set the session's TCP-AO keys in place")
+		return
+	}
+	s := p.m.sess[a.addr]
+	if s == nil || s.local != a.local || s.remote != a.remote {
+		return // another session since the action began: the next pass looks at it
+	}
+	s.aoRNext, s.aoICMPs = a.ao.RNext, a.ao.AcceptICMPs
+	log.WithFields(logrus.Fields{"rnext_key_id": a.ao.RNext, "accept_icmps": a.ao.AcceptICMPs}).Info("established session's TCP-AO keys set in place (RNextKeyID)")
 }
 
 // tookOut reports whether this pass took a's session out of GoBGP (its
@@ -236,23 +289,8 @@ func (p *pass) aoConn(s *session) (tcpsock.AOSocket, bool) {
 	return tcpsock.AOSocket{}, false
 }
 
-// setConnAO brings one connection's MKTs and RNextKeyID in line.
-func (p *pass) setConnAO(a netip.Addr, s *session, st *peer, set tcpsock.AOSet) {
-	local, remote := s.local, s.remote
-	err := p.act(action{kind: actSetConnAO, local: local, remote: remote, ao: set})
-	log := p.m.log.WithFields(logrus.Fields{"peer": a, "connection": remote})
-	if err != nil {
-		log.WithError(err).Warn("could not set the session's TCP-AO keys in place")
-		return
-	}
-	if p.m.sess[a] != s || s.local != local || s.remote != remote {
-		return // another session since the action began: the next pass looks at it
-	}
-	s.aoRNext, s.aoICMPs = set.RNext, set.AcceptICMPs
-	log.WithFields(logrus.Fields{"rnext_key_id": set.RNext, "accept_icmps": set.AcceptICMPs}).Info("established session's TCP-AO keys set in place (RNextKeyID)")
-}
-
-// straysAO deletes listener MKTs of scopes no TCP-AO peer owns.
+// straysAO deletes listener MKTs of scopes no TCP-AO peer owns
+// (planStraysAO).
 func (p *pass) straysAO() {
 	m := p.m
 	if !p.aoSeen || m.port == 0 {
@@ -264,22 +302,34 @@ func (p *pass) straysAO() {
 			wanted[st.ao.Prefix] = true
 		}
 	}
+	for _, a := range planStraysAO(p.aoObs, m.port, wanted, p.deleted) {
+		m.log.WithFields(logrus.Fields{"listener": a.local, "scope": a.ao.Prefix}).Warn("reconcile: listener carries TCP-AO keys no configured peer owns: deleting them")
+		if err := p.act(a); err != nil {
+			m.log.WithError(err).WithField("scope", a.ao.Prefix).Error("reconcile: cannot delete stray TCP-AO keys")
+		}
+	}
+}
+
+// planStraysAO is the plan of straysAO (pure): the MKTs on the observed
+// listeners on port whose scope no record wants and this pass did not
+// delete already, each scope once (action.local: the listener it was seen
+// on).
+func planStraysAO(obs []tcpsock.AOSocket, port uint16, wanted, deleted map[netip.Prefix]bool) []action {
+	var out []action
 	done := map[netip.Prefix]bool{}
-	for _, s := range p.aoObs {
-		if !s.Listening || s.Local.Port() != m.port {
+	for _, s := range obs {
+		if !s.Listening || s.Local.Port() != port {
 			continue
 		}
 		for _, k := range s.Keys {
-			if wanted[k.Prefix] || p.deleted[k.Prefix] || done[k.Prefix] {
+			if wanted[k.Prefix] || deleted[k.Prefix] || done[k.Prefix] {
 				continue
 			}
 			done[k.Prefix] = true
-			m.log.WithFields(logrus.Fields{"listener": s.Local, "scope": k.Prefix}).Warn("reconcile: listener carries TCP-AO keys no configured peer owns: deleting them")
-			if err := p.act(action{kind: actDeleteListenerAO, ao: tcpsock.AOSet{Prefix: k.Prefix}}); err != nil {
-				m.log.WithError(err).WithField("scope", k.Prefix).Error("reconcile: cannot delete stray TCP-AO keys")
-			}
+			out = append(out, action{kind: actDeleteListenerAO, local: s.Local, ao: tcpsock.AOSet{Prefix: k.Prefix}})
 		}
 	}
+	return out
 }
 
 // tellAO records, for every TCP-AO peer, the kernel's counters and current

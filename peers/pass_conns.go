@@ -96,7 +96,10 @@ func (p *pass) findConn(a netip.Addr) (local, remote netip.AddrPort, ok bool) {
 // kernel's view, every connected socket on the BGP port as observed;
 // without it, the established sessions as recorded. A connection with
 // another key is re-keyed in place (a changed key, or drift); one with no
-// key at all is keyed and its session ended (fail closed).
+// key at all is keyed and its session ended (fail closed). The TCP-AO
+// peers' connections go first (connsAO). Each connection is judged
+// (observedConn, recordedConn), its actions planned (planConn, pure), and
+// then carried out and recorded (actConn).
 func (p *pass) conns() {
 	defer func() {
 		for _, s := range p.prev {
@@ -105,19 +108,57 @@ func (p *pass) conns() {
 	}()
 	defer p.endRekeyHolds()
 	p.connsAO()
+	var facts []connFacts
 	if p.seen {
 		for _, c := range p.obs.Sockets {
 			if !c.Listening && c.Remote.IsValid() && (c.Local.Port() == p.port || c.Remote.Port() == p.port) {
-				p.observedConn(c)
+				facts = append(facts, p.observedConn(c))
 			}
 		}
-		return
+	} else {
+		p.eachEstablished(func(a netip.Addr, s *session) { facts = append(facts, p.recordedConn(a, s)) })
 	}
-	for _, a := range p.m.sessionAddrs() {
-		if s := p.m.sess[a]; s != nil && s.established() {
-			p.recordedConn(a, s) // s may be gone once an action ran
+	for _, f := range facts {
+		for _, a := range planConn(f) {
+			p.actConn(a)
 		}
 	}
+}
+
+// eachEstablished calls f for each established session, in address order
+// (m.mu held).
+func (p *pass) eachEstablished(f func(netip.Addr, *session)) {
+	for _, a := range p.m.sessionAddrs() {
+		if s := p.m.sess[a]; s != nil && s.established() {
+			f(a, s)
+		}
+	}
+}
+
+// connFacts is what a pass judged of one connection with addr of a keyed
+// peer: key is its owner's key; unsigned: it carries none; rekey: it
+// carries another.
+type connFacts struct {
+	addr            netip.Addr
+	local, remote   netip.AddrPort
+	key             md5auth.Key
+	unsigned, rekey bool
+}
+
+// planConn is one connection's actions (pure): an unsigned one is keyed
+// and its session ended (fail closed), one with another key re-keyed in
+// place.
+func planConn(f connFacts) []action {
+	set := action{kind: actSetConnKey, addr: f.addr, local: f.local, remote: f.remote, key: f.key}
+	switch {
+	case f.unsigned:
+		set.step = stepUnsigned
+		return []action{set, {kind: actResetSession, addr: f.addr, why: "authbgpd: session without TCP-MD5"}}
+	case f.rekey:
+		set.step = stepRekey
+		return []action{set}
+	}
+	return nil
 }
 
 // owner returns the record of the keyed peer that owns connections with a
@@ -131,43 +172,40 @@ func (p *pass) owner(a netip.Addr) (string, *peer) {
 	return id, st
 }
 
-// observedConn converges one observed connection.
-func (p *pass) observedConn(c tcpsock.SocketKeys) {
+// observedConn judges one observed connection.
+func (p *pass) observedConn(c tcpsock.SocketKeys) connFacts {
 	m := p.m
 	a := c.Remote.Addr()
 	id, st := p.owner(a)
 	if st == nil || p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.Prefix)]) {
-		return // none of ours, or a session this pass took out of GoBGP
+		return connFacts{} // none of ours, or a session this pass took out of GoBGP
 	}
+	f := connFacts{addr: a, local: c.Local, remote: c.Remote, key: connKey(a, st)}
 	k, ok := c.KeyFor(a)
 	switch {
 	case !ok:
 		st.obs.ok = false
 		m.drift(st, fmt.Sprintf("connection %s-%s carries no TCP-MD5 key: ending it (fail closed)", c.Local, c.Remote))
-		if err := p.act(action{kind: actSetConnKey, local: c.Local, remote: c.Remote, key: connKey(a, st)}); err != nil {
-			m.log.WithError(err).WithField("peer", a).Warn("reconcile: cannot key the unsigned connection")
-		}
-		if err := p.act(action{kind: actResetSession, addr: a, why: "authbgpd: session without TCP-MD5"}); err != nil {
-			m.log.WithError(err).WithField("peer", a).Debug("reconcile: reset of the unsigned session")
-		}
+		f.unsigned = true
 	case !st.secret.Equal(k.Secret):
 		if p.keepsOldKey(a, st, k.Secret) {
-			return // for now (rekeyhold.go)
+			return connFacts{} // for now (rekeyhold.go)
 		}
 		if old := p.prev[id]; (old == nil || !old.Equal(k.Secret)) && !st.prevSecret.Equal(k.Secret) {
 			st.obs.ok = false
 			m.drift(st, fmt.Sprintf("connection %s-%s carries another key: re-keying it in place", c.Local, c.Remote))
 		}
-		p.rekey(a, c.Local, c.Remote, st)
+		f.rekey = true
 	}
+	return f
 }
 
-// recordedConn converges one established session's connection as the
-// record knows it (the kernel hides keys).
-func (p *pass) recordedConn(a netip.Addr, s *session) {
+// recordedConn judges one established session's connection as the record
+// knows it (the kernel hides keys).
+func (p *pass) recordedConn(a netip.Addr, s *session) connFacts {
 	id, st := p.owner(a)
 	if st == nil {
-		return
+		return connFacts{}
 	}
 	if s.key == nil {
 		// It came up with the key the listeners carried: the one before
@@ -178,38 +216,51 @@ func (p *pass) recordedConn(a netip.Addr, s *session) {
 		}
 	}
 	if !s.key.Equal(st.secret) && !p.keepsOldKey(a, st, s.key) {
-		p.rekey(a, s.local, s.remote, st)
+		return connFacts{addr: a, local: s.local, remote: s.remote, key: connKey(a, st), rekey: true}
 	}
+	return connFacts{}
 }
 
-// rekey puts st's key on the connection (local, remote) with a in place;
-// when that connection carries a's established session, the session is
-// marked re-keyed (see staleByRefusal).
-func (p *pass) rekey(a netip.Addr, local, remote netip.AddrPort, st *peer) {
+// actConn carries out one action of the connections and records its
+// outcome. A re-keyed connection that carries a's established session
+// marks the session re-keyed (see staleByRefusal).
+func (p *pass) actConn(a action) {
 	m := p.m
-	err := p.act(action{kind: actSetConnKey, local: local, remote: remote, key: connKey(a, st)})
-	if err != nil {
-		if s := m.sess[a]; errors.Is(err, tcpsock.ErrSocketNotFound) && (s == nil || s.state != "established" || s.remote != remote) {
-			// The session ended meanwhile (the peer resets it when its
-			// own key changes): nothing left to re-key.
-			m.log.WithError(err).WithField("peer", a).Debug("the session's connection closed before it was re-keyed")
-			return
+	err := p.act(a)
+	switch {
+	case a.kind == actResetSession:
+		if err != nil {
+			m.log.WithError(err).WithField("peer", a.addr).Debug("reconcile: reset of the unsigned session")
 		}
-		m.log.WithError(err).WithField("peer", a).Warn("could not re-key the session's connection in place; it will recover on reconnect")
+		return
+	case a.step == stepUnsigned:
+		if err != nil {
+			m.log.WithError(err).WithField("peer", a.addr).Warn("reconcile: cannot key the unsigned connection")
+		}
 		return
 	}
-	s := m.sess[a]
-	if s == nil || s.state != "established" || s.local != local || s.remote != remote {
+	if err != nil {
+		if s := m.sess[a.addr]; errors.Is(err, tcpsock.ErrSocketNotFound) && (s == nil || s.state != "established" || s.remote != a.remote) {
+			// The session ended meanwhile (the peer resets it when its
+			// own key changes): nothing left to re-key.
+			m.log.WithError(err).WithField("peer", a.addr).Debug("the session's connection closed before it was re-keyed")
+			return
+		}
+		m.log.WithError(err).WithField("peer", a.addr).Warn("could not re-key the session's connection in place; it will recover on reconnect")
+		return
+	}
+	s := m.sess[a.addr]
+	if s == nil || s.state != "established" || s.local != a.local || s.remote != a.remote {
 		return
 	}
 	s.key.Wipe()
-	s.key = append(keys.Secret(nil), st.secret...)
-	p.noteRekeyed(a, s)
-	m.log.WithFields(logrus.Fields{"peer": a, "connection": remote}).Info("established session re-keyed in place")
+	s.key = append(keys.Secret(nil), a.key.Secret...)
+	p.noteRekeyed(a.addr, s)
+	m.log.WithFields(logrus.Fields{"peer": a.addr, "connection": a.remote}).Info("established session re-keyed in place")
 }
 
 // strays deletes listener keys that no configured peer owns (left by
-// GoBGP or by a removed peer).
+// GoBGP or by a removed peer): planStrays.
 func (p *pass) strays() {
 	m := p.m
 	if !p.seen || m.port == 0 {
@@ -221,18 +272,32 @@ func (p *pass) strays() {
 			wanted[mdKey(st.cfg, st.l3, st.secret).Prefix] = true
 		}
 	}
-	for _, l := range p.listeners() {
+	for _, a := range planStrays(p.listeners(), wanted, p.deleted) {
+		m.log.WithFields(logrus.Fields{"listener": a.local, "scope": a.key.Prefix}).Warn("reconcile: listener carries a TCP-MD5 key no configured peer owns: deleting it")
+		if err := p.act(a); err != nil {
+			m.log.WithError(err).WithField("scope", a.key.Prefix).Error("reconcile: cannot delete stray listener key")
+		}
+		p.deleted[a.key.Prefix] = true
+	}
+}
+
+// planStrays is the plan of strays (pure): the TCP-MD5 keys on the
+// observed listeners whose scope no record wants and this pass did not
+// delete already, each scope once (action.local: the listener it was seen
+// on).
+func planStrays(listeners []tcpsock.SocketKeys, wanted, deleted map[netip.Prefix]bool) []action {
+	var out []action
+	done := map[netip.Prefix]bool{}
+	for _, l := range listeners {
 		for _, k := range l.Keys {
-			if wanted[k.Prefix] || p.deleted[k.Prefix] {
+			if wanted[k.Prefix] || deleted[k.Prefix] || done[k.Prefix] {
 				continue
 			}
-			m.log.WithFields(logrus.Fields{"listener": l.Local, "scope": k.Prefix}).Warn("reconcile: listener carries a TCP-MD5 key no configured peer owns: deleting it")
-			if err := p.act(action{kind: actDeleteListenerKey, key: md5auth.Key{Prefix: k.Prefix, Secret: k.Secret}}); err != nil {
-				m.log.WithError(err).WithField("scope", k.Prefix).Error("reconcile: cannot delete stray listener key")
-			}
-			p.deleted[k.Prefix] = true
+			done[k.Prefix] = true
+			out = append(out, action{kind: actDeleteListenerKey, local: l.Local, key: md5auth.Key{Prefix: k.Prefix, Secret: k.Secret}})
 		}
 	}
+	return out
 }
 
 // tell tells the observers what the pass found: each keyed peer's key as

@@ -38,10 +38,37 @@ func (m *Manager) Plan(next *config.Config) config.Plan {
 	m.mu.Lock()
 	m.recordAlgorithms(algs)
 	cur := m.cfg
+	readds := m.readds(next)
 	m.mu.Unlock()
 	pl := config.PlanReload(cur, next)
 	pl.Refused = algorithmRefusals(next, algs)
+	pl.Readds = readds
 	return pl
+}
+
+// readds lists, in ID order, the peers whose GoBGP neighbor or range a pass
+// with next would take out of GoBGP and put back, or change the admin
+// state of (m.mu held): the pass's own planners (keepsNeighbor for the
+// removals, planGoBGP), run with next's desired state against the records
+// of what the passes applied, as a light pass would (without GoBGP's view,
+// or the restarts its events call for), acting on nothing.
+func (m *Manager) readds(next *config.Config) []string {
+	in := m.inputs()
+	in.Config = next
+	d := holdFailed(desiredOf(in), in.Held)
+	var out []string
+	for _, id := range d.IDs() {
+		st := m.peers[id]
+		if st == nil || !st.inGoBGP {
+			continue
+		}
+		w := d.Peers[id]
+		f := gobgpFacts{w: w, inGoBGP: keepsNeighbor(st, w, true), heldDown: st.heldDown}
+		if !f.inGoBGP || len(planGoBGP([]gobgpFacts{f})) > 0 {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // ReloadPlan is Reload of pl.New with the changes pl has diffed (the

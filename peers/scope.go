@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // Scopes: interface ("unnumbered") peers and peers in VRFs. An interface
@@ -204,20 +205,35 @@ func vrfName(v string) string {
 	return "VRF " + v
 }
 
-// guards puts the desired link-local guards on the listeners (every full
-// pass while there are or were any: the filter cannot be read back). When
-// they cannot be put there, the peers that share another's listener key
-// are held down (fail closed): GoBGP refuses connections for an
-// administratively down neighbor, so a host on their link holding the
-// owner's key is not taken for them.
+// guards puts the desired link-local guards on the listeners (planGuards)
+// and records the outcome (recordGuards).
 func (p *pass) guards() {
 	m := p.m
-	want := p.d.Guards
-	if p.listenPort == 0 || (len(want) == 0 && !m.guarded) || (!p.full && slices.Equal(want, m.guardsSet)) {
-		return
+	for _, a := range planGuards(p.d.Guards, m.guardsSet, m.guarded, p.listenPort, p.full) {
+		p.recordGuards(a.guards, p.act(a))
 	}
-	var err error
-	p.unlocked(func() { err = p.socks.SetListenerGuards(want) }) // I/O, as an action's
+}
+
+// planGuards is the guard stage's plan (pure): the desired guards want
+// go on the listeners every full pass while there are or were any (set:
+// the last ones put there; guarded: there are some), as the filter cannot
+// be read back, and on a light pass when they changed. None when GoBGP
+// does not listen (listenPort 0).
+func planGuards(want, set []tcpsock.Guard, guarded bool, listenPort uint16, full bool) []action {
+	same := slices.Equal(want, set)
+	if listenPort == 0 || (len(want) == 0 && !guarded) || (!full && same) {
+		return nil
+	}
+	return []action{{kind: actSetGuards, guards: want, quiet: same}}
+}
+
+// recordGuards records the outcome of putting the guards want on the
+// listeners. When they cannot be put there, the peers that share another's
+// listener key are held down (fail closed): GoBGP refuses connections for
+// an administratively down neighbor, so a host on their link holding the
+// owner's key is not taken for them.
+func (p *pass) recordGuards(want []tcpsock.Guard, err error) {
+	m := p.m
 	if err == nil {
 		if !slices.Equal(want, m.guardsSet) {
 			m.log.WithField("guards", len(want)).Info("reconcile: link-local guards on the listeners: a shared far-end address is taken only from its owner's interface")
@@ -243,6 +259,42 @@ func (p *pass) guards() {
 		if st := m.peers[id]; st != nil {
 			st.err, st.obs.ok = herr, false
 		}
+	}
+}
+
+// l3mdevView is what a pass observed of the tcp_l3mdev_accept sysctl
+// (observeL3mdev): it is off while VRF peers are configured (off), or it
+// could not be read (err). The zero value: nothing to do.
+type l3mdevView struct {
+	off bool
+	err error
+}
+
+// planL3mdev is the sysctl's plan (pure): turn tcp_l3mdev_accept on when
+// VRF peers are configured and it was seen off.
+func planL3mdev(v l3mdevView) []action {
+	if !v.off {
+		return nil
+	}
+	return []action{{kind: actL3mdevAccept}}
+}
+
+// l3mdev turns tcp_l3mdev_accept on where the pass saw it off
+// (planL3mdev), and records and logs the outcome.
+func (p *pass) l3mdev() {
+	m := p.m
+	if p.l3.err != nil {
+		m.log.WithError(p.l3.err).Warn("reconcile: cannot read net.ipv4.tcp_l3mdev_accept: VRF peers may not reach the listeners")
+	}
+	for _, a := range planL3mdev(p.l3) {
+		if err := p.act(a); err != nil {
+			m.log.WithError(err).Error("reconcile: VRF peers are configured, but net.ipv4.tcp_l3mdev_accept is 0 and cannot be set: their connections find no listener (only our dials come up)")
+			continue
+		}
+		if !m.l3mdevSet {
+			m.log.Info("reconcile: VRF peers are configured: set net.ipv4.tcp_l3mdev_accept = 1 so the listeners accept their connections")
+		}
+		m.l3mdevSet = true
 	}
 }
 

@@ -52,31 +52,24 @@ func (kernelScopes) VRF(name string) VRF {
 // socket is bound to the VRF.
 const l3mdevAccept = "/proc/sys/net/ipv4/tcp_l3mdev_accept"
 
-// scopeL3mdev turns tcp_l3mdev_accept on when VRF peers are configured
-// (m.mu held): GoBGP's listeners are in the default VRF, and without it a
-// VRF peer's SYN finds no listener (the session would come up only by our
-// dial). The router's network namespace is the daemon's to run.
-func (m *Manager) scopeL3mdev(vrfs map[string]VRF) {
-	if len(vrfs) == 0 || m.port == 0 {
-		return
+// observeL3mdev reads tcp_l3mdev_accept when VRF peers are configured and
+// GoBGP listens (port not 0; no lock held): GoBGP's listeners are in the
+// default VRF, and without it a VRF peer's SYN finds no listener (the
+// session would come up only by our dial). The router's network namespace
+// is the daemon's to run.
+func observeL3mdev(vrfs map[string]VRF, port uint16) l3mdevView {
+	if len(vrfs) == 0 || port == 0 {
+		return l3mdevView{}
 	}
 	b, err := os.ReadFile(l3mdevAccept)
 	if err != nil {
-		m.log.WithError(err).Warn("reconcile: cannot read net.ipv4.tcp_l3mdev_accept: VRF peers may not reach the listeners")
-		return
+		return l3mdevView{err: err}
 	}
-	if strings.TrimSpace(string(b)) != "0" {
-		return
-	}
-	if err := os.WriteFile(l3mdevAccept, []byte("1\n"), 0o644); err != nil {
-		m.log.WithError(err).Error("reconcile: VRF peers are configured, but net.ipv4.tcp_l3mdev_accept is 0 and cannot be set: their connections find no listener (only our dials come up)")
-		return
-	}
-	if !m.l3mdevSet {
-		m.log.Info("reconcile: VRF peers are configured: set net.ipv4.tcp_l3mdev_accept = 1 so the listeners accept their connections")
-	}
-	m.l3mdevSet = true
+	return l3mdevView{off: strings.TrimSpace(string(b)) == "0"}
 }
+
+// setL3mdevAccept turns tcp_l3mdev_accept on (actL3mdevAccept).
+func setL3mdevAccept() error { return os.WriteFile(l3mdevAccept, []byte("1\n"), 0o644) }
 
 // KernelAdvertiser is the Advertiser of the daemon: an ndp.Advertiser,
 // opened when an interface peer first wants one (its raw socket needs

@@ -17,7 +17,9 @@ func defaultScopes() ScopeObserver { return noScopes{} }
 func (noScopes) Link(string) Link { return Link{MasterErr: errNoScopes} }
 func (noScopes) VRF(string) VRF   { return VRF{Err: errNoScopes} }
 
-func (m *Manager) scopeL3mdev(map[string]VRF) {}
+func observeL3mdev(map[string]VRF, uint16) l3mdevView { return l3mdevView{} }
+
+func setL3mdevAccept() error { return errNoScopes }
 
 // KernelAdvertiser sends nothing here (no ndp).
 type KernelAdvertiser struct{}

@@ -145,6 +145,14 @@ func TestInterfacePeerLearnt(t *testing.T) {
 	}
 }
 
+// sameAddressScopes are eth1 and eth2 whose far ends both use fe80::2.
+func sameAddressScopes() *fakeScopes {
+	return &fakeScopes{links: map[string]Link{
+		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), IfIndex: 11},
+		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
+	}, vrfs: map[string]VRF{}}
+}
+
 // TestInterfacePeersSameAddress: two interface peers whose far ends both
 // use fe80::2, with different keys. The listeners carry one key per
 // address: the first peer's, installed once (no flapping between the two),
@@ -152,10 +160,7 @@ func TestInterfacePeerLearnt(t *testing.T) {
 func TestInterfacePeersSameAddress(t *testing.T) {
 	s := newFakeSockets()
 	s.visible = true
-	sc := &fakeScopes{links: map[string]Link{
-		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), IfIndex: 11},
-		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
-	}, vrfs: map[string]VRF{}}
+	sc := sameAddressScopes()
 	m, b, logs := startScoped(t, unnumbered, s, sc)
 	if want := []tcpsock.Guard{{Addr: netip.MustParseAddr("fe80::2"), IfIndex: 11}}; !slices.Equal(s.guards, want) {
 		t.Fatalf("listener guards %v, want %v", s.guards, want)
@@ -301,10 +306,7 @@ func TestLearnKeepsAddress(t *testing.T) {
 func TestSharedAddressUnguarded(t *testing.T) {
 	s := newFakeSockets()
 	s.visible, s.noGuards = true, true
-	sc := &fakeScopes{links: map[string]Link{
-		"eth1": {Peer: netip.MustParseAddr("fe80::2%eth1"), IfIndex: 11},
-		"eth2": {Peer: netip.MustParseAddr("fe80::2%eth2"), IfIndex: 12},
-	}, vrfs: map[string]VRF{}}
+	sc := sameAddressScopes()
 	m, b, _ := startScoped(t, unnumbered, s, sc)
 	if p := b.peer("fe80::2%eth2"); p == nil || !p.Conf.AdminDown {
 		t.Fatalf("eth2's neighbor without a guard: %v", p)

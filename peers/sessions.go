@@ -49,6 +49,19 @@ func (s *session) established() bool {
 	return s.state == "established" && s.local.IsValid() && s.remote.IsValid()
 }
 
+// sessionTable is the reconciler's session tracking, under m.mu: GoBGP's
+// sessions from its events (sess), the sessions to end (stale), the
+// kernel's bad-digest drops (badDigest), and what the observers were told
+// of each session's connection (told).
+type sessionTable struct {
+	sess  map[netip.Addr]*session  // GoBGP's sessions, from its events
+	stale map[netip.Addr]staleWant // sessions to end (proofs and refusals)
+	// badDigest: when the kernel last dropped a segment from the address
+	// with a bad TCP-MD5 digest (BadDigest; rekeyhold.go).
+	badDigest map[netip.Addr]time.Time
+	told      map[netip.Addr]netip.AddrPort // the observers' view of each session's connection
+}
+
 // staleWant is a request to end a session: a proof from the shadow checker
 // (proven) or a connection GoBGP refused (to be judged by the pass).
 type staleWant struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
@@ -12,6 +13,14 @@ import (
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
+
+// statusView is what /status reads without m.mu: the peers as the last
+// pass left them (Status), and GoBGP's count of the events it dropped
+// (nil: it keeps none).
+type statusView struct {
+	lastStatus atomic.Pointer[[]status.Peer]
+	dropped    func() uint64
+}
 
 // Status returns the peers part of /status: every configured peer, and
 // every session accepted from a dynamic range.
