@@ -148,7 +148,7 @@ func TestOwnersOrder(t *testing.T) {
 		{Prefix: netip.MustParsePrefix("192.0.2.1/32")},
 		{Interface: "eth0"},
 		{Interface: "eth0"},
-		{Prefix: netip.MustParsePrefix("10.2.3.4/16")},              // host bits
+		{Prefix: netip.MustParsePrefix("10.2.3.4/16")},             // host bits
 		{Prefix: netip.MustParsePrefix("::ffff:198.51.100.0/120")}, // mapped
 		{},
 	})
