@@ -313,7 +313,7 @@ func (p *pass) peerFor(a netip.Addr) string { return p.m.ownersOf(p.in.Config).o
 // 1,000 peers). A zoned link-local address is an interface peer's, as
 // Manager.isStatic says.
 func (p *pass) isStatic(a netip.Addr) bool {
-	if id, ok := interfaceOwner(p.in.Config, a); ok {
+	if id, ok := p.m.interfaceOwner(p.in.Config, a); ok {
 		return id != ""
 	}
 	if p.statics == nil {

@@ -129,7 +129,7 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 
 // isStatic reports whether a is a configured static peer (m.mu held).
 func (m *Manager) isStatic(a netip.Addr) bool {
-	if id, ok := interfaceOwner(m.cfg, a); ok {
+	if id, ok := m.interfaceOwner(m.cfg, a); ok {
 		return id != ""
 	}
 	p := m.cfg.Peer(a.String())
