@@ -11,8 +11,8 @@
 // and keeps, per (address, reason), the last cumulative count it saw; what
 // grew since is a delta, attributed with the running config:
 //
-//   - an IPv6 link-local address goes by its interface, with
-//     config.(*Config).Owner's rule: kdrops gives the ifindex it came in
+//   - an IPv6 link-local address goes by its interface, with the peer
+//     index's one owner rule (peerindex.Owners.Lookup): kdrops gives the ifindex it came in
 //     on, Options.IfName (net.InterfaceByIndex in the daemon's namespace;
 //     cached, looked up again after a Reload, a failure a Window later)
 //     names it, and the interface peer of that interface gets the drops
@@ -67,7 +67,7 @@
 // on-demand shadow capture, through DemandReason, when demand is given) and
 // polls until Stop, which closes the counter.
 //
-//	d := dropwatch.Start(cfg, log, demand)         // at start-up, in the daemon's netns
+//	d := dropwatch.Start(idx, log, demand)         // at start-up, in the daemon's netns
 //	m.Read(metrics.Readers{PeerKernelDrops: d.MetricSeries, ...}) // once
 //	// reload: d.Reload(next) after the peers manager applied next
 //	// GET /status: d.Merge(&st) after st.Peers is filled (before or after shadow.MergeStatus)
