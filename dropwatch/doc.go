@@ -17,11 +17,13 @@
 //     cached, looked up again after a Reload, a failure a Window later)
 //     names it, and the interface peer of that interface gets the drops
 //     under its ID (the interface name; /status and logs show
-//     fe80::2%eth1). Without an interface peer there, or without a known
-//     interface (ifindex 0, or a name lookup that failed), they are drops
-//     of no peer (Other), never another interface's peer's. On an
-//     interface in a VRF the kernel gives the VRF device's ifindex (see
-//     kdrops.Key), which names no interface peer: Other too;
+//     fe80::2%eth1). Without an interface peer there they go by the
+//     address, as any other (a numbered peer at that link-local address,
+//     or a range, else Other); without a known interface (ifindex 0, or a
+//     name lookup that failed) they are drops of no peer (Other). Never
+//     another interface's peer's. On an interface in a VRF the kernel
+//     gives the VRF device's ifindex (see kdrops.Key), which names no
+//     interface peer;
 //   - an address that is a static peer's address goes to that peer;
 //   - otherwise the most specific dynamic-neighbor range containing it
 //     gets it, under the range's ID, and the address keeps its own counts

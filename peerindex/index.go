@@ -148,12 +148,12 @@ func (x *Index) at(i int) *Peer {
 	return &x.peers[i]
 }
 
-// LinkOwner tells whether a is an IPv6 link-local address zoned with an
-// interface, which only that interface's peer owns (ok), and that peer
-// (nil: the interface has none).
+// LinkOwner is the interface peer that owns a, an IPv6 link-local
+// address zoned with its interface (ok false: a is not one).
 func (x *Index) LinkOwner(a netip.Addr) (p *Peer, ok bool) {
 	if !a.Is6() || !a.IsLinkLocalUnicast() || a.Zone() == "" {
 		return nil, false
 	}
-	return x.Owner(a), true
+	p = x.InterfacePeer(a.Zone())
+	return p, p != nil
 }

@@ -65,16 +65,19 @@ func NewOwners(scopes []Scope) *Owners {
 // Lookup returns the position of the scope that owns address a, -1 for
 // none, whatever the VRF (GoBGP, the capture and the kernel's drop
 // counters know an address, not the VRF it came in on; a valid config
-// has each address and range in one VRF only). The rule:
+// has each address and range in one VRF only). The rule is the kernel's
+// choice of key:
 //
-//   - an IPv6 link-local address zoned with an interface belongs to that
-//     interface's peer (an unnumbered link is point to point: whatever
-//     link-local address the far end uses), or to no peer when the
-//     interface has none, never to a numbered peer or range;
+//   - an IPv6 link-local address zoned with an interface that has an
+//     interface peer is that peer's (an unnumbered link is point to point:
+//     whatever link-local address the far end uses); an interface peer is
+//     found by its interface only, never by an address seen elsewhere;
 //   - any other address is looked up without its zone, an IPv4-mapped one
 //     as its IPv4 address: the static peer of that address first, else the
 //     most specific range containing it (the first given among equally
-//     specific ones).
+//     specific ones). So a numbered peer at a link-local address keeps its
+//     segments on a link no interface peer claims, as its key (scoped to
+//     no interface) does in the kernel.
 func (o *Owners) Lookup(a netip.Addr) int { return o.lookup(a, "", true) }
 
 // LookupIn is Lookup for a connection known to be in vrf ("" the default
@@ -88,11 +91,8 @@ func (o *Owners) lookup(a netip.Addr, vrf string, anyVRF bool) int {
 		return -1
 	}
 	if z := a.Zone(); z != "" {
-		if a.Is6() && a.IsLinkLocalUnicast() {
-			if i, ok := o.ifaces[z]; ok {
-				return int(i)
-			}
-			return -1
+		if i, ok := o.ifaces[z]; ok && a.Is6() && a.IsLinkLocalUnicast() {
+			return int(i)
 		}
 		a = a.WithZone("")
 	}

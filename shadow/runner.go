@@ -14,6 +14,7 @@ import (
 	"github.com/authbgp/authbgpd/capture"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -98,10 +99,11 @@ type noSRH struct{}
 func (noSRH) Enabled() bool                  { return false }
 func (noSRH) Check(netip.Addr, []byte, bool) {}
 
-// NewRunner makes the live checker of cfg's peers, with the segment
-// series of its keyed peers at 0; Start (a plugin method) opens the
-// capture.
-func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o RunnerOptions) *Runner {
+// NewRunner makes the live checker of x's peers (and x's config's
+// [shadow]), with the segment series of its keyed peers at 0; Start (a
+// plugin method) opens the capture.
+func NewRunner(x *peerindex.Index, log *logrus.Logger, m *metrics.Metrics, o RunnerOptions) *Runner {
+	cfg := x.Config()
 	s := &Runner{
 		log:       log.WithField("component", "shadow"),
 		metrics:   m,
@@ -125,7 +127,7 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 	if s.srh == nil {
 		s.srh = noSRH{}
 	}
-	peers := PeersOf(cfg)
+	peers := PeersOf(x)
 	workers, idle := cfg.Shadow.WorkerCount(), time.Duration(0)
 	s.mode = config.ShadowAlways
 	if cfg.Shadow.EffectiveMode() == config.ShadowOnDemand {
@@ -149,7 +151,7 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 			IdleAfter:  idle,
 		}))
 	}
-	s.segmentSeries(cfg)
+	s.segmentSeries(x)
 	return s
 }
 
@@ -498,7 +500,7 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 }
 
 // Reload gives the checker the new peers and keys, once the peers manager
-// has applied cfg: it makes the keyed peers' segment series exist and,
+// has applied x's config: it makes the keyed peers' segment series exist and,
 // off the caller's goroutine, acts on a proof made while
 // follow-peer-rollover was off (FollowProven). The keychain keys the
 // peers manager uses stay pinned as Pin last named them (the manager pins
@@ -507,21 +509,22 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 //
 // In on-demand mode the new on-demand-window and on-demand-segments apply
 // to the demands to come (the mode itself changes at the next restart).
-func (s *Runner) Reload(cfg *config.Config) {
+func (s *Runner) Reload(x *peerindex.Index) {
+	cfg := x.Config()
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
 	if s.od != nil {
 		s.od.mu.Lock()
 		s.od.book.configure(cfg.Shadow.Window(), cfg.Shadow.SegmentLimit())
 		s.od.mu.Unlock()
 	}
-	peers := PeersOf(cfg)
+	peers := PeersOf(x)
 	for _, c := range s.chks {
 		c.SetPeers(peers)
 	}
 	s.mu.Lock()
 	s.followErr = map[string]string{}
 	s.mu.Unlock()
-	s.segmentSeries(cfg)
+	s.segmentSeries(x)
 	go s.FollowProven()
 }
 
@@ -529,13 +532,13 @@ func (s *Runner) Reload(cfg *config.Config) {
 // TCP-AO peer's authbgpd_tcpao_segments_total) series exist at 0 (when the
 // Runner is made and at each reload: not during a scrape, whose collectors
 // run concurrently).
-func (s *Runner) segmentSeries(cfg *config.Config) {
-	for _, p := range cfg.Peers {
-		switch p.Auth().Mode {
+func (s *Runner) segmentSeries(x *peerindex.Index) {
+	for _, p := range x.Peers() {
+		switch p.Mode {
 		case config.AuthMD5:
-			s.metrics.SegmentCounters(p.ID())
+			s.metrics.SegmentCounters(p.ID)
 		case config.AuthTCPAO:
-			s.metrics.TCPAOSegmentCounters(p.ID())
+			s.metrics.TCPAOSegmentCounters(p.ID)
 		}
 	}
 }
