@@ -51,16 +51,12 @@ type Observer interface {
 	// KeyChanged: the peer's installed key changed; keyID is the keychain
 	// key id now in use (-1 for a password).
 	KeyChanged(peer string, keyID int)
-	// KeyInUse: keyID (the keychain key id; -1 for a password) is the key
-	// the peer's installed key now is, told once for each id in turn: at
-	// the first install, and at each change after it (the shadow
-	// checker pins it).
-	KeyInUse(peer string, keyID int)
 	PeerRemoved(peer string)
-	// Session tells which connection carries the established session
-	// with addr (remote is the peer's end; zero when none is established),
-	// so the shadow checker can judge that connection's segments.
-	Session(addr netip.Addr, remote netip.AddrPort)
+	// Published: the reconciler published s (Manager.Snapshot), what it
+	// now knows of each peer's key in use and each session, because it
+	// differs from the last one (after the pass installs keys, and at its
+	// end). The shadow checker follows it.
+	Published(s *peerindex.Snapshot)
 	// AOKernel tells, every pass, how much the kernel's TCP-AO counters of
 	// a TCP-AO peer's connections grew since the last pass.
 	AOKernel(peer string, d metrics.AOKernelCounts)
@@ -68,10 +64,9 @@ type Observer interface {
 
 type nopObserver struct{}
 
-func (nopObserver) Session(netip.Addr, netip.AddrPort)      {}
+func (nopObserver) Published(*peerindex.Snapshot)           {}
 func (nopObserver) KeyInstalled(string, bool)               {}
 func (nopObserver) KeyChanged(string, int)                  {}
-func (nopObserver) KeyInUse(string, int)                    {}
 func (nopObserver) PeerRemoved(string)                      {}
 func (nopObserver) AOKernel(string, metrics.AOKernelCounts) {}
 
@@ -138,7 +133,7 @@ type Manager struct {
 	// only by the pass (under mu, so Status and GuardAPI can read it).
 	peers  map[string]*peer
 	held   map[string]error
-	told   map[netip.Addr]netip.AddrPort        // the observers' view of each session's connection
+	snap   atomic.Pointer[peerindex.Snapshot]   // the last published (snapshot.go)
 	aoLast map[[2]netip.AddrPort]tcpsock.AOInfo // TCP-AO counters of each connection at the last pass
 	passes uint64
 	// passStats counts the loop's passes and their time, full and light
@@ -224,7 +219,6 @@ func New(o Options) *Manager {
 		rekeyHold: rekeyHold,
 		peers:     map[string]*peer{},
 		held:      map[string]error{},
-		told:      map[netip.Addr]netip.AddrPort{},
 		aoLast:    map[[2]netip.AddrPort]tcpsock.AOInfo{},
 		reqs:      make(chan *passReq),
 		kick:      make(chan struct{}, 1),
@@ -356,19 +350,6 @@ func needs(c *config.Config, mode string) bool {
 		}
 	}
 	return false
-}
-
-// KeyIDs returns the keychain key id installed for every keychain peer.
-func (m *Manager) KeyIDs() map[string]int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]int{}
-	for id, st := range m.peers {
-		if st.cfg.Keychain != "" && st.keyID >= 0 {
-			out[id] = st.keyID
-		}
-	}
-	return out
 }
 
 // SetPeerKeyID is the shadow checker's proposal (follow-peer-rollover):

@@ -48,11 +48,7 @@ type peer struct {
 	shared bool
 	// installed: the last install of secret succeeded on every listener.
 	installed bool
-	// told: the Observer was told (KeyInUse) that keyID is in use, toldID
-	// the id it was told.
-	told   bool
-	toldID int
-	err    error
+	err       error
 	// heldDown: GoBGP holds the static peer administratively down, or
 	// does not have the range (fail closed).
 	heldDown bool
@@ -505,11 +501,8 @@ func (p *pass) keys() {
 		w := p.d.Peers[id]
 		st := m.record(w)
 		p.peerKeys(st, w)
-		if st.installed && (!st.told || st.toldID != st.keyID) {
-			m.obs.KeyInUse(id, st.keyID)
-			st.told, st.toldID = true, st.keyID
-		}
 	}
+	m.publish(false) // the keys now in use, before connections are re-keyed
 }
 
 // peerKeys puts one peer's keys where w wants them (see keys).

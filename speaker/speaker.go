@@ -112,7 +112,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	s.host.Register(s.srv6)
 	if cfg.Shadow.On() {
 		s.shadow = shadow.NewRunner(idx, log, s.metrics, shadow.RunnerOptions{
-			Follow: s.peers.SetPeerKeyID, KeyIDs: s.peers.KeyIDs, EndStale: s.peers.EndStale, SRH: s.srv6.Verifier(),
+			Follow: s.peers.SetPeerKeyID, EndStale: s.peers.EndStale, SRH: s.srv6.Verifier(),
 		})
 		s.host.Register(plugin.Detached(s.shadow))
 	}
@@ -320,10 +320,10 @@ func Run(o Options) error {
 	return nil
 }
 
-// observer feeds the peers manager's changes into metrics and tells the
-// shadow checker which keychain key is installed, so it judges segments by
-// the key we actually use (after a switch by follow-peer-rollover too), not
-// by the schedule.
+// observer feeds the peers manager's changes into metrics and hands its
+// snapshots (the keys in use, the sessions) to the shadow checker, so it
+// judges segments by the key we actually use (after a switch by
+// follow-peer-rollover too), not by the schedule.
 type observer struct {
 	m *metrics.Metrics
 	s *Speaker
@@ -331,15 +331,10 @@ type observer struct {
 
 func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalled(peer, installed) }
 func (o observer) KeyChanged(peer string, _ int)            { o.m.KeyChanged(peer) }
-func (o observer) KeyInUse(peer string, keyID int) {
-	if sh := o.s.shadow; sh != nil && keyID >= 0 {
-		sh.Pin(peer, keyID)
-	}
-}
-func (o observer) PeerRemoved(peer string)                { o.m.DeletePeer(peer) }
-func (o observer) AOKernel(peer string, d aocount.Counts) { o.m.AddTCPAOKernel(peer, d) }
-func (o observer) Session(addr netip.Addr, remote netip.AddrPort) {
+func (o observer) PeerRemoved(peer string)                  { o.m.DeletePeer(peer) }
+func (o observer) AOKernel(peer string, d aocount.Counts)   { o.m.AddTCPAOKernel(peer, d) }
+func (o observer) Published(sn *peerindex.Snapshot) {
 	if sh := o.s.shadow; sh != nil {
-		sh.SetSession(addr, remote.Port())
+		sh.Apply(sn)
 	}
 }
