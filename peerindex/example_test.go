@@ -9,31 +9,29 @@ import (
 )
 
 func ExampleIndex_OwnerIn() {
-	c, err := config.Parse("r1.toml", []byte(`[global]
+	c, err := config.Parse("leaf1.toml", []byte(`[global]
 asn = 65001
 router-id = "192.0.2.1"
 
-# An unnumbered fabric link: the peer's link-local address is learnt.
-[[peers]]
-interface = "swp1"
-asn = 65101
+[[peers]] # spine 1, over an unnumbered link
+interface = "swp51"
+asn = 65100
 
-# A tenant's neighbors, in VRF blue.
-[[peers]]
-prefix = "10.0.0.0/16"
-vrf = "blue"
-asn = 65010
+[[peers]] # tenant red's customers
+prefix = "198.51.100.0/24"
+vrf = "red"
+asn = 65200
 
-[[peers]]
-address = "10.0.1.5"
-vrf = "blue"
-asn = 65011
+[[peers]] # ... and one of them, configured alone
+address = "198.51.100.7"
+vrf = "red"
+asn = 65207
 `))
 	if err != nil {
 		panic(err)
 	}
 	x := peerindex.New(c)
-	for _, q := range []struct{ addr, vrf string }{{"10.0.1.5", "blue"}, {"10.0.7.7", "blue"}, {"10.0.7.7", ""}, {"fe80::2%swp1", ""}} {
+	for _, q := range []struct{ addr, vrf string }{{"198.51.100.7", "red"}, {"198.51.100.9", "red"}, {"198.51.100.9", ""}, {"fe80::2%swp51", ""}, {"fe80::2%swp52", ""}} {
 		owner := "none"
 		if p := x.OwnerIn(netip.MustParseAddr(q.addr), q.vrf); p != nil {
 			owner = p.ID
@@ -41,8 +39,9 @@ asn = 65011
 		fmt.Printf("%s in %q: %s\n", q.addr, q.vrf, owner)
 	}
 	// Output:
-	// 10.0.1.5 in "blue": 10.0.1.5
-	// 10.0.7.7 in "blue": 10.0.0.0/16
-	// 10.0.7.7 in "": none
-	// fe80::2%swp1 in "": swp1
+	// 198.51.100.7 in "red": 198.51.100.7
+	// 198.51.100.9 in "red": 198.51.100.0/24
+	// 198.51.100.9 in "": none
+	// fe80::2%swp51 in "": swp51
+	// fe80::2%swp52 in "": none
 }

@@ -50,6 +50,15 @@ type Key struct {
 	MACLen         int
 }
 
+// MACLength is k's TCP-AO MAC length in bytes (MACLen, 0 the default:
+// tcpao.MACLen).
+func (k *Key) MACLength() int {
+	if k.MACLen == 0 {
+		return tcpao.MACLen
+	}
+	return k.MACLen
+}
+
 // IsDynamic reports whether p is a dynamic range.
 func (p *Peer) IsDynamic() bool { return p.Config.IsDynamic() }
 

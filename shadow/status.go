@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/authbgp/authbgpd/config"
@@ -17,11 +18,8 @@ func PeersOf(x *peerindex.Index) []Peer {
 	out := make([]Peer, 0, len(x.Peers()))
 	for i := range x.Peers() {
 		p := &x.Peers()[i]
-		sp := Peer{ID: p.ID, Pinned: -1, VRF: p.Scope.VRF, Interface: p.Scope.Interface, Prefix: p.Scope.Prefix, TCPAO: p.TCPAO()}
-		for _, k := range p.Keys {
-			sp.Keys = append(sp.Keys, Key(k))
-		}
-		out = append(out, sp)
+		out = append(out, Peer{ID: p.ID, Pinned: -1, VRF: p.Scope.VRF, Interface: p.Scope.Interface, Prefix: p.Scope.Prefix,
+			TCPAO: p.TCPAO(), Keys: slices.Clone(p.Keys)})
 	}
 	return out
 }
