@@ -1,9 +1,6 @@
 package peerindex
 
-import (
-	"maps"
-	"net/netip"
-)
+import "net/netip"
 
 // Snapshot is what the peers manager knows, at one moment, of each peer's
 // key in use and of each BGP session: published whole by the reconciler
@@ -54,9 +51,4 @@ func (s *Snapshot) KeyID(id string) (keyID int, ok bool) {
 		return -1, false
 	}
 	return k.KeyID, true
-}
-
-// Equal reports whether s and t say the same.
-func (s *Snapshot) Equal(t *Snapshot) bool {
-	return maps.Equal(s.Keys, t.Keys) && maps.Equal(s.Sessions, t.Sessions)
 }

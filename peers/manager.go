@@ -479,14 +479,12 @@ func (m *Manager) ownersOf(cfg *config.Config) owners {
 	return o
 }
 
-// interfaceOwner is the interface peer that owns a zoned link-local
-// address a (peerindex.Index.LinkOwner): ok is false for other addresses;
-// a link-local address on an interface without a peer belongs to no peer
-// ("", true).
-func (m *Manager) interfaceOwner(cfg *config.Config, a netip.Addr) (string, bool) {
-	p, ok := m.ownersOf(cfg).LinkOwner(a)
-	if p == nil {
-		return "", ok
+// interfaceOwner is the ID of the interface peer that owns a, a
+// link-local address zoned with its interface (ok false: a is not one;
+// peerindex.Index.LinkOwner).
+func (m *Manager) interfaceOwner(cfg *config.Config, a netip.Addr) (id string, ok bool) {
+	if p, ok := m.ownersOf(cfg).LinkOwner(a); ok {
+		return p.ID, true
 	}
-	return p.ID, ok
+	return "", false
 }
