@@ -2,7 +2,6 @@ package config_test
 
 import (
 	"fmt"
-	"net/netip"
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
@@ -86,7 +85,7 @@ asn = 65003
 	// 1 false
 }
 
-func ExampleConfig_Owner() {
+func ExampleConfig_vrfs() {
 	c, err := config.Parse("r1.toml", []byte(`[global]
 asn = 65001
 router-id = "192.0.2.1"
@@ -114,13 +113,6 @@ asn = 65011
 		p := &c.Peers[i]
 		fmt.Printf("%s interface=%v vrf=%q %v\n", p.ID(), p.IsInterface(), p.VRF, p.Families)
 	}
-	for _, q := range []struct{ addr, vrf string }{{"10.0.1.5", "blue"}, {"10.0.7.7", "blue"}, {"10.0.7.7", ""}, {"fe80::2%swp1", ""}} {
-		owner := "none"
-		if p := c.Owner(netip.MustParseAddr(q.addr), q.vrf); p != nil {
-			owner = p.ID()
-		}
-		fmt.Printf("%s in %q: %s\n", q.addr, q.vrf, owner)
-	}
 
 	_, err = config.Parse("r1.toml", []byte(`[global]
 asn = 65001
@@ -143,9 +135,5 @@ asn = 65012
 	// swp1 interface=true vrf="" [ipv4-unicast ipv6-unicast]
 	// 10.0.0.0/16 interface=false vrf="blue" [ipv4-unicast]
 	// 10.0.1.5 interface=false vrf="blue" [ipv4-unicast]
-	// 10.0.1.5 in "blue": 10.0.1.5
-	// 10.0.7.7 in "blue": 10.0.0.0/16
-	// 10.0.7.7 in "": none
-	// fe80::2%swp1 in "": swp1
 	// r1.toml:11: address: peer 10.0.1.5 in VRF red is also a peer in VRF blue (line 6): one embedded GoBGP keys its neighbors by address alone, so one address cannot be a peer in two VRFs; give each VRF's peer its own address
 }

@@ -190,7 +190,7 @@ func validateInterfacePeer(p *problems, pr *Peer) {
 
 // lintVRFOverlaps warns about addresses that one embedded GoBGP cannot
 // keep apart across VRFs, though validation accepts them: the
-// most-specific-match rule (Owner) holds per VRF, but GoBGP hands an
+// most-specific-match rule (peerindex.Owners.LookupIn) holds per VRF, but GoBGP hands an
 // accepted connection to the static neighbor of its address, else to the
 // longest range containing it, whatever the VRF it came in on. So a static
 // peer inside another VRF's range, or a range inside (or around) another
@@ -226,32 +226,4 @@ func (c *Config) InterfacePeer(name string) *Peer {
 		}
 	}
 	return nil
-}
-
-// Owner returns the configured peer a connection from a, in vrf ("" the
-// default VRF), belongs to, as the kernel picks keys: the interface peer
-// of a's zone when a is a link-local address with a zone (an unnumbered
-// link is point to point, and an interface is in one VRF, so its name
-// decides; no interface peer there: nil); else the static peer of a in vrf;
-// else the most specific range of vrf that contains a. A range of another
-// VRF never covers a peer of this one. nil when no peer matches.
-func (c *Config) Owner(a netip.Addr, vrf string) *Peer {
-	if z := a.Zone(); z != "" && a.Is6() && a.IsLinkLocalUnicast() {
-		return c.InterfacePeer(z) // nil: a link-local address on a link without a peer
-	}
-	a = a.WithZone("").Unmap()
-	var best *Peer
-	for i := range c.Peers {
-		p := &c.Peers[i]
-		switch {
-		case p.VRF != vrf || p.IsInterface():
-		case !p.IsDynamic():
-			if p.Address == a {
-				return p
-			}
-		case p.Prefix.Contains(a) && (best == nil || p.Prefix.Bits() > best.Prefix.Bits()):
-			best = p
-		}
-	}
-	return best
 }

@@ -264,9 +264,10 @@ func TestInterfacePeerInCode(t *testing.T) {
 	}
 }
 
-// TestVRFs: unique addresses across VRFs load; the most-specific-match
-// rule holds per VRF (Owner); what one GoBGP cannot keep apart across
-// VRFs, though accepted, is warned about at its line.
+// TestVRFs: unique addresses across VRFs load (the most-specific-match
+// rule that holds per VRF is peerindex's, TestOwnerRules); what one GoBGP
+// cannot keep apart across VRFs, though accepted, is warned about at its
+// line.
 func TestVRFs(t *testing.T) {
 	c := mustParse(t, G+`
 [[peers]]
@@ -303,30 +304,6 @@ address = "2001:db8::5"
 vrf = "red"
 asn = 65016
 `)
-	owner := func(a, vrf string) string {
-		if p := c.Owner(netip.MustParseAddr(a), vrf); p != nil {
-			return p.ID()
-		}
-		return ""
-	}
-	for _, tc := range []struct{ addr, vrf, want string }{
-		{"10.0.1.5", "blue", "10.0.1.5"},        // static beats both ranges
-		{"10.0.1.6", "blue", "10.0.1.0/24"},     // most specific range
-		{"10.0.9.9", "blue", "10.0.0.0/16"},     // the wider one
-		{"10.0.2.5", "blue", "10.0.0.0/16"},     // red's static peer is not blue's
-		{"10.0.2.5", "red", "10.0.2.5"},         // ... it is red's
-		{"10.0.2.6", "red", ""},                 // blue's ranges do not cover red
-		{"10.0.3.1", "", "10.0.3.0/24"},         // default VRF
-		{"10.0.3.1", "blue", "10.0.0.0/16"},     // blue's, not the default VRF's
-		{"::ffff:10.0.1.5", "blue", "10.0.1.5"}, // mapped addresses unmapped
-		{"fe80::2%eth1", "red", "eth1"},         // the interface decides
-		{"fe80::2%eth2", "red", ""},
-		{"2001:db8::5%eth1", "red", "2001:db8::5"}, // not link-local: the zone is dropped
-	} {
-		if got := owner(tc.addr, tc.vrf); got != tc.want {
-			t.Errorf("Owner(%s, %q) = %q, want %q", tc.addr, tc.vrf, got, tc.want)
-		}
-	}
 	var warns []string
 	for _, w := range c.Warnings {
 		warns = append(warns, w.String())

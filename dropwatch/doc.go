@@ -11,17 +11,19 @@
 // and keeps, per (address, reason), the last cumulative count it saw; what
 // grew since is a delta, attributed with the running config:
 //
-//   - an IPv6 link-local address goes by its interface, with
-//     config.(*Config).Owner's rule: kdrops gives the ifindex it came in
+//   - an IPv6 link-local address goes by its interface, with the peer
+//     index's one owner rule (peerindex.Owners.Lookup): kdrops gives the ifindex it came in
 //     on, Options.IfName (net.InterfaceByIndex in the daemon's namespace;
 //     cached, looked up again after a Reload, a failure a Window later)
 //     names it, and the interface peer of that interface gets the drops
 //     under its ID (the interface name; /status and logs show
-//     fe80::2%eth1). Without an interface peer there, or without a known
-//     interface (ifindex 0, or a name lookup that failed), they are drops
-//     of no peer (Other), never another interface's peer's. On an
-//     interface in a VRF the kernel gives the VRF device's ifindex (see
-//     kdrops.Key), which names no interface peer: Other too;
+//     fe80::2%eth1). Without an interface peer there they go by the
+//     address, as any other (a numbered peer at that link-local address,
+//     or a range, else Other); without a known interface (ifindex 0, or a
+//     name lookup that failed) they are drops of no peer (Other). Never
+//     another interface's peer's. On an interface in a VRF the kernel
+//     gives the VRF device's ifindex (see kdrops.Key), which names no
+//     interface peer;
 //   - an address that is a static peer's address goes to that peer;
 //   - otherwise the most specific dynamic-neighbor range containing it
 //     gets it, under the range's ID, and the address keeps its own counts
@@ -67,7 +69,7 @@
 // on-demand shadow capture, through DemandReason, when demand is given) and
 // polls until Stop, which closes the counter.
 //
-//	d := dropwatch.Start(cfg, log, demand)         // at start-up, in the daemon's netns
+//	d := dropwatch.Start(idx, log, demand)         // at start-up, in the daemon's netns
 //	m.Read(metrics.Readers{PeerKernelDrops: d.MetricSeries, ...}) // once
 //	// reload: d.Reload(next) after the peers manager applied next
 //	// GET /status: d.Merge(&st) after st.Peers is filled (before or after shadow.MergeStatus)

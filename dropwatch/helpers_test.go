@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/kdrops"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // Test secrets: they must never reach a log line or /status.
@@ -67,13 +68,14 @@ passive = true
 password = "` + secretRange + `"
 `
 
-func parse(t *testing.T, s string) *config.Config {
+// parse is the peer index of config s.
+func parse(t *testing.T, s string) *peerindex.Index {
 	t.Helper()
 	c, err := config.Parse("r.toml", []byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return peerindex.New(c)
 }
 
 // fakeSource is a Source whose cumulative counts the test sets.

@@ -48,7 +48,7 @@ func (w *Watcher) flushLogs(now time.Time) []logLine {
 				delete(w.logs, addr)
 			}
 		case due:
-			id, _ := w.view.attribute(addr)
+			id, _ := attribute(w.index, addr)
 			if w.peers[id] == nil {
 				id = ""
 			}

@@ -61,7 +61,7 @@ func (w *Watcher) Merge(st *status.Status) {
 				break
 			}
 			a = a.Unmap().WithZone("")
-			if id, dyn := w.view.attribute(a); dyn {
+			if id, dyn := attribute(w.index, a); dyn {
 				if ps := w.peers[id]; ps != nil {
 					t = ps.sessions[a]
 				}

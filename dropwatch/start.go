@@ -8,8 +8,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/kdrops"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // Running is the daemon's Watcher: the kernel's per-peer drop verdicts of
@@ -38,8 +38,8 @@ type Hooks struct {
 // Start opens the kernel's counters in the calling thread's network
 // namespace (counting starts now) and polls them every second until Stop,
 // telling h of every configured peer's address whose drops moved.
-func Start(cfg *config.Config, log *logrus.Logger, h Hooks) *Running {
-	return start(cfg, log, h, openKdrops, Options{})
+func Start(x *peerindex.Index, log *logrus.Logger, h Hooks) *Running {
+	return start(x, log, h, openKdrops, Options{})
 }
 
 // onDrops calls the hooks that are set.
@@ -61,14 +61,14 @@ func openKdrops() (Source, io.Closer, error) {
 	return ctr, ctr, nil
 }
 
-func start(cfg *config.Config, log *logrus.Logger, h Hooks, open func() (Source, io.Closer, error), o Options) *Running {
+func start(x *peerindex.Index, log *logrus.Logger, h Hooks, open func() (Source, io.Closer, error), o Options) *Running {
 	src, closer, err := open()
 	o.OnDrops = func(peerID string, addr netip.Addr, r kdrops.Reason, delta uint64) {
 		if peerID != "" {
 			h.onDrops(addr, r, delta)
 		}
 	}
-	d := &Running{Watcher: New(cfg, src, err, log.WithField("component", "kdrops"), o), closer: closer, done: make(chan struct{})}
+	d := &Running{Watcher: New(x, src, err, log.WithField("component", "kdrops"), o), closer: closer, done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel = cancel
 	go func() {

@@ -7,15 +7,14 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/kdrops"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // Defaults of Options.
@@ -94,7 +93,7 @@ type Watcher struct {
 	ifSeen  uint64 // the ifGen ifNames was filled in
 
 	mu      sync.Mutex
-	view    view
+	index   *peerindex.Index
 	peers   map[string]*peerState // by peer ID
 	last    map[kdrops.Key]uint64 // the Source's counts at the last Poll
 	other   uint64
@@ -135,73 +134,27 @@ type peerState struct {
 	sessions map[netip.Addr]*tally
 }
 
-// view maps addresses to peer IDs.
-type view struct {
-	static map[netip.Addr]string
-	ranges []netip.Prefix // most specific first
-	ids    map[netip.Prefix]string
-	ifaces map[string]string // interface peers: interface name -> ID
-}
-
-func newView(cfg *config.Config) view {
-	v := view{static: map[netip.Addr]string{}, ids: map[netip.Prefix]string{}, ifaces: map[string]string{}}
-	if cfg == nil {
-		return v
-	}
-	for i := range cfg.Peers {
-		p := &cfg.Peers[i]
-		switch {
-		case p.IsDynamic():
-			pfx := p.Prefix.Masked()
-			if pfx.Addr().Is4In6() {
-				pfx = netip.PrefixFrom(pfx.Addr().Unmap(), pfx.Bits()-96)
-			}
-			v.ranges = append(v.ranges, pfx)
-			v.ids[pfx] = p.ID()
-		case p.IsInterface():
-			v.ifaces[p.Interface] = p.ID()
-		case p.Address.IsValid():
-			v.static[p.Address.Unmap().WithZone("")] = p.ID()
-		}
-	}
-	slices.SortStableFunc(v.ranges, func(a, b netip.Prefix) int { return b.Bits() - a.Bits() })
-	return v
-}
-
 // attribute returns the ID of the peer addr belongs to ("" for none) and
-// whether that is a range, with config.(*Config).Owner's rules: an IPv6
-// link-local address zoned with an interface belongs to that interface's
-// peer, or to none (never to another interface's); a link-local address
-// without a zone (the interface is unknown) to none either, since any
-// interface's peer may have it; any other address is looked up without its
-// zone.
-func (v *view) attribute(addr netip.Addr) (id string, dynamic bool) {
-	if !addr.IsValid() {
+// whether that is a range, by the peer index's one rule
+// (peerindex.Owners.Lookup), with what only dropwatch knows: a link-local
+// address without a zone came without its interface (kdrops could not
+// name it), and any interface's peer may have it, so it is no peer's.
+func attribute(x *peerindex.Index, addr netip.Addr) (id string, dynamic bool) {
+	if addr.Is6() && addr.IsLinkLocalUnicast() && addr.Zone() == "" {
 		return "", false
 	}
-	if addr.Is6() && addr.IsLinkLocalUnicast() {
-		if z := addr.Zone(); z != "" {
-			return v.ifaces[z], false
-		}
+	p := x.Owner(addr)
+	if p == nil {
 		return "", false
 	}
-	addr = addr.WithZone("")
-	if id, ok := v.static[addr]; ok {
-		return id, false
-	}
-	for _, p := range v.ranges {
-		if p.Contains(addr) {
-			return v.ids[p], true
-		}
-	}
-	return "", false
+	return p.ID, p.IsDynamic()
 }
 
-// New returns a Watcher of cfg's peers counting from src. src nil means
+// New returns a Watcher of x's peers (x nil: none) counting from src. src nil means
 // the counters are unavailable and openErr says why (kdrops.Open's
 // error): the Watcher then logs that once, Merge reports it, and nothing
 // else happens. log may be nil.
-func New(cfg *config.Config, src Source, openErr error, log *logrus.Entry, o Options) *Watcher {
+func New(x *peerindex.Index, src Source, openErr error, log *logrus.Entry, o Options) *Watcher {
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
 	}
@@ -239,7 +192,7 @@ func New(cfg *config.Config, src Source, openErr error, log *logrus.Entry, o Opt
 			}
 		}
 	}
-	w.reload(cfg)
+	w.reload(x)
 	return w
 }
 
@@ -258,26 +211,26 @@ func unavailableText(err error) string {
 // Available reports whether the Watcher has a Source.
 func (w *Watcher) Available() bool { return w.src != nil }
 
-// Reload makes the Watcher attribute drops with cfg's peers from now on.
-// A peer cfg no longer has loses its counts (and its metric series); a
+// Reload makes the Watcher attribute drops with x's peers from now on.
+// A peer x no longer has loses its counts (and its metric series); a
 // peer kept keeps them.
-func (w *Watcher) Reload(cfg *config.Config) {
+func (w *Watcher) Reload(x *peerindex.Index) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.reload(cfg)
+	w.reload(x)
 }
 
-func (w *Watcher) reload(cfg *config.Config) {
-	w.view = newView(cfg)
+func (w *Watcher) reload(x *peerindex.Index) {
+	if x == nil {
+		x = peerindex.New(nil)
+	}
+	w.index = x
 	w.ifGen++ // interfaces may have been renamed or made since
 	old := w.peers
 	w.peers = map[string]*peerState{}
-	if cfg == nil {
-		return
-	}
-	for i := range cfg.Peers {
-		p := &cfg.Peers[i]
-		id := p.ID()
+	for i := range x.Peers() {
+		p := &x.Peers()[i]
+		id := p.ID
 		if id == "" {
 			continue
 		}
@@ -285,10 +238,10 @@ func (w *Watcher) reload(cfg *config.Config) {
 		if ps == nil || ps.dynamic != p.IsDynamic() {
 			ps = &peerState{id: id, dynamic: p.IsDynamic()}
 		}
-		ps.mode = p.Auth().Mode
+		ps.mode = p.Mode
 		if ps.dynamic {
 			for a := range ps.sessions {
-				if got, _ := w.view.attribute(a); got != id {
+				if got, _ := attribute(x, a); got != id {
 					delete(ps.sessions, a)
 				}
 			}
@@ -452,7 +405,7 @@ func (w *Watcher) count(now time.Time) []drop {
 		if d == 0 {
 			continue
 		}
-		id, dynamic := w.view.attribute(rd.addr)
+		id, dynamic := attribute(w.index, rd.addr)
 		ps := w.peers[id]
 		switch {
 		case ps == nil:

@@ -22,6 +22,7 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -278,7 +279,7 @@ func orJudge(t *testing.T, bin, dir string, cp *orCapture, v orView, right bool)
 		t.Fatalf("config: %v\n%s", err, v.toml())
 	}
 	// The checker exactly as verify-pcap builds it.
-	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{IdleAfter: -1})
+	chk := shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{IdleAfter: -1})
 	results, stats := orCheckFile(t, cp.td.file, cp.link, chk)
 
 	// tcpdump's verdicts: under our key, or without -M when we hold none;

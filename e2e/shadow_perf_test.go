@@ -45,6 +45,7 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/shadow"
 )
 
@@ -228,7 +229,7 @@ func benchShadowVerifyPcap(b *testing.B) {
 	mv, mv1, mt := median(tv), median(tv1), median(tt)
 
 	// In process: ReadCapture alone (no process start, no config load).
-	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{IdleAfter: -1})
+	chk := shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{IdleAfter: -1})
 	data, err := os.ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
@@ -353,7 +354,7 @@ func startReplica(b testing.TB, ns string, cfg *config.Config, key string) *repl
 	}
 	started := make(chan struct{}, len(r.caps))
 	for i, c := range r.caps {
-		w := &replicaWorker{index: i, chk: shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
+		w := &replicaWorker{index: i, chk: shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
 			if !res.Outgoing {
 				r.counters[res.Verdict].Add(1)
 			}
@@ -529,7 +530,7 @@ func (r *replica) stop(b testing.TB) capture.Stats {
 func (r *replica) hotReplay(b testing.TB, cfg *config.Config, passes int) time.Duration {
 	b.Helper()
 	var cnt [shadow.Malformed + 1]atomic.Uint64
-	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
+	chk := shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{OnSegment: func(_ string, res shadow.Result) {
 		if !res.Outgoing {
 			cnt[res.Verdict].Add(1)
 		}
@@ -559,7 +560,7 @@ func (r *replica) hotReplay(b testing.TB, cfg *config.Config, passes int) time.D
 // path, where segments arrive now and then between other processes' work.
 func (r *replica) coldReplay(b testing.TB, cfg *config.Config) time.Duration {
 	b.Helper()
-	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{OnSegment: func(string, shadow.Result) {}})
+	chk := shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{OnSegment: func(string, shadow.Result) {}})
 	evict := make([]byte, 64<<20)
 	for i := range evict {
 		evict[i] = byte(i)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/tcpsock"
 )
@@ -50,16 +50,12 @@ type Observer interface {
 	// KeyChanged: the peer's installed key changed; keyID is the keychain
 	// key id now in use (-1 for a password).
 	KeyChanged(peer string, keyID int)
-	// KeyInUse: keyID (the keychain key id; -1 for a password) is the key
-	// the peer's installed key now is, told once for each id in turn: at
-	// the first install, and at each change after it (the shadow
-	// checker pins it).
-	KeyInUse(peer string, keyID int)
 	PeerRemoved(peer string)
-	// Session tells which connection carries the established session
-	// with addr (remote is the peer's end; zero when none is established),
-	// so the shadow checker can judge that connection's segments.
-	Session(addr netip.Addr, remote netip.AddrPort)
+	// Published: the reconciler published s (Manager.Snapshot), what it
+	// now knows of each peer's key in use and each session, because it
+	// differs from the last one (after the pass installs keys, and at its
+	// end). The shadow checker follows it.
+	Published(s *peerindex.Snapshot)
 	// AOKernel tells, every pass, how much the kernel's TCP-AO counters of
 	// a TCP-AO peer's connections grew since the last pass.
 	AOKernel(peer string, d metrics.AOKernelCounts)
@@ -67,10 +63,9 @@ type Observer interface {
 
 type nopObserver struct{}
 
-func (nopObserver) Session(netip.Addr, netip.AddrPort)      {}
+func (nopObserver) Published(*peerindex.Snapshot)           {}
 func (nopObserver) KeyInstalled(string, bool)               {}
 func (nopObserver) KeyChanged(string, int)                  {}
-func (nopObserver) KeyInUse(string, int)                    {}
 func (nopObserver) PeerRemoved(string)                      {}
 func (nopObserver) AOKernel(string, metrics.AOKernelCounts) {}
 
@@ -135,13 +130,14 @@ type Manager struct {
 	// only by the pass (under mu, so Status and GuardAPI can read it).
 	peers  map[string]*peer
 	held   map[string]error
+	snap   atomic.Pointer[peerindex.Snapshot]   // the last published (snapshot.go)
 	aoLast map[[2]netip.AddrPort]tcpsock.AOInfo // TCP-AO counters of each connection at the last pass
 	passes uint64
 	// passStats counts the loop's passes and their time, full and light
 	// (PassStats; written by the loop, under m.mu).
 	passStats metrics.ReconcilePasses
-	// owners indexes the current config's peers by address (ownersOf).
-	owners atomic.Pointer[owners]
+	// owners indexes the current config's peers (ownersOf).
+	owners atomic.Pointer[peerindex.Index]
 	// lastLook: how often the last pass walked /proc/self/fd and dumped
 	// sock_diag (one each, unless an action needed a socket its look did
 	// not have).
@@ -187,6 +183,9 @@ type Options struct {
 	// Advertiser sends router advertisements on interface peers'
 	// interfaces (default none).
 	Advertiser Advertiser
+	// Index is Config's peer index (peerindex.New), shared with the other
+	// subsystems; nil: the manager makes its own.
+	Index *peerindex.Index
 }
 
 // New returns a manager for cfg's peers; they are applied when the plugin
@@ -201,7 +200,7 @@ func New(o Options) *Manager {
 		idleEvery: o.ReconcileIdleEvery,
 		pins:      map[string]int{},
 		sessionTable: sessionTable{sess: map[netip.Addr]*session{}, stale: map[netip.Addr]staleWant{},
-			badDigest: map[netip.Addr]time.Time{}, told: map[netip.Addr]netip.AddrPort{}},
+			badDigest: map[netip.Addr]time.Time{}},
 		rekeyHold:     rekeyHold,
 		peers:         map[string]*peer{},
 		held:          map[string]error{},
@@ -220,6 +219,7 @@ func New(o Options) *Manager {
 	if m.scopes == nil {
 		m.scopes = defaultScopes()
 	}
+	m.UseIndex(o.Index)
 	if m.every <= 0 {
 		m.every = 2 * time.Second
 	}
@@ -332,19 +332,6 @@ func needs(c *config.Config, mode string) bool {
 	return false
 }
 
-// KeyIDs returns the keychain key id installed for every keychain peer.
-func (m *Manager) KeyIDs() map[string]int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]int{}
-	for id, st := range m.peers {
-		if st.cfg.Keychain != "" && st.keyID >= 0 {
-			out[id] = st.keyID
-		}
-	}
-	return out
-}
-
 // SetPeerKeyID is the shadow checker's proposal (follow-peer-rollover):
 // the peer behind peerID is proven to sign with key id of its keychain.
 // The manager accepts it only for a key newer than the one it uses now and
@@ -393,7 +380,7 @@ func (m *Manager) EndStale(addr netip.Addr, remote netip.AddrPort, why string) e
 	return nil
 }
 
-// ConnectionRefused is told (by plugin.Host, from GoBGP's log) that GoBGP
+// ConnectionRefused is told (by plugin.Host, from GoBGP's FSM events) that GoBGP
 // closed a connection from addr that the kernel had accepted while addr's
 // session was Established. It never blocks (it may be called from inside
 // GoBGP): the reconciler judges whether the session is stale; a burst
@@ -438,82 +425,46 @@ func (m *Manager) countPass(full bool, d time.Duration) {
 // need the observed state to be fresh).
 func (m *Manager) Reconcile(ctx context.Context) { _ = m.pass(ctx) }
 
-// peerFor maps a neighbor address to the configured peer's ID (exact
-// address first, then the longest dynamic range containing it), as the
-// kernel picks the most specific key (m.mu held).
+// peerFor maps a neighbor address to the configured peer's ID, by the
+// index's one owner rule (peerindex.Owners.Lookup) (m.mu held).
 func (m *Manager) peerFor(a netip.Addr) string {
 	return m.ownersOf(m.cfg).of(a)
 }
 
-// ownerOf is the ID of cfg's peer that owns address a ("" none): an
-// interface peer for a link-local address of its interface, else the
-// static peer at a, else the most specific range holding a (the first in
-// the config among equally specific ones).
+// ownerOf is the ID of cfg's peer that owns address a ("" none).
 func ownerOf(cfg *config.Config, a netip.Addr) string { return indexOwners(cfg).of(a) }
 
-// owners indexes a config's peers for ownerOf: the reconciler asks for
-// the owner of every connection in every pass, which a walk of every peer
-// made quadratic (1 ms a pass at 1,000 peers).
-type owners struct {
-	cfg    *config.Config
-	static map[netip.Addr]string
-	ranges []*config.Peer // most specific first, config order among equals
-}
+// owners is a config's peer index, asked for the owner of every connection
+// in every pass.
+type owners struct{ *peerindex.Index }
 
-func indexOwners(cfg *config.Config) *owners {
-	o := &owners{cfg: cfg, static: make(map[netip.Addr]string, len(cfg.Peers))}
-	for i := range cfg.Peers {
-		p := &cfg.Peers[i]
-		switch {
-		case p.IsInterface():
-		case p.IsDynamic():
-			o.ranges = append(o.ranges, p)
-		default:
-			if _, dup := o.static[p.Address]; !dup {
-				o.static[p.Address] = p.ID()
-			}
-		}
-	}
-	slices.SortStableFunc(o.ranges, func(x, y *config.Peer) int { return y.Prefix.Bits() - x.Prefix.Bits() })
-	return o
-}
+func indexOwners(cfg *config.Config) owners { return owners{peerindex.New(cfg)} }
 
-func (o *owners) of(a netip.Addr) string {
-	if id, ok := interfaceOwner(o.cfg, a); ok {
-		return id
-	}
-	if id, ok := o.static[a]; ok {
-		return id
-	}
-	for _, p := range o.ranges {
-		if p.Prefix.Contains(a) {
-			return p.ID()
-		}
+// of is the ID of the peer that owns a ("" none).
+func (o owners) of(a netip.Addr) string {
+	if p := o.Owner(a); p != nil {
+		return p.ID
 	}
 	return ""
 }
 
-// ownersOf is cfg's index, made once per config (any goroutine).
-func (m *Manager) ownersOf(cfg *config.Config) *owners {
-	if o := m.owners.Load(); o != nil && o.cfg == cfg {
-		return o
+// ownersOf is cfg's index: the one the speaker built for it (UseIndex,
+// Options.Index), else one made here once per config (any goroutine).
+func (m *Manager) ownersOf(cfg *config.Config) owners {
+	if x := m.owners.Load(); x != nil && x.Config() == cfg {
+		return owners{x}
 	}
 	o := indexOwners(cfg)
-	m.owners.Store(o)
+	m.owners.Store(o.Index)
 	return o
 }
 
-// interfaceOwner is the interface peer that owns link-local address a: the
-// one of a's zone (an unnumbered link is point-to-point: whatever
-// link-local address the far end uses, it is that interface's peer).
-// ok is false for other addresses; a link-local address on an interface
-// without a peer belongs to no peer ("", true).
-func interfaceOwner(cfg *config.Config, a netip.Addr) (string, bool) {
-	if !a.Is6() || !a.IsLinkLocalUnicast() || a.Zone() == "" {
-		return "", false
+// interfaceOwner is the ID of the interface peer that owns a, a
+// link-local address zoned with its interface (ok false: a is not one;
+// peerindex.Index.LinkOwner).
+func (m *Manager) interfaceOwner(cfg *config.Config, a netip.Addr) (id string, ok bool) {
+	if p, ok := m.ownersOf(cfg).LinkOwner(a); ok {
+		return p.ID, true
 	}
-	if p := cfg.InterfacePeer(a.Zone()); p != nil {
-		return p.ID(), true
-	}
-	return "", true
+	return "", false
 }

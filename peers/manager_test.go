@@ -22,6 +22,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/redact"
 	"github.com/authbgp/authbgpd/tcpsock"
@@ -719,14 +720,27 @@ func dial(t *testing.T, m *Manager, addr string) error {
 // keyObserver records what the reconciler tells of keys.
 type keyObserver struct {
 	nopObserver
-	mu             sync.Mutex
-	inUse, changed []string // "peer=id"
+	mu sync.Mutex
+	// inUse: each peer's installed key, as the snapshots gave it in turn
+	// ("peer=id"); changed: KeyChanged ("peer=id").
+	inUse, changed []string
+	last           map[string]int
+	published      int
 }
 
-func (o *keyObserver) KeyInUse(peer string, id int) {
+func (o *keyObserver) Published(s *peerindex.Snapshot) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.inUse = append(o.inUse, fmt.Sprintf("%s=%d", peer, id))
+	o.published++
+	if o.last == nil {
+		o.last = map[string]int{}
+	}
+	for id, k := range s.Keys {
+		if was, ok := o.last[id]; k.Installed && (!ok || was != k.KeyID) {
+			o.inUse = append(o.inUse, fmt.Sprintf("%s=%d", id, k.KeyID))
+			o.last[id] = k.KeyID
+		}
+	}
 }
 
 func (o *keyObserver) KeyChanged(peer string, id int) {
@@ -735,17 +749,19 @@ func (o *keyObserver) KeyChanged(peer string, id int) {
 	o.changed = append(o.changed, fmt.Sprintf("%s=%d", peer, id))
 }
 
-func (o *keyObserver) told() (inUse, changed []string) {
+func (o *keyObserver) told() (inUse, changed []string, published int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return slices.Clone(o.inUse), slices.Clone(o.changed)
+	return slices.Clone(o.inUse), slices.Clone(o.changed), o.published
 }
 
-// TestKeyInUseToldOncePerKey: the Observer hears the key a peer's install
-// is (what the shadow checker pins) at the first install and at each
-// change after it, once each, however many passes run in between; a key
-// change (KeyChanged, counted in the metrics) only at the change.
-func TestKeyInUseToldOncePerKey(t *testing.T) {
+// TestKeyInUsePublishedOncePerKey: the snapshot the reconciler publishes
+// (what the shadow checker pins) gives a peer's installed key at the first
+// install and at each change after it; a pass that changes nothing
+// publishes nothing, however many run; a key change (KeyChanged, counted
+// in the metrics) is told only at the change. Manager.Snapshot is the last
+// one published.
+func TestKeyInUsePublishedOncePerKey(t *testing.T) {
 	s := newFakeSockets()
 	c := cfg(t, keychainSwitchingSoon()+`
 [[peers]]
@@ -763,14 +779,26 @@ password = "Secret-Alpha"
 	}
 	t.Cleanup(func() { _ = m.Stop(context.Background()) })
 	waitFor(t, "switch to key 2", func() bool { v, _ := s.key("192.0.2.2"); return v == "Chain-Two" })
-	time.Sleep(200 * time.Millisecond) // passes every 20 ms: none tells again
-	inUse, changed := o.told()
+	waitFor(t, "key 2 published", func() bool { id, ok := m.Snapshot().KeyID("192.0.2.2"); return ok && id == 2 })
+	_, _, n := o.told()
+	time.Sleep(200 * time.Millisecond) // passes every 20 ms: none publishes again
+	inUse, changed, n2 := o.told()
 	slices.Sort(inUse)
 	if want := []string{"192.0.2.2=1", "192.0.2.2=2", "192.0.2.3=-1"}; !slices.Equal(inUse, want) {
-		t.Errorf("KeyInUse told %v, want %v (once per key)", inUse, want)
+		t.Errorf("keys in use published %v, want %v (once per key)", inUse, want)
+	}
+	if n2 != n {
+		t.Errorf("%d snapshots published by passes that changed nothing", n2-n)
 	}
 	if want := []string{"192.0.2.2=2"}; !slices.Equal(changed, want) {
 		t.Errorf("KeyChanged told %v, want %v", changed, want)
+	}
+	sn := m.Snapshot()
+	if k := sn.Keys["192.0.2.3"]; !k.Installed || k.Keychain || k.KeyID != -1 {
+		t.Errorf("password peer in the snapshot: %+v", k)
+	}
+	if _, ok := sn.KeyID("192.0.2.3"); ok {
+		t.Error("a password peer has a keychain key id")
 	}
 }
 

@@ -56,11 +56,7 @@ type peer struct {
 	shared bool
 	// installed: the last install of secret succeeded on every listener.
 	installed bool
-	// told: the Observer was told (KeyInUse) that keyID is in use, toldID
-	// the id it was told.
-	told   bool
-	toldID int
-	err    error
+	err       error
 	// heldDown: GoBGP holds the static peer administratively down, or
 	// does not have the range (fail closed).
 	heldDown bool
@@ -312,7 +308,7 @@ func (p *pass) peerFor(a netip.Addr) string { return p.m.ownersOf(p.in.Config).o
 // 1,000 peers). A zoned link-local address is an interface peer's, as
 // Manager.isStatic says.
 func (p *pass) isStatic(a netip.Addr) bool {
-	if id, ok := interfaceOwner(p.in.Config, a); ok {
+	if id, ok := p.m.interfaceOwner(p.in.Config, a); ok {
 		return id != ""
 	}
 	if p.statics == nil {
@@ -500,11 +496,8 @@ func (p *pass) keys() {
 		w := p.d.Peers[id]
 		st := m.record(w)
 		p.peerKeys(st, w)
-		if st.installed && (!st.told || st.toldID != st.keyID) {
-			m.obs.KeyInUse(id, st.keyID)
-			st.told, st.toldID = true, st.keyID
-		}
 	}
+	m.publish(false) // the keys now in use, before connections are re-keyed
 }
 
 // peerKeys puts one peer's keys where w wants them (see keys).

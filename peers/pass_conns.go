@@ -301,7 +301,7 @@ func planStrays(listeners []tcpsock.SocketKeys, wanted, deleted map[netip.Prefix
 }
 
 // tell tells the observers what the pass found: each keyed peer's key as
-// observed, and which connection carries each established session.
+// observed, and (the snapshot) the keys in use and the sessions.
 func (p *pass) tell() {
 	m := p.m
 	p.tellAO()
@@ -310,22 +310,7 @@ func (p *pass) tell() {
 			m.obs.KeyInstalled(st.cfg.ID(), st.observedInstalled())
 		}
 	}
-	for a, s := range m.sess {
-		var remote netip.AddrPort
-		if s.state == "established" && s.remote.IsValid() {
-			remote = s.remote
-		}
-		if m.told[a] != remote {
-			m.obs.Session(a, remote)
-			m.told[a] = remote
-		}
-	}
-	for a := range m.told {
-		if m.sess[a] == nil {
-			m.obs.Session(a, netip.AddrPort{})
-			delete(m.told, a)
-		}
-	}
+	m.publish(true)
 }
 
 // connKey is st's TCP-MD5 key for its connection with a (a link-local a

@@ -59,7 +59,6 @@ type sessionTable struct {
 	// badDigest: when the kernel last dropped a segment from the address
 	// with a bad TCP-MD5 digest (BadDigest; rekeyhold.go).
 	badDigest map[netip.Addr]time.Time
-	told      map[netip.Addr]netip.AddrPort // the observers' view of each session's connection
 }
 
 // staleWant is a request to end a session: a proof from the shadow checker
@@ -142,7 +141,7 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 
 // isStatic reports whether a is a configured static peer (m.mu held).
 func (m *Manager) isStatic(a netip.Addr) bool {
-	if id, ok := interfaceOwner(m.cfg, a); ok {
+	if id, ok := m.interfaceOwner(m.cfg, a); ok {
 		return id != ""
 	}
 	p := m.cfg.Peer(a.String())

@@ -133,7 +133,7 @@ func TestAnswersWhilePassActs(t *testing.T) {
 	if got := s.dialedWith("192.0.2.2:179"); got != "Secret-Alpha" {
 		t.Errorf("the dial during the pass got another key than the one published (%d bytes)", len(got))
 	}
-	answers(t, "KeyIDs and Healthy", func() { _ = m.KeyIDs(); _ = m.Healthy() })
+	answers(t, "Snapshot and Healthy", func() { _ = m.Snapshot(); _ = m.Healthy() })
 
 	s.unblock()
 	select {

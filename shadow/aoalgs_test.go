@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/tcpao"
 )
 
@@ -95,7 +96,7 @@ func TestAOAlgorithms(t *testing.T) {
 		conn.session(true, c.want)
 	}
 	// Live: segment by segment.
-	chk := New(PeersOf(cfg), Options{IdleAfter: -1})
+	chk := New(PeersOf(peerindex.New(cfg)), Options{IdleAfter: -1})
 	for _, p := range g.pkts {
 		if got := aoAlgLabel(feed(t, chk, p)); got != p.want {
 			t.Errorf("%s: %s, want %s", p.desc, got, p.want)
@@ -114,7 +115,7 @@ func TestAOAlgorithms(t *testing.T) {
 	}
 	check("live", chk.Reports(time.Time{}))
 	// verify-pcap: the same packets as a capture file.
-	off := New(PeersOf(cfg), Options{IdleAfter: -1})
+	off := New(PeersOf(peerindex.New(cfg)), Options{IdleAfter: -1})
 	if _, err := ReadCapture(bytes.NewReader(pcapBytes(g.pkts)), off, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestAOAlgorithmsZeroAllocs(t *testing.T) {
 		conn := g.conn(c.alg, ap(c.addr, uint16(51000+i)), netip.AddrPortFrom(aoLocal4, 179), 11, 22,
 			aoSigner{mkts: []tcpao.MasterKey{mk}, rnext: 1, ts: true}, aoSigner{mkts: []tcpao.MasterKey{ours}, rnext: 1, ts: true})
 		conn.session(true, c.want)
-		chk := New(PeersOf(cfg), Options{IdleAfter: -1})
+		chk := New(PeersOf(peerindex.New(cfg)), Options{IdleAfter: -1})
 		for _, p := range g.pkts {
 			feed(t, chk, p)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/tcpao"
 	"github.com/authbgp/authbgpd/tcpopt"
 )
@@ -17,12 +18,10 @@ type Checker struct {
 	opts Options
 	mu   sync.Mutex
 	d    *md5auth.Digester
-	// exact maps single peer addresses; ranges holds dynamic ranges
-	// (longest prefix first); ifaces maps the interface peers'
-	// interfaces.
-	exact  map[netip.Addr]*Peer
-	ranges []*Peer
-	ifaces map[string]*Peer
+	// peers are the peers SetPeers gave (the checker's copies), owners
+	// their owner index (lookup).
+	peers  []*Peer
+	owners *peerindex.Owners
 	state  map[netip.Addr]*addrState
 	// retired holds, per peer ID, the keys SetPeers replaced less than
 	// opts.RetiredFor ago, newest last (see offSession).
@@ -139,7 +138,7 @@ func New(peers []Peer, o Options) *Checker {
 // the peer's end. An interface peer owns every link-local address zoned
 // with its interface; a link-local address zoned with an interface that
 // has no interface peer is looked up by address as any other (and never
-// given to the peer of another interface). The zone is part of the
+// given to the peer of another interface): peerindex.Owners.Lookup. The zone is part of the
 // address's identity: fe80::2%eth1 and fe80::2%eth2 have their own state,
 // connections and reports. A caller that knows a segment's direction
 // zones the remote end only (LinkLocalZone); one that does not may zone

@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // TestHistoryBounded: repeats are not changes, the last historyLen
@@ -60,7 +61,7 @@ func TestReportsCarryHistory(t *testing.T) {
 	}
 	l := logrus.New()
 	l.SetOutput(io.Discard)
-	r := NewRunner(c, l, nil, RunnerOptions{})
+	r := NewRunner(peerindex.New(c), l, nil, RunnerOptions{})
 	a := netip.MustParseAddr("192.0.2.2")
 	r.onChange(PeerReport{Address: a, PeerID: "192.0.2.2", Diagnosis: DiagMissing})
 	r.onChange(PeerReport{Address: a, PeerID: "192.0.2.2", Diagnosis: DiagOK}) // held by the rate limit

@@ -7,11 +7,11 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // retiredKey is a key a peer had until SetPeers replaced it at at.
@@ -29,8 +29,8 @@ const maxRetired = 8
 // peers' secrets (the caller's are not retained) and wipes the copies it
 // replaces.
 func (c *Checker) SetPeers(peers []Peer) {
-	exact, ifaces := map[netip.Addr]*Peer{}, map[string]*Peer{}
-	var ranges []*Peer
+	list := make([]*Peer, len(peers))
+	scopes := make([]peerindex.Scope, len(peers))
 	for i := range peers {
 		p := peers[i]
 		p.Keys = append([]Key(nil), p.Keys...)
@@ -40,19 +40,12 @@ func (c *Checker) SetPeers(peers []Peer) {
 			p.sched[j] = keys.Entry{ID: k.ID, SendFrom: k.SendFrom}
 		}
 		p.single = len(p.sched) == 1 && p.sched[0].SendFrom.IsZero()
-		switch {
-		case p.Interface != "":
+		if p.Interface != "" {
 			p.Prefix = netip.Prefix{}
-			ifaces[p.Interface] = &p
-		case !p.Prefix.IsValid():
-			// Nothing to look it up by.
-		case p.Prefix.Bits() == p.Prefix.Addr().BitLen():
-			exact[p.Prefix.Addr()] = &p
-		default:
-			ranges = append(ranges, &p)
 		}
+		list[i], scopes[i] = &p, peerindex.Scope{Interface: p.Interface, Prefix: p.Prefix, VRF: p.VRF}
 	}
-	sort.SliceStable(ranges, func(i, j int) bool { return ranges[i].Prefix.Bits() > ranges[j].Prefix.Bits() })
+	owners := peerindex.NewOwners(scopes)
 	c.mu.Lock()
 	if len(c.pins) > 0 {
 		given := make(map[string]bool, len(peers))
@@ -60,15 +53,15 @@ func (c *Checker) SetPeers(peers []Peer) {
 			given[peers[i].ID] = true
 		}
 		maps.DeleteFunc(c.pins, func(id string, _ int) bool { return !given[id] })
-		eachPeer(exact, ranges, ifaces, func(p *Peer) {
+		for _, p := range list {
 			if id, ok := c.pins[p.ID]; ok && p.Pinned < 0 {
 				p.Pinned = id
 			}
-		})
+		}
 	}
-	c.retire(exact, ranges, ifaces)       // copies the replaced keys it keeps
-	wipeKeys(c.exact, c.ranges, c.ifaces) // only ever read under c.mu
-	c.exact, c.ranges, c.ifaces = exact, ranges, ifaces
+	c.retire(list)    // copies the replaced keys it keeps
+	wipeKeys(c.peers) // only ever read under c.mu
+	c.peers, c.owners = list, owners
 	c.lastAddr, c.lastLocal, c.lastPeer, c.lastSt = netip.Addr{}, netip.Addr{}, nil, nil
 	c.gen++
 	for a, st := range c.state {
@@ -86,39 +79,30 @@ func (c *Checker) SetPeers(peers []Peer) {
 }
 
 // wipeKeys wipes the secrets of the checker's peers being replaced.
-func wipeKeys(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[string]*Peer) {
-	eachPeer(exact, ranges, ifaces, func(p *Peer) {
+func wipeKeys(peers []*Peer) {
+	for _, p := range peers {
 		for _, k := range p.Keys {
 			k.Secret.Wipe()
 		}
-	})
-}
-
-// eachPeer calls fn for every peer of exact, ranges and ifaces.
-func eachPeer(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[string]*Peer, fn func(*Peer)) {
-	for _, p := range exact {
-		fn(p)
-	}
-	for _, p := range ranges {
-		fn(p)
-	}
-	for _, p := range ifaces {
-		fn(p)
 	}
 }
 
 // retire records the keys of the current peers that the next ones
-// (exact, ranges) no longer have, and forgets retired keys that expired,
-// came back, or belong to peers that are gone. c.mu is held.
-func (c *Checker) retire(exact map[netip.Addr]*Peer, ranges []*Peer, ifaces map[string]*Peer) {
+// (peers) no longer have, and forgets retired keys that expired, came
+// back, or belong to peers that are gone. c.mu is held.
+func (c *Checker) retire(peers []*Peer) {
 	if c.opts.RetiredFor < 0 {
 		return
 	}
 	now := c.opts.Now()
 	old := map[string]*Peer{}
-	eachPeer(c.exact, c.ranges, c.ifaces, func(p *Peer) { old[p.ID] = p })
+	for _, p := range c.peers {
+		old[p.ID] = p
+	}
 	next := map[string]*Peer{}
-	eachPeer(exact, ranges, ifaces, func(p *Peer) { next[p.ID] = p })
+	for _, p := range peers {
+		next[p.ID] = p
+	}
 	retired := map[string][]retiredKey{}
 	for id, np := range next {
 		if np.TCPAO {
@@ -204,30 +188,20 @@ func (c *Checker) Pin(peerID string, id int) {
 		c.pins = map[string]int{}
 	}
 	c.pins[peerID] = id
-	eachPeer(c.exact, c.ranges, c.ifaces, func(p *Peer) {
+	for _, p := range c.peers {
 		if p.ID == peerID {
 			p.Pinned = id
 		}
-	})
+	}
 }
 
-// lookup returns the peer of remote address a, or nil: the interface
-// peer of a's zone for a link-local address zoned with its interface,
-// else the peer of the address (exact first, then the longest range).
+// lookup returns the peer of remote address a, or nil, by the one owner
+// rule (peerindex.Owners.Lookup): the interface peer of a's zone for a
+// link-local address zoned with its interface, else the peer of the
+// address (exact first, then the longest range).
 func (c *Checker) lookup(a netip.Addr) *Peer {
-	if z := a.Zone(); z != "" {
-		if p := c.ifaces[z]; p != nil && a.IsLinkLocalUnicast() {
-			return p
-		}
-		a = a.WithZone("")
-	}
-	if p := c.exact[a]; p != nil {
-		return p
-	}
-	for _, p := range c.ranges {
-		if p.Prefix.Contains(a) {
-			return p
-		}
+	if i := c.owners.Lookup(a); i >= 0 {
+		return c.peers[i]
 	}
 	return nil
 }

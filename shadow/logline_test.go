@@ -11,6 +11,7 @@ import (
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // TestDiagnosisLogFields: the diagnosis log line of a TCP-AO peer carries
@@ -25,7 +26,7 @@ func TestDiagnosisLogFields(t *testing.T) {
 	log := logrus.New()
 	log.SetOutput(&logs)
 	log.SetFormatter(&logrus.JSONFormatter{})
-	r := NewRunner(cfg, log, metrics.New("test"), RunnerOptions{})
+	r := NewRunner(peerindex.New(cfg), log, metrics.New("test"), RunnerOptions{})
 	ao := PeerReport{Address: netip.MustParseAddr("192.0.2.7"), PeerID: "192.0.2.7", Diagnosis: DiagBadMAC, TCPAO: true,
 		Received: Counts{Valid: 11, BadDigest: 99, Missing: 2, Unexpected: 1, BadMAC: 7, UnknownKey: 5, NoHandshake: 3}}
 	md5 := PeerReport{Address: netip.MustParseAddr("192.0.2.8"), PeerID: "192.0.2.8", Diagnosis: DiagBadDigest,

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/authbgp/authbgpd/keys"
-	"github.com/authbgp/authbgpd/tcpao"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // Verdict classifies one segment.
@@ -104,29 +104,8 @@ func FailureCodes() []string {
 }
 
 // Key is one TCP-MD5 key, or one TCP-AO master key tuple (Peer.TCPAO), a
-// peer may use.
-type Key struct {
-	// ID is the keychain key id, or -1 for a single password.
-	ID     int
-	Secret keys.Secret
-	// SendFrom: the key is the active one from this time on (zero: always).
-	SendFrom time.Time
-	// TCP-AO only: the MAC algorithm, the KeyIDs we send (SendID) and the
-	// peer sends (RecvID), whether the MAC covers the TCP options, and the
-	// MAC length in bytes (0: tcpao.MACLen, 12).
-	Alg            tcpao.Algorithm
-	SendID, RecvID uint8
-	IncludeOptions bool
-	MACLen         int
-}
-
-// macLen is k's MAC length (0 is the default, 12).
-func (k *Key) macLen() int {
-	if k.MACLen == 0 {
-		return tcpao.MACLen
-	}
-	return k.MACLen
-}
+// peer may use: the peer index's (PeersOf).
+type Key = peerindex.Key
 
 // Peer describes what the checker expects of one configured peer.
 type Peer struct {

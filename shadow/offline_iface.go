@@ -46,9 +46,11 @@ func newLLZoner(c *Checker, names map[int]string, local []netip.Addr) *llZoner {
 	l := &llZoner{port: c.opts.Port, byName: map[string]*Peer{}, names: names, local: map[netip.Addr]bool{},
 		d: md5auth.NewDigester()}
 	c.mu.Lock()
-	for name, p := range c.ifaces {
-		l.ifaces = append(l.ifaces, p)
-		l.byName[name] = p
+	for _, p := range c.peers {
+		if _, dup := l.byName[p.Interface]; p.Interface != "" && !dup {
+			l.ifaces = append(l.ifaces, p)
+			l.byName[p.Interface] = p
+		}
 	}
 	c.mu.Unlock()
 	for _, a := range local {

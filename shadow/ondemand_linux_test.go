@@ -25,6 +25,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/tcpsock"
 )
 
@@ -179,7 +180,7 @@ keychain = "kc"
 		log.SetLevel(logrus.DebugLevel)
 		lines := &logLines{}
 		log.AddHook(lines)
-		r := NewRunner(cfg, log, metrics.New("test"), RunnerOptions{})
+		r := NewRunner(peerindex.New(cfg), log, metrics.New("test"), RunnerOptions{})
 		if err := netns.Do(a, func() error { return r.Start(context.Background()) }); err != nil {
 			t.Fatal(err)
 		}

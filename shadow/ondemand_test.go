@@ -14,6 +14,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/md5auth"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 var (
@@ -228,7 +229,7 @@ func odRunner(t *testing.T, shadow string) *Runner {
 	}
 	l := logrus.New()
 	l.SetOutput(io.Discard)
-	return NewRunner(cfg, l, nil, RunnerOptions{})
+	return NewRunner(peerindex.New(cfg), l, nil, RunnerOptions{})
 }
 
 func odDiag(r *Runner, now time.Time) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 const reloadBase = "[global]\nasn = 65001\nrouter-id = \"192.0.2.1\"\n[[peers]]\naddress = \"192.0.2.2\"\nasn = 65002\npassword = \"Secret-Alpha\"\n"
@@ -72,15 +73,15 @@ func segmentPeers(t *testing.T, m *metrics.Metrics) []string {
 // worker's checker once: a pin for a peer the reload has not brought yet
 // (the manager installs a new peer's key first) waits for it, a kept
 // peer's pin holds across later reloads, a removed peer's is forgotten,
-// and a reload itself pins nothing (KeyIDs is not asked).
+// and a reload itself pins nothing (pins come from the peers manager's
+// snapshots, Apply, only).
 func TestReloadMakesSeriesAndPins(t *testing.T) {
 	l := logrus.New()
 	l.SetOutput(io.Discard)
 	m := metrics.New("test")
 	base := parseConf(t, reloadBase)
 	base.Shadow.Workers = 2
-	asked := 0
-	r := NewRunner(base, l, m, RunnerOptions{KeyIDs: func() map[string]int { asked++; return map[string]int{"192.0.2.3": 1} }})
+	r := NewRunner(peerindex.New(base), l, m, RunnerOptions{})
 	if got := segmentPeers(t, m); !slices.Equal(got, []string{"192.0.2.2"}) {
 		t.Fatalf("series after NewRunner: %v", got)
 	}
@@ -91,7 +92,7 @@ func TestReloadMakesSeriesAndPins(t *testing.T) {
 		}
 		for i, c := range r.chks {
 			c.mu.Lock()
-			p := c.exact[netip.MustParseAddr("192.0.2.3")]
+			p := c.lookup(netip.MustParseAddr("192.0.2.3"))
 			got := -2 // absent
 			if p != nil {
 				got = p.Pinned
@@ -102,19 +103,17 @@ func TestReloadMakesSeriesAndPins(t *testing.T) {
 			}
 		}
 	}
-	r.Pin("192.0.2.3", 2) // the manager installed key 2 of the peer the reload adds
-	r.Reload(parseConf(t, reloadBase+reloadChain))
+	// The manager installed key 2 of the peer the reload adds.
+	r.Apply(&peerindex.Snapshot{Keys: map[string]peerindex.KeyInUse{"192.0.2.3": {KeyID: 2, Keychain: true, Installed: true}}})
+	r.Reload(peerindex.New(parseConf(t, reloadBase+reloadChain)))
 	if got := segmentPeers(t, m); !slices.Equal(got, []string{"192.0.2.2", "192.0.2.3"}) {
 		t.Fatalf("series after Reload: %v", got)
 	}
 	pinned("the reload that adds the peer", 2)
-	r.Reload(parseConf(t, reloadBase+reloadChain+"\n[shadow]\nfollow-peer-rollover = false\n"))
+	r.Reload(peerindex.New(parseConf(t, reloadBase+reloadChain+"\n[shadow]\nfollow-peer-rollover = false\n")))
 	pinned("a later reload that keeps it", 2)
-	r.Reload(parseConf(t, reloadBase))
+	r.Reload(peerindex.New(parseConf(t, reloadBase)))
 	pinned("a reload that removes it", -2)
-	r.Reload(parseConf(t, reloadBase+reloadChain))
+	r.Reload(peerindex.New(parseConf(t, reloadBase+reloadChain)))
 	pinned("added again, its old pin forgotten", -1)
-	if asked != 0 {
-		t.Errorf("the reloads asked KeyIDs %d times: pins come from Pin only", asked)
-	}
 }

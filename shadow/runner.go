@@ -14,6 +14,7 @@ import (
 	"github.com/authbgp/authbgpd/capture"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -35,7 +36,6 @@ type Runner struct {
 	log      *logrus.Entry
 	metrics  *metrics.Metrics
 	follow   func(peerID string, keyID int) error
-	keyIDs   func() map[string]int
 	endStale func(addr netip.Addr, remote netip.AddrPort, why string) error
 	chks     []*Checker // one per worker
 	ifaces   []string
@@ -67,6 +67,13 @@ type Runner struct {
 	stopTick  chan struct{}
 	tickDone  chan struct{}
 	hist      history // diagnosis changes per address (history.go)
+
+	// What Apply last applied of the peers manager's snapshots (applyMu):
+	// the key told in use per peer ID, the session port per address.
+	applyMu  sync.Mutex
+	pinned   map[string]int
+	sessPort map[netip.Addr]uint16
+	snap     atomic.Pointer[peerindex.Snapshot]
 }
 
 // SRHChecker verifies the SRv6 SRH HMACs the capture sees (package srv6
@@ -82,10 +89,9 @@ type SRHChecker interface {
 // optional.
 type RunnerOptions struct {
 	// Follow proposes a keychain key a peer is proven to sign with (the
-	// peers manager decides); nil: follow-peer-rollover cannot act.
+	// peers manager decides, and its next snapshot, Apply, says whether it
+	// is in use); nil: follow-peer-rollover cannot act.
 	Follow func(peerID string, keyID int) error
-	// KeyIDs returns the keychain key the peers manager decided, per peer.
-	KeyIDs func() map[string]int
 	// EndStale ends a session the checker proved stale.
 	EndStale func(addr netip.Addr, remote netip.AddrPort, why string) error
 	// SRH verifies captured SRHs; nil: SRv6 packets are not looked at.
@@ -98,15 +104,15 @@ type noSRH struct{}
 func (noSRH) Enabled() bool                  { return false }
 func (noSRH) Check(netip.Addr, []byte, bool) {}
 
-// NewRunner makes the live checker of cfg's peers, with the segment
-// series of its keyed peers at 0; Start (a plugin method) opens the
-// capture.
-func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o RunnerOptions) *Runner {
+// NewRunner makes the live checker of x's peers (and x's config's
+// [shadow]), with the segment series of its keyed peers at 0; Start (a
+// plugin method) opens the capture.
+func NewRunner(x *peerindex.Index, log *logrus.Logger, m *metrics.Metrics, o RunnerOptions) *Runner {
+	cfg := x.Config()
 	s := &Runner{
 		log:       log.WithField("component", "shadow"),
 		metrics:   m,
 		follow:    o.Follow,
-		keyIDs:    o.KeyIDs,
 		endStale:  o.EndStale,
 		srh:       o.SRH,
 		ifaces:    cfg.Shadow.Interfaces,
@@ -125,7 +131,7 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 	if s.srh == nil {
 		s.srh = noSRH{}
 	}
-	peers := PeersOf(cfg)
+	peers := PeersOf(x)
 	workers, idle := cfg.Shadow.WorkerCount(), time.Duration(0)
 	s.mode = config.ShadowAlways
 	if cfg.Shadow.EffectiveMode() == config.ShadowOnDemand {
@@ -149,7 +155,7 @@ func NewRunner(cfg *config.Config, log *logrus.Logger, m *metrics.Metrics, o Run
 			IdleAfter:  idle,
 		}))
 	}
-	s.segmentSeries(cfg)
+	s.segmentSeries(x)
 	return s
 }
 
@@ -444,16 +450,13 @@ func (s *Runner) FollowProven() {
 	if !s.followOn.Load() || s.follow == nil {
 		return
 	}
-	var inUse map[string]int
-	if s.keyIDs != nil {
-		inUse = s.keyIDs()
-	}
+	inUse := s.snapshot()
 	done := map[string]bool{}
 	for _, r := range s.reports(time.Now()) {
 		if r.ProvenKeyID == nil || done[r.PeerID] {
 			continue
 		}
-		if id, ok := inUse[r.PeerID]; ok && id == *r.ProvenKeyID {
+		if id, ok := inUse.KeyID(r.PeerID); ok && id == *r.ProvenKeyID {
 			continue
 		}
 		done[r.PeerID] = true
@@ -462,7 +465,8 @@ func (s *Runner) FollowProven() {
 }
 
 // propose hands the peers manager, which decides, a key the peer is proven
-// to use.
+// to use. The checker pins it when the manager's snapshot says it is
+// installed (Apply: the manager publishes it in the pass it waits for).
 func (s *Runner) propose(peerID string, keyID int) {
 	err := s.follow(peerID, keyID)
 	s.mu.Lock()
@@ -479,7 +483,6 @@ func (s *Runner) propose(peerID string, keyID int) {
 		}
 		return
 	}
-	s.Pin(peerID, keyID)
 	s.log.WithFields(logrus.Fields{"peer": peerID, "key_id": keyID}).Info("follow-peer-rollover: switched to the key the peer is proven to use")
 }
 
@@ -498,30 +501,31 @@ func (s *Runner) onStale(peerID string, addr netip.Addr, port uint16) {
 }
 
 // Reload gives the checker the new peers and keys, once the peers manager
-// has applied cfg: it makes the keyed peers' segment series exist and,
+// has applied x's config: it makes the keyed peers' segment series exist and,
 // off the caller's goroutine, acts on a proof made while
 // follow-peer-rollover was off (FollowProven). The keychain keys the
-// peers manager uses stay pinned as Pin last named them (the manager pins
-// each key it installs, a new peer's before this Reload: see
+// peers manager uses stay pinned as Apply last pinned them (the manager
+// publishes each key it installs, a new peer's before this Reload: see
 // Checker.SetPeers); nothing is pinned twice.
 //
 // In on-demand mode the new on-demand-window and on-demand-segments apply
 // to the demands to come (the mode itself changes at the next restart).
-func (s *Runner) Reload(cfg *config.Config) {
+func (s *Runner) Reload(x *peerindex.Index) {
+	cfg := x.Config()
 	s.followOn.Store(cfg.Shadow.FollowPeerRollover)
 	if s.od != nil {
 		s.od.mu.Lock()
 		s.od.book.configure(cfg.Shadow.Window(), cfg.Shadow.SegmentLimit())
 		s.od.mu.Unlock()
 	}
-	peers := PeersOf(cfg)
+	peers := PeersOf(x)
 	for _, c := range s.chks {
 		c.SetPeers(peers)
 	}
 	s.mu.Lock()
 	s.followErr = map[string]string{}
 	s.mu.Unlock()
-	s.segmentSeries(cfg)
+	s.segmentSeries(x)
 	go s.FollowProven()
 }
 
@@ -529,26 +533,77 @@ func (s *Runner) Reload(cfg *config.Config) {
 // TCP-AO peer's authbgpd_tcpao_segments_total) series exist at 0 (when the
 // Runner is made and at each reload: not during a scrape, whose collectors
 // run concurrently).
-func (s *Runner) segmentSeries(cfg *config.Config) {
-	for _, p := range cfg.Peers {
-		switch p.Auth().Mode {
+func (s *Runner) segmentSeries(x *peerindex.Index) {
+	for _, p := range x.Peers() {
+		switch p.Mode {
 		case config.AuthMD5:
-			s.metrics.SegmentCounters(p.ID())
+			s.metrics.SegmentCounters(p.ID)
 		case config.AuthTCPAO:
-			s.metrics.TCPAOSegmentCounters(p.ID())
+			s.metrics.TCPAOSegmentCounters(p.ID)
 		}
 	}
 }
 
-// Pin tells the checker which keychain key of peerID is installed.
-func (s *Runner) Pin(peerID string, keyID int) {
-	for _, c := range s.chks {
-		c.Pin(peerID, keyID)
+// Apply makes the checkers follow sn, the peers manager's snapshot of the
+// keys in use and the sessions (the manager publishes one each time they
+// change, and the speaker hands it here at once): a peer's installed
+// keychain key is pinned once for each key in turn (Checker.Pin: it holds
+// across reloads, and waits for a peer the checker is not given yet), and
+// each established session's connection is the one judged for staleness
+// (Checker.SetSession; port 0 once it is not established or gone).
+// FollowProven reads the last one applied.
+func (s *Runner) Apply(sn *peerindex.Snapshot) {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	if s.pinned == nil {
+		s.pinned, s.sessPort = map[string]int{}, map[netip.Addr]uint16{}
 	}
+	for id, k := range sn.Keys {
+		if was, ok := s.pinned[id]; !k.Installed || ok && was == k.KeyID {
+			continue
+		}
+		s.pinned[id] = k.KeyID
+		if k.KeyID >= 0 {
+			for _, c := range s.chks {
+				c.Pin(id, k.KeyID)
+			}
+		}
+	}
+	for id := range s.pinned {
+		if _, ok := sn.Keys[id]; !ok {
+			delete(s.pinned, id) // a peer added again is pinned again
+		}
+	}
+	for a, ss := range sn.Sessions {
+		var port uint16
+		if ss.Established {
+			port = ss.Remote.Port()
+		}
+		if was, ok := s.sessPort[a]; !ok && port == 0 || ok && was == port {
+			continue
+		}
+		s.sessPort[a] = port
+		s.setSession(a, port)
+	}
+	for a := range s.sessPort {
+		if _, ok := sn.Sessions[a]; !ok {
+			delete(s.sessPort, a)
+			s.setSession(a, 0)
+		}
+	}
+	s.snap.Store(sn)
 }
 
-// SetSession tells the checker the remote port of addr's session.
-func (s *Runner) SetSession(addr netip.Addr, port uint16) {
+// snapshot is the last snapshot Apply was given.
+func (s *Runner) snapshot() *peerindex.Snapshot {
+	if sn := s.snap.Load(); sn != nil {
+		return sn
+	}
+	return peerindex.Empty
+}
+
+// setSession tells the checkers the remote port of addr's session.
+func (s *Runner) setSession(addr netip.Addr, port uint16) {
 	for _, c := range s.chks {
 		c.SetSession(addr, port)
 	}

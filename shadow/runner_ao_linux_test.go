@@ -18,6 +18,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 )
 
 // TestRunnerCapturesTCPAO runs the live Runner on a real AF_PACKET capture
@@ -36,7 +37,7 @@ func TestRunnerCapturesTCPAO(t *testing.T) {
 	}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	r := NewRunner(cfg, log, metrics.New("test"), RunnerOptions{})
+	r := NewRunner(peerindex.New(cfg), log, metrics.New("test"), RunnerOptions{})
 	if err := netns.Do(a, func() error { return r.Start(context.Background()) }); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -47,7 +48,7 @@ func TestRunnerTCPAO(t *testing.T) {
 	log.SetOutput(&logs)
 	log.SetFormatter(&logrus.JSONFormatter{})
 	m := metrics.New("test")
-	r := NewRunner(cfg, log, m, RunnerOptions{})
+	r := NewRunner(peerindex.New(cfg), log, m, RunnerOptions{})
 	scrape := func() string {
 		rec := httptest.NewRecorder()
 		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

@@ -21,6 +21,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/md5auth"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/tcpsock"
 )
 
@@ -51,7 +52,7 @@ func TestRunnerWorkers(t *testing.T) {
 	}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	r := NewRunner(cfg, log, metrics.New("test"), RunnerOptions{})
+	r := NewRunner(peerindex.New(cfg), log, metrics.New("test"), RunnerOptions{})
 	if r.Workers() != 2 {
 		t.Fatalf("%d workers, want 2", r.Workers())
 	}

@@ -27,8 +27,8 @@ func TestSetPeersOwnsAndWipesSecrets(t *testing.T) {
 	peer := Peer{ID: "192.0.2.2", Prefix: netip.MustParsePrefix("192.0.2.2/32"), Pinned: -1, Keys: []Key{{ID: -1, Secret: secret}}}
 	rng := Peer{ID: "198.51.100.0/24", Prefix: netip.MustParsePrefix("198.51.100.0/24"), Pinned: -1, Keys: []Key{{ID: -1, Secret: keys.Secret("Range-Key-2")}}}
 	c := New([]Peer{peer, rng}, Options{})
-	held := c.exact[netip.MustParseAddr("192.0.2.2")].Keys[0].Secret
-	heldRange := c.ranges[0].Keys[0].Secret
+	held := c.lookup(netip.MustParseAddr("192.0.2.2")).Keys[0].Secret
+	heldRange := c.lookup(netip.MustParseAddr("198.51.100.7")).Keys[0].Secret
 	if &held[0] == &secret[0] {
 		t.Fatal("the checker holds the caller's secret, not its own copy")
 	}

@@ -1,52 +1,25 @@
 package shadow
 
 import (
-	"net/netip"
+	"slices"
 	"sort"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/status"
-	"github.com/authbgp/authbgpd/tcpao"
 )
 
-// PeersOf lists cfg's peers with every key they may sign with, for the
-// shadow checker: a password is one key (id -1); a keychain gives all its
-// keys with their send-from times, so the checker can tell "wrong key"
-// from "the peer is on another key of the chain".
-func PeersOf(cfg *config.Config) []Peer {
-	out := make([]Peer, 0, len(cfg.Peers))
-	for i := range cfg.Peers {
-		p := &cfg.Peers[i]
-		sp := Peer{ID: p.ID(), Pinned: -1, VRF: p.VRF}
-		switch {
-		case p.IsInterface():
-			sp.Interface = p.Interface
-		case p.IsDynamic():
-			sp.Prefix = p.Prefix
-		default:
-			sp.Prefix = netip.PrefixFrom(p.Address, p.Address.BitLen())
-		}
-		switch a := p.Auth(); {
-		case a.Mode == config.AuthTCPAO:
-			sp.TCPAO = true
-			if kc := cfg.Keychain(a.Keychain); kc != nil {
-				for _, k := range kc.Keys {
-					alg, _ := tcpao.ParseAlgorithm(k.Algorithm) // validated by config
-					sp.Keys = append(sp.Keys, Key{ID: int(k.ID), Secret: k.Secret, SendFrom: k.SendFrom,
-						Alg: alg, SendID: k.SendID, RecvID: k.RecvID, IncludeOptions: k.IncludeTCPOptions, MACLen: k.MACLen})
-				}
-			}
-		case a.Mode != config.AuthMD5:
-		case a.Source == config.SourceKeychain:
-			if kc := cfg.Keychain(a.Keychain); kc != nil {
-				for _, k := range kc.Keys {
-					sp.Keys = append(sp.Keys, Key{ID: int(k.ID), Secret: k.Secret, SendFrom: k.SendFrom})
-				}
-			}
-		default:
-			sp.Keys = []Key{{ID: -1, Secret: p.Password}}
-		}
-		out = append(out, sp)
+// PeersOf lists x's peers with every key they may sign with (the index's
+// keys, their TCP-AO algorithms parsed there), for the shadow checker: a
+// password is one key (id -1); a keychain gives all its keys with their
+// send-from times, so the checker can tell "wrong key" from "the peer is
+// on another key of the chain".
+func PeersOf(x *peerindex.Index) []Peer {
+	out := make([]Peer, 0, len(x.Peers()))
+	for i := range x.Peers() {
+		p := &x.Peers()[i]
+		out = append(out, Peer{ID: p.ID, Pinned: -1, VRF: p.Scope.VRF, Interface: p.Scope.Interface, Prefix: p.Scope.Prefix,
+			TCPAO: p.TCPAO(), Keys: slices.Clone(p.Keys)})
 	}
 	return out
 }

@@ -104,7 +104,7 @@ func prepareAO(k *Key, ctx tcpao.Context) ([2]*tcpao.TrafficKey, bool) {
 	}
 	defer clear(raw)
 	for i, inc := range [2]bool{k.IncludeOptions, !k.IncludeOptions} {
-		if out[i], err = tcpao.NewTrafficKeyMACLen(k.Alg, raw, k.macLen(), inc); err != nil {
+		if out[i], err = tcpao.NewTrafficKeyMACLen(k.Alg, raw, k.MACLength(), inc); err != nil {
 			return [2]*tcpao.TrafficKey{}, false
 		}
 	}

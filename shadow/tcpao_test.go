@@ -11,6 +11,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/frame"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/tcpao"
 )
 
@@ -46,7 +47,7 @@ func aoPeers(t testing.TB) []Peer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return PeersOf(cfg)
+	return PeersOf(peerindex.New(cfg))
 }
 
 // feed decodes one generated packet and checks it.

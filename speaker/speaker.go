@@ -25,6 +25,7 @@ import (
 	"github.com/authbgp/authbgpd/filewatch"
 	"github.com/authbgp/authbgpd/httpapi"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/peers"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/shadow"
@@ -84,6 +85,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		log.Warn(w.String())
 	}
 	s.log, s.started, s.kernel = log, cfg, dropwatch.NewNamespace(nil)
+	idx := peerindex.New(cfg) // the one index of this config's peers
 	s.host, err = plugin.New(plugin.Options{
 		ASN:             cfg.Global.ASN,
 		RouterID:        cfg.Global.RouterID.String(),
@@ -100,7 +102,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		s.host.RegisterSecret(sec)
 	}
 	s.ra = peers.NewKernelAdvertiser(log)
-	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}, Advertiser: s.ra})
+	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}, Advertiser: s.ra, Index: idx})
 	s.host.Register(s.peers)
 	s.host.SetAPIGuard(s.peers.GuardAPI)
 	// SRv6 keys go into the kernel before policies use them, and the
@@ -109,8 +111,8 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	s.srv6 = srv6.New(cfg, log, s.metrics)
 	s.host.Register(s.srv6)
 	if cfg.Shadow.On() {
-		s.shadow = shadow.NewRunner(cfg, log, s.metrics, shadow.RunnerOptions{
-			Follow: s.peers.SetPeerKeyID, KeyIDs: s.peers.KeyIDs, EndStale: s.peers.EndStale, SRH: s.srv6.Verifier(),
+		s.shadow = shadow.NewRunner(idx, log, s.metrics, shadow.RunnerOptions{
+			Follow: s.peers.SetPeerKeyID, EndStale: s.peers.EndStale, SRH: s.srv6.Verifier(),
 		})
 		s.host.Register(plugin.Detached(s.shadow))
 	}
@@ -118,7 +120,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	if s.shadow != nil && s.shadow.Mode() == config.ShadowOnDemand {
 		hooks.Demand = func(addr netip.Addr, why string) { s.shadow.Demand(addr, why) }
 	}
-	s.drops = dropwatch.Start(cfg, log, hooks)
+	s.drops = dropwatch.Start(idx, log, hooks)
 	r := metrics.Readers{KernelDrops: s.kernel.Metrics, Peers: peers.MetricReader(s.host, s.peers.Status), PeerKernelDrops: s.drops.MetricSeries,
 		ReconcilePasses: s.peers.PassStats, AOAlgorithms: s.peers.AOAlgorithmNames, GoBGPLoop: s.host}
 	if s.shadow != nil {
@@ -213,6 +215,8 @@ func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
 	for _, sec := range next.Secrets() {
 		s.host.RegisterSecret(sec)
 	}
+	idx := peerindex.New(next) // the one index of the new config's peers
+	s.peers.UseIndex(idx)
 	ch, err := s.peers.ReloadPlan(ctx, pl)
 	s.metrics.ConfigReloaded(err)
 	if errors.Is(err, peers.ErrReloadRefused) {
@@ -225,9 +229,9 @@ func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
 		err = errors.Join(err, serr)
 	}
 	if s.shadow != nil {
-		s.shadow.Reload(next) // after peers: it pins the keys they now use
+		s.shadow.Reload(idx) // after peers: it pins the keys they now use
 	}
-	s.drops.Reload(next)
+	s.drops.Reload(idx)
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
 		return err
@@ -316,10 +320,10 @@ func Run(o Options) error {
 	return nil
 }
 
-// observer feeds the peers manager's changes into metrics and tells the
-// shadow checker which keychain key is installed, so it judges segments by
-// the key we actually use (after a switch by follow-peer-rollover too), not
-// by the schedule.
+// observer feeds the peers manager's changes into metrics and hands its
+// snapshots (the keys in use, the sessions) to the shadow checker, so it
+// judges segments by the key we actually use (after a switch by
+// follow-peer-rollover too), not by the schedule.
 type observer struct {
 	m *metrics.Metrics
 	s *Speaker
@@ -327,15 +331,10 @@ type observer struct {
 
 func (o observer) KeyInstalled(peer string, installed bool) { o.m.SetKeyInstalled(peer, installed) }
 func (o observer) KeyChanged(peer string, _ int)            { o.m.KeyChanged(peer) }
-func (o observer) KeyInUse(peer string, keyID int) {
-	if sh := o.s.shadow; sh != nil && keyID >= 0 {
-		sh.Pin(peer, keyID)
-	}
-}
-func (o observer) PeerRemoved(peer string)                { o.m.DeletePeer(peer) }
-func (o observer) AOKernel(peer string, d aocount.Counts) { o.m.AddTCPAOKernel(peer, d) }
-func (o observer) Session(addr netip.Addr, remote netip.AddrPort) {
+func (o observer) PeerRemoved(peer string)                  { o.m.DeletePeer(peer) }
+func (o observer) AOKernel(peer string, d aocount.Counts)   { o.m.AddTCPAOKernel(peer, d) }
+func (o observer) Published(sn *peerindex.Snapshot) {
 	if sh := o.s.shadow; sh != nil {
-		sh.SetSession(addr, remote.Port())
+		sh.Apply(sn)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/authbgp/authbgpd/frame"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/srv6"
 	"github.com/authbgp/authbgpd/srv6policy"
@@ -175,7 +176,7 @@ func cmdVerifyPcap(args []string, stdout, stderr io.Writer) int {
 	// diagnosis means the same; no idle timeout (captures are history).
 	// The digests are verified on every core.
 	off := shadow.Offline{
-		Peers:   shadow.PeersOf(cfg),
+		Peers:   shadow.PeersOf(peerindex.New(cfg)),
 		Options: shadow.Options{Port: uint16(*port), IdleAfter: -1},
 		SRH:     func(pkt *frame.TCP, _ []byte) { rep.SRH.Add(srv6policy.VerifySRH(keys, pkt.Src, pkt.SRH)) },
 		IfNames: ifNames,

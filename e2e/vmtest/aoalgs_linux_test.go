@@ -22,6 +22,7 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/keys"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/tcpao"
 	"github.com/authbgp/authbgpd/tcpsock"
@@ -292,7 +293,7 @@ func TestTCPAOAlgorithmsKernel(t *testing.T) {
 	for _, c := range cases {
 		byAddr[c.cli] = c
 	}
-	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{Port: aoAlgPort, IdleAfter: -1})
+	chk := shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{Port: aoAlgPort, IdleAfter: -1})
 	n := 0
 	err = capfile.EachFile(capt.file, func(pk capfile.Packet) error {
 		var f frame.TCP
@@ -327,7 +328,7 @@ func TestTCPAOAlgorithmsKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	off := shadow.New(shadow.PeersOf(cfg), shadow.Options{Port: aoAlgPort, IdleAfter: -1})
+	off := shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{Port: aoAlgPort, IdleAfter: -1})
 	fh, err := os.Open(capt.file)
 	if err != nil {
 		t.Fatal(err)

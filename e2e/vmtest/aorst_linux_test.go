@@ -19,6 +19,7 @@ import (
 	"github.com/authbgp/authbgpd/frame"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/keys"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/tcpsock"
 )
@@ -383,7 +384,7 @@ keychain = "ao"
 	if err != nil {
 		t.Fatal(err)
 	}
-	chk := shadow.New(shadow.PeersOf(cfg), shadow.Options{Port: port, IdleAfter: -1})
+	chk := shadow.New(shadow.PeersOf(peerindex.New(cfg)), shadow.Options{Port: port, IdleAfter: -1})
 	sn := startSniffer(t, p.A, "eth0", chk)
 	rstFrom := func(a netip.AddrPort) func(sniffedSeg) bool {
 		return func(g sniffedSeg) bool { return g.src == a && g.flags&tcpRST != 0 }

@@ -28,6 +28,7 @@ import (
 	"github.com/authbgp/authbgpd/internal/testenv"
 	"github.com/authbgp/authbgpd/internal/testlog"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/shadow"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -114,7 +115,7 @@ func TestTCPAOSNEWrap(t *testing.T) {
 	var logBuf testlog.Buffer
 	log := logrus.New()
 	log.SetOutput(&logBuf)
-	runner := shadow.NewRunner(cfg, log, metrics.New("test"), shadow.RunnerOptions{})
+	runner := shadow.NewRunner(peerindex.New(cfg), log, metrics.New("test"), shadow.RunnerOptions{})
 	if err := netns.Do(p.A, func() error { return runner.Start(context.Background()) }); err != nil {
 		t.Fatal(err)
 	}
