@@ -156,11 +156,13 @@ type reader struct {
 	owner map[netip.Addr]int
 	addrs []int
 	load  []int
-	// The last segment's ends and ports, and its worker (-1: not a
-	// configured peer's): segments come in runs of one connection.
-	last     connEnds
-	lastW    int
-	lastSeen bool
+	// The ends and ports of the last two connections' directions, and
+	// their workers (-1: not a configured peer's): segments come in runs
+	// of one connection, both ways.
+	last     [2]connEnds
+	lastW    [2]int
+	lastSeen [2]bool
+	lastNext int // the entry to replace
 }
 
 // connEnds are a segment's addresses and ports.
@@ -242,8 +244,10 @@ func (r *reader) packet(p capfile.Packet, st *FileStats) {
 // addresses are spread evenly, which a hash does only on average (four
 // sessions on two workers: all on one in one run of eight).
 func (r *reader) worker(e connEnds) int {
-	if r.lastSeen && e == r.last {
-		return r.lastW
+	for i := range r.last {
+		if r.lastSeen[i] && e == r.last[i] {
+			return r.lastW[i]
+		}
 	}
 	w := -1
 	if remote, ok := r.router.Remote(e.src, e.dst, e.srcPort, e.dstPort); ok {
@@ -259,6 +263,8 @@ func (r *reader) worker(e connEnds) int {
 			r.addrs[w]++
 		}
 	}
-	r.last, r.lastW, r.lastSeen = e, w, true
+	i := r.lastNext
+	r.last[i], r.lastW[i], r.lastSeen[i] = e, w, true
+	r.lastNext = 1 - i
 	return w
 }
