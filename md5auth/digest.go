@@ -203,13 +203,11 @@ func (d *Digester) VerifyPrepared(ph *PseudoHeader, segment []byte, hl int, sig,
 	} else {
 		m += copy(b[m:], key)
 	}
-	// The digest is compared where md5.Sum returned it, on the stack.
-	// Stored in d.sum first (8 bytes off 16-byte alignment), it was
-	// loaded back by equal16 at once: perf put about 40% of this
-	// function's own samples on those loads, and comparing in place is
-	// about 1.5% of a keepalive's digest faster. Only digestWords, which
-	// passes no signature, wants the digest in d.sum; a sig of any other
-	// length than 16 is false (equal16 refuses it too).
+	// The digest is compared where md5.Sum returned it, on the stack,
+	// not stored in d.sum and loaded back (docs/PERFORMANCE-shadow.md,
+	// "The digest compared in place"). Only digestWords, which passes no
+	// signature, wants the digest in d.sum; a sig of any other length
+	// than 16 is false (equal16 refuses it too).
 	sum := md5.Sum(b[:m])
 	if len(sig) != DigestLen {
 		d.sum = sum
