@@ -80,7 +80,9 @@ func (d *Digester) digest(src, dst netip.Addr, segment, key []byte) error {
 	if err != nil {
 		return err
 	}
-	return d.digestHL(src, dst, segment, hdrLen, key)
+	var w [4]uint64
+	fam := addrWords(&w, src, dst)
+	return d.digestWords(&w, fam, segment, hdrLen, key)
 }
 
 // PseudoHeader is the address part of an RFC 2385 pseudo-header (IPv4:
@@ -125,14 +127,6 @@ func addrWords(w *[4]uint64, src, dst netip.Addr) uint8 {
 		return 6
 	}
 	return 0
-}
-
-// digestHL is digest for a segment whose header length (checked by
-// headerLen) is hdrLen.
-func (d *Digester) digestHL(src, dst netip.Addr, segment []byte, hdrLen int, key []byte) error {
-	var w [4]uint64
-	fam := addrWords(&w, src, dst)
-	return d.digestWords(&w, fam, segment, hdrLen, key)
 }
 
 // digestWords digests segment with the pseudo-header address words w of
@@ -209,13 +203,11 @@ func (d *Digester) VerifyPrepared(ph *PseudoHeader, segment []byte, hl int, sig,
 	} else {
 		m += copy(b[m:], key)
 	}
-	// The digest is compared where md5.Sum returned it, on the stack.
-	// Stored in d.sum first (8 bytes off 16-byte alignment), it was
-	// loaded back by equal16 at once: perf put about 40% of this
-	// function's own samples on those loads, and comparing in place is
-	// about 1.5% of a keepalive's digest faster. Only digestWords, which
-	// passes no signature, wants the digest in d.sum; a sig of any other
-	// length than 16 is false (equal16 refuses it too).
+	// The digest is compared where md5.Sum returned it, on the stack,
+	// not stored in d.sum and loaded back (docs/PERFORMANCE-shadow.md,
+	// "The digest compared in place"). Only digestWords, which passes no
+	// signature, wants the digest in d.sum; a sig of any other length
+	// than 16 is false (equal16 refuses it too).
 	sum := md5.Sum(b[:m])
 	if len(sig) != DigestLen {
 		d.sum = sum
@@ -242,32 +234,44 @@ func (d *Digester) Check(src, dst netip.Addr, segment, key []byte) (Verdict, err
 	if err != nil || sig == nil {
 		return Unsigned, err
 	}
-	return d.verdict(d.digestHL(src, dst, segment, hl, key), sig)
+	var ph PseudoHeader
+	ph.fam = addrWords(&ph.w, src, dst)
+	return d.check(&ph, segment, hl, sig, key)
 }
 
 // CheckSignature verifies sig (the 16 bytes of an MD5 option already found
 // in segment) against key, in constant time.
 func (d *Digester) CheckSignature(src, dst netip.Addr, segment, sig, key []byte) (Verdict, error) {
-	return d.verdict(d.digest(src, dst, segment, key), sig)
+	hl, err := headerLen(segment)
+	if err != nil {
+		return Unsigned, err
+	}
+	var ph PseudoHeader
+	ph.fam = addrWords(&ph.w, src, dst)
+	return d.check(&ph, segment, hl, sig, key)
 }
 
 // CheckSignaturePrepared is CheckSignature for a segment whose addresses
 // are prepared in ph (see NewPseudoHeader): the same digest, without the
 // per-segment address work.
 func (d *Digester) CheckSignaturePrepared(ph *PseudoHeader, segment, sig, key []byte) (Verdict, error) {
-	hdrLen, err := headerLen(segment)
-	if err == nil {
-		err = d.digestWords(&ph.w, ph.fam, segment, hdrLen, key)
-	}
-	return d.verdict(err, sig)
-}
-
-// verdict compares d.sum, just digested (unless err), with sig.
-func (d *Digester) verdict(err error, sig []byte) (Verdict, error) {
+	hl, err := headerLen(segment)
 	if err != nil {
 		return Unsigned, err
 	}
-	if equal16(&d.sum, sig) {
+	return d.check(ph, segment, hl, sig, key)
+}
+
+// check is the verdict of sig on segment (header length hl, checked):
+// the errors digestWords gives, in its order, then VerifyPrepared, which
+// compares the digest where md5.Sum returned it (not through d.sum).
+func (d *Digester) check(ph *PseudoHeader, segment []byte, hl int, sig, key []byte) (Verdict, error) {
+	switch {
+	case len(segment) > 0xffff:
+		return Unsigned, ErrSegmentTooBig
+	case ph.fam != 4 && ph.fam != 6:
+		return Unsigned, ErrAddrFamily
+	case d.VerifyPrepared(ph, segment, hl, sig, key):
 		return Valid, nil
 	}
 	return Invalid, nil

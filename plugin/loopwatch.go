@@ -36,9 +36,8 @@ const (
 	// LoopWatchThreshold + LoopWatchPeriod after it stuck.
 	LoopWatchThreshold = 5 * time.Second
 	// LoopWatchBusyThreshold is how long a question may wait while the
-	// loop computes (an endless loop is reported after it). The longest
-	// turn measured: 36 s, a session with 1M routes going down on a
-	// 2-core machine at load 15.
+	// loop computes (an endless loop is reported after it): over three
+	// times the longest turn measured (docs/OPERATIONS.md, "Liveness").
 	LoopWatchBusyThreshold = 2 * time.Minute
 )
 

@@ -161,9 +161,8 @@ func (c *Checker) Check(src, dst netip.Addr, srcPort, dstPort uint16, segment []
 func (c *Checker) Begin() { c.mu.Lock() }
 
 // CheckHeld is Check between Begin and End. It does the checking itself,
-// not through a helper: on the per-segment path a call passing this many
-// argument words (more than fit in registers) and the Result back costs
-// a measurable share of a keepalive's digest.
+// not through helpers: split, it cost up to 2.7% more per segment
+// (docs/PERFORMANCE-shadow.md, "CheckHeld and checkAO stay whole").
 func (c *Checker) CheckHeld(src, dst netip.Addr, srcPort, dstPort uint16, segment []byte, t time.Time) (r Result) {
 	if srcPort != c.opts.Port && dstPort != c.opts.Port {
 		return r

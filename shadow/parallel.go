@@ -3,7 +3,6 @@ package shadow
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"net/netip"
 	"os"
 	"runtime"
@@ -20,7 +19,9 @@ import (
 // goroutine reads and decodes the files once, and hands each segment to
 // the worker that owns its remote address (a Checker's state is per
 // remote address, and each worker sees that address's segments in file
-// order), so only the digests run in parallel.
+// order), so only the digests run in parallel. The addresses are spread
+// evenly over the workers as they first show, so that a capture of a few
+// sessions keeps every worker busy, whatever the addresses.
 type Offline struct {
 	Peers   []Peer
 	Options Options
@@ -97,8 +98,8 @@ func (o Offline) Run(names []string) ([]FileStats, []PeerReport, error) {
 	for range cap(free) {
 		free <- &batch{buf: make([]byte, 0, batchBytes), segs: make([]segRef, 0, batchLen)}
 	}
-	r := reader{o: &o, router: router, work: work, free: free, cur: make([]*batch, n), seed: maphash.MakeSeed(),
-		ll: newLLZoner(router, o.IfNames, o.Local)}
+	r := reader{o: &o, router: router, work: work, free: free, cur: make([]*batch, n),
+		owner: map[netip.Addr]int{}, addrs: make([]int, n), load: make([]int, n), ll: newLLZoner(router, o.IfNames, o.Local)}
 	stats, err := r.files(names)
 	for i, b := range r.cur {
 		if b != nil && len(b.segs) > 0 {
@@ -120,18 +121,21 @@ func (o Offline) Run(names []string) ([]FileStats, []PeerReport, error) {
 	return stats, reps, nil
 }
 
-// verifyBatches checks every segment of the batches it is given.
+// verifyBatches checks every segment of the batches it is given, holding
+// the checker's lock once per batch (as the live path does per ring block).
 func verifyBatches(c *Checker, in <-chan *batch, free chan<- *batch) {
 	var tcp frame.TCP
 	for b := range in {
+		c.Begin()
 		for _, s := range b.segs {
 			if frame.DecodeTCP(s.link, b.buf[s.off:s.off+s.n], &tcp) == nil {
 				if s.zoned {
 					tcp.Src, tcp.Dst = s.src, s.dst
 				}
-				c.Check(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, s.t)
+				c.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, s.t)
 			}
 		}
+		c.End()
 		b.buf, b.segs = b.buf[:0], b.segs[:0]
 		free <- b
 	}
@@ -144,10 +148,33 @@ type reader struct {
 	work   []chan *batch
 	free   chan *batch
 	cur    []*batch // the batch being filled, per worker
-	seed   maphash.Seed
 	tcp    frame.TCP
 	ll     *llZoner
+	// owner is the worker of each remote address seen; addrs counts
+	// each worker's addresses, load the work given to it so far
+	// (segments' bytes plus segCost each).
+	owner map[netip.Addr]int
+	addrs []int
+	load  []int
+	// The ends and ports of the last two connections' directions, and
+	// their workers (-1: not a configured peer's): segments come in runs
+	// of one connection, both ways.
+	last     [2]connEnds
+	lastW    [2]int
+	lastSeen [2]bool
+	lastNext int // the entry to replace
 }
+
+// connEnds are a segment's addresses and ports.
+type connEnds struct {
+	src, dst         netip.Addr
+	srcPort, dstPort uint16
+}
+
+// segCost is the work of a segment besides its bytes, in bytes: about
+// what a digest's fixed cost and the checker's path take, as long as
+// hashing that many bytes does.
+const segCost = 256
 
 func (r *reader) files(names []string) ([]FileStats, error) {
 	stats := make([]FileStats, 0, len(names))
@@ -185,12 +212,12 @@ func (r *reader) packet(p capfile.Packet, st *FileStats) {
 	}
 	st.TCP++
 	zoned := r.ll.zone(&p, tcp, st)
-	remote, ok := r.router.Remote(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort)
-	if !ok {
+	w := r.worker(connEnds{tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort})
+	if w < 0 {
 		return
 	}
 	st.Checked++
-	w := r.shard(remote)
+	r.load[w] += len(p.Data) + segCost
 	b := r.cur[w]
 	if b == nil {
 		b = <-r.free
@@ -209,11 +236,35 @@ func (r *reader) packet(p capfile.Packet, st *FileStats) {
 	}
 }
 
-// shard is the worker that owns remote address a.
-func (r *reader) shard(a netip.Addr) int {
-	if len(r.work) == 1 {
-		return 0
+// worker is the worker that owns the remote address of a segment between
+// e's ends, or -1 when it is not a BGP segment of a configured peer. An
+// address seen first goes to the worker with the fewest addresses, of
+// those the least loaded: what an address will carry is not known when it
+// first shows (a capture's first seconds are its handshakes), so the
+// addresses are spread evenly, which a hash does only on average (four
+// sessions on two workers: all on one in one run of eight).
+func (r *reader) worker(e connEnds) int {
+	for i := range r.last {
+		if r.lastSeen[i] && e == r.last[i] {
+			return r.lastW[i]
+		}
 	}
-	b := a.As16()
-	return int(maphash.Bytes(r.seed, b[:]) % uint64(len(r.work)))
+	w := -1
+	if remote, ok := r.router.Remote(e.src, e.dst, e.srcPort, e.dstPort); ok {
+		var seen bool
+		if w, seen = r.owner[remote]; !seen {
+			w = 0
+			for i := range r.addrs {
+				if r.addrs[i] < r.addrs[w] || r.addrs[i] == r.addrs[w] && r.load[i] < r.load[w] {
+					w = i
+				}
+			}
+			r.owner[remote] = w
+			r.addrs[w]++
+		}
+	}
+	i := r.lastNext
+	r.last[i], r.lastW[i], r.lastSeen[i] = e, w, true
+	r.lastNext = 1 - i
+	return w
 }

@@ -328,8 +328,8 @@ func (c *Checker) checkAO(p *Peer, st *addrState, r *Result, src, dst netip.Addr
 		}
 	}
 	// Then the connection's handshake, the master key of the segment's
-	// KeyID, and its MAC (in this one function: the per-segment path pays
-	// for no call passing this many argument words).
+	// KeyID, and its MAC, in this one function: split, it cost up to 3.3%
+	// more (docs/PERFORMANCE-shadow.md, "CheckHeld and checkAO stay whole").
 	be := binary.BigEndian
 	seq, flags := be.Uint32(segment[4:8]), segment[13]
 	cn := st.findConn(local, remotePort)

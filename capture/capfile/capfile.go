@@ -160,7 +160,7 @@ type Reader struct {
 // NewReader sniffs the format of r from its first bytes and reads the file
 // header (pcap) or first section header (pcapng).
 func NewReader(r io.Reader) (*Reader, error) {
-	rd := &Reader{r: bufio.NewReaderSize(r, 8<<10)}
+	rd := &Reader{r: bufio.NewReaderSize(r, readBufLen)}
 	var m [4]byte
 	if err := rd.readFull(m[:]); err != nil {
 		return nil, fmt.Errorf("capfile: reading the file magic: %w", eofIsUnexpected(err))
@@ -218,6 +218,25 @@ func (r *Reader) Next() (Packet, error) {
 	return p, err
 }
 
+// readBufLen is the size of the read buffer: large enough that reading a
+// file costs few system calls, and that nearly every record lies whole in
+// the buffer (see peek).
+const readBufLen = 256 << 10
+
+// peek returns the next n bytes in place, in the read buffer, and consumes
+// them: valid until the next read. It returns nil when they are not all
+// buffered (and cannot be: n exceeds the buffer, or the input ends or
+// fails first); then nothing is consumed and readFull says why.
+func (r *Reader) peek(n int) []byte {
+	b, err := r.r.Peek(n)
+	if err != nil {
+		return nil
+	}
+	r.r.Discard(n)
+	r.off += int64(n)
+	return b
+}
+
 // readFull reads exactly len(b) bytes and advances the offset by what it read.
 func (r *Reader) readFull(b []byte) error {
 	n, err := io.ReadFull(r.r, b)
@@ -258,12 +277,18 @@ func (r *Reader) grow(n int) []byte {
 
 func (r *Reader) nextPcap() (Packet, error) {
 	idx, start := r.index, r.off
-	h := r.hdr[:16]
-	if err := r.readFull(h); err != nil {
-		if err == io.EOF {
-			return Packet{}, io.EOF
+	// The record's header and data are read in place when they lie
+	// whole in the read buffer (nearly always): no copy. (h is read
+	// before the data's peek, which may move the buffer's contents.)
+	h := r.peek(16)
+	if h == nil {
+		h = r.hdr[:16]
+		if err := r.readFull(h); err != nil {
+			if err == io.EOF {
+				return Packet{}, io.EOF
+			}
+			return Packet{}, fmt.Errorf("capfile: pcap packet %d at offset %d: record header: %w", idx, start, err)
 		}
-		return Packet{}, fmt.Errorf("capfile: pcap packet %d at offset %d: record header: %w", idx, start, err)
 	}
 	sec := r.order.Uint32(h[0:4])
 	frac := r.order.Uint32(h[4:8])
@@ -272,9 +297,12 @@ func (r *Reader) nextPcap() (Packet, error) {
 	if incl > MaxPacketLen {
 		return Packet{}, fmt.Errorf("%w: pcap packet %d at offset %d: captured length %d exceeds %d", ErrTooLarge, idx, start, incl, MaxPacketLen)
 	}
-	data := r.grow(int(incl))
-	if err := r.readFull(data); err != nil {
-		return Packet{}, fmt.Errorf("capfile: pcap packet %d at offset %d: %d of %d data bytes: %w", idx, start, r.off-start-16, incl, eofIsUnexpected(err))
+	data := r.peek(int(incl))
+	if data == nil {
+		data = r.grow(int(incl))
+		if err := r.readFull(data); err != nil {
+			return Packet{}, fmt.Errorf("capfile: pcap packet %d at offset %d: %d of %d data bytes: %w", idx, start, r.off-start-16, incl, eofIsUnexpected(err))
+		}
 	}
 	r.index++
 	nsec := int64(frac)

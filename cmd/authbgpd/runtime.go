@@ -11,9 +11,9 @@ import (
 // collections the heap grows by half its live size, not by all of it (Go's
 // default, 100). Most of a speaker's heap is GoBGP's per-neighbor state,
 // live for as long as the neighbors are, and the collector is cheap next to
-// GoBGP's own work: at 1,000 peers it is ~3 MB less RSS, idle or up, for
-// about 0.1 s more CPU to bring them all up (docs/PERFORMANCE.md, session
-// 20). GOGC=100 in the environment restores Go's default.
+// GoBGP's own work: a few MB less RSS for a little CPU (docs/PERFORMANCE.md,
+// "GOGC=50 unless the environment sets it"). GOGC=100 in the environment
+// restores Go's default.
 const gcPercent = 50
 
 // tuneRuntime sets the daemon's runtime defaults, leaving what the
