@@ -40,6 +40,11 @@ type BGP interface {
 	PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]keys.Secret, error)
 	// ListDynamicNeighbor returns GoBGP's dynamic-neighbor ranges.
 	ListDynamicNeighbor(ctx context.Context, group string) ([]*api.DynamicNeighbor, error)
+	// DroppedEvents is how many peer events Subscribe's channel lost
+	// (each makes the next pass a full one).
+	DroppedEvents() uint64
+	// What /status reads of GoBGP's sessions.
+	sessionSource
 }
 
 // Observer is told about changes that metrics and the shadow checker
@@ -275,9 +280,7 @@ func (m *Manager) start(ctx context.Context, b BGP) error {
 	m.preflight(m.cfg)
 	ch, cancel := b.Subscribe(1024)
 	m.cancel, m.done = cancel, make(chan struct{})
-	if d, ok := b.(interface{ DroppedEvents() uint64 }); ok {
-		m.dropped = d.DroppedEvents
-	}
+	m.dropped = b.DroppedEvents
 	m.stop, m.loopDone = make(chan struct{}), make(chan struct{})
 	m.mu.Unlock()
 	go m.watch(ch)

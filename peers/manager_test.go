@@ -43,6 +43,17 @@ type fakeBGP struct {
 // DroppedEvents is how many peer events the fake "lost" (lost.Add).
 func (f *fakeBGP) DroppedEvents() uint64 { return f.lost.Load() }
 
+// The fake keeps no session state beyond its neighbors' (setState): /status
+// reads nothing more of it.
+func (f *fakeBGP) PeerStates(context.Context, time.Time) ([]*api.Peer, time.Time, error) {
+	return nil, time.Time{}, nil
+}
+func (f *fakeBGP) LastNotification(netip.Addr) (plugin.Notification, bool) {
+	return plugin.Notification{}, false
+}
+func (f *fakeBGP) LastDown(netip.Addr) (plugin.Down, bool)       { return plugin.Down{}, false }
+func (f *fakeBGP) Malformed(netip.Addr) (plugin.Malformed, bool) { return plugin.Malformed{}, false }
+
 func newFakeBGP() *fakeBGP {
 	return &fakeBGP{peers: map[string]*api.Peer{}, groups: map[string]*api.PeerGroup{}, dyn: map[string]string{}, events: make(chan plugin.PeerEvent, 64)}
 }

@@ -48,9 +48,9 @@ func (m *Manager) Status() []status.Peer {
 		}
 	}
 	m.mu.Unlock()
-	if g, ok := b.(sessionSource); ok {
+	if b != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), gobgpWait)
-		addSessions(ctx, out, g, now, changed)
+		addSessions(ctx, out, b, now, changed)
 		cancel()
 	}
 	m.lastStatus.Store(&out)
