@@ -247,6 +247,27 @@ func benchShadowVerifyPcap(b *testing.B) {
 		runtime.ReadMemStats(&ms1)
 	}
 
+	// In process, the engine alone (shadow.Offline, what verify-pcap
+	// runs after its start-up): one worker on one core against
+	// GOMAXPROCS workers, best of 3 each, interleaved. The whole-command
+	// ratio above also carries the process's start (package init, the
+	// config), which one core or two run alike.
+	off := func(procs int) time.Duration {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		t0 := time.Now()
+		if _, _, err := (shadow.Offline{Peers: shadow.PeersOf(peerindex.New(cfg)), Options: shadow.Options{IdleAfter: -1}, Workers: procs}).Run([]string{file}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	procs := runtime.GOMAXPROCS(0)
+	best1, bestN := time.Duration(1<<63-1), time.Duration(1<<63-1)
+	for i := 0; i < 3; i++ {
+		best1, bestN = min(best1, off(1)), min(bestN, off(procs))
+	}
+	b.ReportMetric(float64(best1)/float64(bestN), "inproc-x-cores")
+	fmt.Printf("  in process: shadow.Offline on 1 core %.3f s, on %d %.3f s: %.2fx\n", best1.Seconds(), procs, bestN.Seconds(), float64(best1)/float64(bestN))
+
 	b.ReportMetric(mv, "verify-pcap-s")
 	b.ReportMetric(mt, "tcpdump-s")
 	b.ReportMetric(mt/mv, "speedup")
