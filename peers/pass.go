@@ -23,14 +23,16 @@ import (
 // (desiredOf, pure), diff it against what was observed and what the
 // reconciler last applied, and act (apply.go), in stages: keys on the
 // listeners (with the guards and the tcp_l3mdev_accept sysctl), then
-// GoBGP's neighbors, then the connections. The GoBGP stage, the
-// connections, the stray keys, the guards and the sysctl are each planned
-// as a value by a pure planner (planGoBGP, planUnmanaged, planConn,
-// planConnAO, planStrays, planStraysAO, planGuards, planL3mdev) from what
-// the pass observed of them, then carried out action by action, each
-// outcome recorded; the listener keys themselves are still decided and put
-// there peer by peer (keys). Nothing done once is trusted: every pass
-// checks again. /status reports what the last pass observed.
+// GoBGP's neighbors, then the connections. Each stage is planned as a
+// value by a pure planner from what the pass observed and what the
+// reconciler recorded: the removals and the listener keys (planRemoval,
+// planPeerKeys, pass_keys.go), GoBGP (planGoBGP, planUnmanaged), the
+// connections (planConn, planConnAO), the stray keys (planStrays,
+// planStraysAO), the guards and the sysctl (planGuards, planL3mdev); then
+// carried out action by action, each outcome recorded. Only ending stale
+// sessions (endStale) still decides as it acts. Nothing done once is
+// trusted: every pass checks again. /status reports what the last pass
+// observed.
 
 // Linux address families as sock_diag reports them.
 const (
