@@ -98,6 +98,8 @@ func TestPlanPeerKeys(t *testing.T) {
 			[]action{{kind: actDeleteListenerAO, peer: md5.Cfg, ao: tcpsock.AOSet{Prefix: ao.Key.AO.Prefix}, step: stepDropAO}, set(md5)}},
 		{"new TCP-AO peer", ao, keyRec{cfg: ao.Cfg, keyID: -1}, listening, []action{setAO}},
 		{"TCP-AO steady", ao, aoRec, listening, nil},
+		{"TCP-AO held down by an earlier failure: installed again", ao, func() keyRec { r := aoRec; r.held = errors.New("x"); return r }(),
+			listening, []action{setAO}},
 		{"TCP-AO: another active key, no install", ao, switched, listening, []action{note(ao, stepKeepAO)}},
 		{"TCP-AO: another VRF, its keys go first", ao, otherVRF, listening,
 			[]action{{kind: actDeleteListenerAO, peer: ao.Cfg, ao: tcpsock.AOSet{Prefix: ao.Key.AO.Prefix}, step: stepDropAO}, setAO}},
