@@ -413,6 +413,19 @@ func TestPlanConn(t *testing.T) {
 	}
 }
 
+// TestPlanStale: each session judged stale is reset, on the connection it
+// was judged on (actStale leaves a newer one alone).
+func TestPlanStale(t *testing.T) {
+	a, r := netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:40000")
+	want := []action{{kind: actResetSession, addr: a, remote: r, why: "authbgpd: stale session replaced by a new authenticated connection"}}
+	if got := planStale([]staleFacts{{addr: a, remote: r}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("plan %+v, want %+v", got, want)
+	}
+	if got := planStale(nil); len(got) != 0 {
+		t.Errorf("nothing stale: %+v", got)
+	}
+}
+
 // TestPassPlanGuards: the guards are an action of the key stage, after the
 // listener keys and before GoBGP learns of the peers; a full pass puts them
 // there again (they cannot be read back) without counting it as a change,
