@@ -335,13 +335,19 @@ func (t *sessionTable) sessionAddrs() []netip.Addr {
 	return out
 }
 
-// sorted returns the reconciler's records in ID order.
-func (m *Manager) sorted() []*peer {
+// sortedIDs returns the IDs of the reconciler's records in order.
+func (m *Manager) sortedIDs() []string {
 	ids := make([]string, 0, len(m.peers))
 	for id := range m.peers {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	return ids
+}
+
+// sorted returns the reconciler's records in ID order.
+func (m *Manager) sorted() []*peer {
+	ids := m.sortedIDs()
 	out := make([]*peer, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, m.peers[id])

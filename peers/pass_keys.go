@@ -28,6 +28,7 @@ import (
 // keyRec is the key stage's planner's copy of a peer's record: what is on
 // the listeners for it, and what the pass observed of it so far.
 type keyRec struct {
+	id         string // the peer's ID (cfg.ID())
 	cfg, shape *config.Peer
 	inGoBGP    bool
 	secret     keys.Secret // read, never changed, by the planner
@@ -42,11 +43,11 @@ type keyRec struct {
 	held error
 }
 
-// keyRecOf is st's keyRec (m.mu held).
-func (m *Manager) keyRecOf(st *peer) keyRec {
-	return keyRec{cfg: st.cfg, shape: st.shape, inGoBGP: st.inGoBGP, secret: st.secret, keyID: st.keyID, l3: st.l3,
+// keyRecOf is st's keyRec, the record of peer id (m.mu held).
+func (m *Manager) keyRecOf(id string, st *peer) keyRec {
+	return keyRec{id: id, cfg: st.cfg, shape: st.shape, inGoBGP: st.inGoBGP, secret: st.secret, keyID: st.keyID, l3: st.l3,
 		shared: st.shared, installed: st.installed, ok: st.obs.ok, err: st.err, hasPrev: st.prevSecret != nil,
-		ao: st.ao, held: m.held[st.cfg.ID()]}
+		ao: st.ao, held: m.held[id]}
 }
 
 // keyObs is what the key stage's planner knows of the listeners: GoBGP's
@@ -102,8 +103,8 @@ func (p *pass) removals() {
 	m := p.m
 	o := p.keyObs()
 	var plan []action
-	for _, st := range m.sorted() {
-		plan = planRemoval(plan, m.keyRecOf(st), p.d, o)
+	for _, id := range m.sortedIDs() {
+		plan = planRemoval(plan, m.keyRecOf(id, m.peers[id]), p.d, o)
 	}
 	p.carryKeys(plan)
 }
@@ -113,8 +114,7 @@ func (p *pass) removals() {
 // key; TCP-AO keys no record wants are the stray stage's) or of a peer whose
 // far end changed address.
 func planRemoval(out []action, r keyRec, d Desired, o keyObs) []action {
-	id := r.cfg.ID()
-	w, ok := d.Peers[id]
+	w, ok := d.Peers[r.id]
 	if keepsNeighbor(r.shape, w, ok) {
 		if r.cfg != w.Cfg {
 			out = append(out, action{kind: actRecord, peer: w.Cfg, step: stepAdopt})
@@ -150,7 +150,7 @@ func (p *pass) keys() {
 		w := p.d.Peers[id]
 		st := m.record(w)
 		st.obs.by = by
-		plan = planPeerKeys(plan, w, m.keyRecOf(st), o)
+		plan = planPeerKeys(plan, w, m.keyRecOf(id, st), o)
 	}
 	p.carryKeys(plan)
 	m.publish(false) // the keys now in use, before connections are re-keyed

@@ -39,7 +39,7 @@ func wantOf(t *testing.T, c *config.Config, sc *fakeScopes, id string) Want {
 // installedRec is the record of w's peer with key secret on the listeners
 // (scoped to l3), as a pass leaves it.
 func installedRec(w Want, secret string, l3 int) keyRec {
-	return keyRec{cfg: w.Cfg, shape: w.Cfg, inGoBGP: true, secret: keys.Secret(secret), keyID: w.Key.KeyID, l3: l3, installed: true, ok: true}
+	return keyRec{id: w.Cfg.ID(), cfg: w.Cfg, shape: w.Cfg, inGoBGP: true, secret: keys.Secret(secret), keyID: w.Key.KeyID, l3: l3, installed: true, ok: true}
 }
 
 func TestPlanPeerKeys(t *testing.T) {
