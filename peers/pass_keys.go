@@ -348,9 +348,9 @@ func (p *pass) recordKey(st *peer, a action, err error) {
 		st.ao = tcpsock.AOSet{}
 		st.keyID, st.installed = -1, false
 	case stepInstall:
-		p.recordInstall(st, w, err)
+		p.recordInstall(st, id, w, log, err)
 	case stepInstallAO:
-		p.recordInstallAO(st, w, err)
+		p.recordInstallAO(st, id, w, log, err)
 	case stepKeep:
 		st.obs.ok, st.keyID = st.installed, w.Key.KeyID
 	case stepKeepAO:
@@ -387,25 +387,35 @@ func (p *pass) recordKey(st *peer, a action, err error) {
 	}
 }
 
-// recordInstall records the outcome err of putting w's TCP-MD5 key on the
-// listeners: adopted, or the peer held down (fail closed).
-func (p *pass) recordInstall(st *peer, w Want, err error) {
+// recordHeld records whether the install of peer id's keys (what) failed
+// (err): a failure holds the peer down (m.held: fail closed) until an
+// install succeeds, which releases it. It reports the failure.
+func (p *pass) recordHeld(st *peer, id, what string, err error) bool {
 	m := p.m
-	id := w.Cfg.ID()
 	log := m.log.WithField("peer", id)
 	if err != nil {
 		if m.held[id] == nil || m.held[id].Error() != err.Error() {
-			log.WithError(err).Error("TCP-MD5 key not installed: peer held down (fail closed)")
+			log.WithError(err).Error(what + " not installed: peer held down (fail closed)")
 		} else {
-			log.WithError(err).Debug("reconcile: key still cannot be installed; peer stays held down")
+			log.WithError(err).Debug("reconcile: " + what + " still cannot be installed; peer stays held down")
 		}
 		m.held[id] = err
 		st.err, st.installed, st.obs.ok = err, false, false
-		return
+		return true
 	}
 	if m.held[id] != nil {
-		log.Info("reconcile: TCP-MD5 key installed after an earlier failure")
+		log.Info("reconcile: " + what + " installed after an earlier failure")
 		delete(m.held, id)
+	}
+	return false
+}
+
+// recordInstall records the outcome err of putting w's TCP-MD5 key on the
+// listeners: adopted, or the peer held down (fail closed).
+func (p *pass) recordInstall(st *peer, id string, w Want, log *logrus.Entry, err error) {
+	m := p.m
+	if p.recordHeld(st, id, "TCP-MD5 key", err) {
+		return
 	}
 	changed := st.secret != nil && (!st.secret.Equal(w.Key.MD5) || st.keyID != w.Key.KeyID)
 	if changed {
@@ -432,21 +442,10 @@ func (p *pass) recordInstall(st *peer, w Want, err error) {
 
 // recordInstallAO records the outcome err of putting w's TCP-AO keys on the
 // listeners: adopted, or the peer held down (fail closed).
-func (p *pass) recordInstallAO(st *peer, w Want, err error) {
+func (p *pass) recordInstallAO(st *peer, id string, w Want, log *logrus.Entry, err error) {
 	m := p.m
-	id := w.Cfg.ID()
-	log := m.log.WithField("peer", id)
-	if err != nil {
-		if m.held[id] == nil || m.held[id].Error() != err.Error() {
-			log.WithError(err).Error("TCP-AO keys not installed: peer held down (fail closed)")
-		}
-		m.held[id] = err
-		st.err, st.installed, st.obs.ok = err, false, false
+	if p.recordHeld(st, id, "TCP-AO keys", err) {
 		return
-	}
-	if m.held[id] != nil {
-		log.Info("reconcile: TCP-AO keys installed after an earlier failure")
-		delete(m.held, id)
 	}
 	// The active key changes: its SendID and RecvID (unique in a chain).
 	switched := len(st.ao.Keys) > 0 && (st.ao.Current != w.Key.AO.Current || st.ao.RNext != w.Key.AO.RNext)
