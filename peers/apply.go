@@ -39,6 +39,7 @@ const (
 	actSetConnAO                            // a connection's MKTs and RNextKeyID
 	actSetGuards                            // the link-local guards on the listeners (scope.go)
 	actL3mdevAccept                         // net.ipv4.tcp_l3mdev_accept = 1 (VRF peers reach the listeners)
+	actRecord                               // nothing to carry out: a step of the key stage's record alone (recordKey)
 )
 
 // action is one change the pass decided.
@@ -135,6 +136,8 @@ func (p *pass) apply(ctx context.Context, a action) error {
 		return p.setGuards(a.guards)
 	case actL3mdevAccept:
 		return setL3mdevAccept()
+	case actRecord:
+		return nil
 	}
 	return fmt.Errorf("peers: unknown action %d", a.kind)
 }

@@ -23,14 +23,16 @@ import (
 // (desiredOf, pure), diff it against what was observed and what the
 // reconciler last applied, and act (apply.go), in stages: keys on the
 // listeners (with the guards and the tcp_l3mdev_accept sysctl), then
-// GoBGP's neighbors, then the connections. The GoBGP stage, the
-// connections, the stray keys, the guards and the sysctl are each planned
-// as a value by a pure planner (planGoBGP, planUnmanaged, planConn,
-// planConnAO, planStrays, planStraysAO, planGuards, planL3mdev) from what
-// the pass observed of them, then carried out action by action, each
-// outcome recorded; the listener keys themselves are still decided and put
-// there peer by peer (keys). Nothing done once is trusted: every pass
-// checks again. /status reports what the last pass observed.
+// GoBGP's neighbors, then the connections. Each stage is planned as a
+// value by a pure planner from what the pass observed and what the
+// reconciler recorded: the removals and the listener keys (planRemoval,
+// planPeerKeys, pass_keys.go), GoBGP (planGoBGP, planUnmanaged), the
+// connections (planConn, planConnAO), the stray keys (planStrays,
+// planStraysAO), the guards and the sysctl (planGuards, planL3mdev); then
+// carried out action by action, each outcome recorded. Only ending stale
+// sessions (endStale) still decides as it acts. Nothing done once is
+// trusted: every pass checks again. /status reports what the last pass
+// observed.
 
 // Linux address families as sock_diag reports them.
 const (
@@ -333,13 +335,19 @@ func (t *sessionTable) sessionAddrs() []netip.Addr {
 	return out
 }
 
-// sorted returns the reconciler's records in ID order.
-func (m *Manager) sorted() []*peer {
+// sortedIDs returns the IDs of the reconciler's records in order.
+func (m *Manager) sortedIDs() []string {
 	ids := make([]string, 0, len(m.peers))
 	for id := range m.peers {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	return ids
+}
+
+// sorted returns the reconciler's records in ID order.
+func (m *Manager) sorted() []*peer {
+	ids := m.sortedIDs()
 	out := make([]*peer, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, m.peers[id])
@@ -358,43 +366,6 @@ func (m *Manager) drift(st *peer, what string) {
 		st.obs.drift += "; " + what
 	}
 }
-
-// removals takes out of GoBGP the peers the config no longer names, with
-// their keys, and the GoBGP objects of peers whose BGP settings changed
-// (gobgp re-adds them). A changed peer keeps its listener key throughout.
-func (p *pass) removals() {
-	m := p.m
-	for _, st := range m.sorted() {
-		id := st.cfg.ID()
-		w, ok := p.d.Peers[id]
-		if keepsNeighbor(st, w, ok) {
-			st.cfg = w.Cfg
-			continue
-		}
-		if st.inGoBGP {
-			if ok {
-				m.log.WithField("peer", id).Info("peer changed: re-adding it")
-			}
-			p.removeFromGoBGP(st)
-		}
-		if ok && st.cfg.Address != w.Cfg.Address {
-			p.deleteKey(st) // an interface peer's far end changed address
-			p.deleteAO(st)
-		}
-		if ok {
-			st.cfg, st.shape = w.Cfg, nil
-			continue
-		}
-		p.deleteKey(st)
-		delete(m.peers, id)
-		delete(m.held, id)
-		m.obs.PeerRemoved(id)
-		m.log.WithField("peer", id).Info("peer removed")
-	}
-}
-
-// removeFromGoBGP deletes st's neighbor or range from GoBGP.
-func (p *pass) removeFromGoBGP(st *peer) { p.actNeighbor(removeAction(st.cfg, stepRemove)) }
 
 // shareListener records w's key for a peer whose listener scope another
 // interface peer owns (shareListeners): its connections are keyed with it
@@ -419,37 +390,11 @@ func (p *pass) shareListener(st *peer, w Want) {
 	st.keyID, st.installed, st.err, st.obs.ok = w.Key.KeyID, w.Key.Usable(), w.Err, w.Key.Usable() && w.Err == nil
 }
 
-// deleteKey takes st's TCP-MD5 key off the listeners (a peer without one
-// is left as it is).
-func (p *pass) deleteKey(st *peer) {
-	m := p.m
-	st.prevSecret.Wipe()
-	st.prevSecret = nil
-	if st.secret == nil {
-		return
-	}
-	if st.shared { // the listeners' key is another peer's
-		st.shared = false
-		st.secret.Wipe()
-		st.secret, st.keyID, st.installed, st.l3 = nil, -1, false, 0
-		return
-	}
-	if m.port != 0 && p.in.Preflight == nil {
-		k := mdKey(st.cfg, st.l3, st.secret)
-		if err := p.act(action{kind: actDeleteListenerKey, peer: st.cfg, key: k}); err != nil {
-			m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's listener key")
-		}
-		p.deleted[k.Prefix] = true
-	}
-	st.secret.Wipe()
-	st.secret, st.keyID, st.installed, st.l3 = nil, -1, false, 0
-}
-
-// keepsNeighbor reports whether GoBGP's neighbor or range for the record
-// st (if any) serves w (ok: w's peer is desired): otherwise the removals
+// keepsNeighbor reports whether GoBGP's neighbor or range built from
+// shape (nil: none) serves w (ok: w's peer is desired): otherwise the removals
 // take it out of GoBGP, and the GoBGP stage adds it back.
-func keepsNeighbor(st *peer, w Want, ok bool) bool {
-	return ok && (st.shape == nil || sameShape(st.shape, w.Cfg))
+func keepsNeighbor(shape *config.Peer, w Want, ok bool) bool {
+	return ok && (shape == nil || sameShape(shape, w.Cfg))
 }
 
 // sameShape reports whether GoBGP's object for a can serve b: the same BGP
@@ -485,145 +430,6 @@ func (m *Manager) record(w Want) *peer {
 	}
 	st.cfg = w.Cfg
 	return st
-}
-
-// keys puts every keyed peer's key on the listeners where it is not
-// (new, changed, failed before, or seen missing or wrong on a listener);
-// a failure holds the peer down (m.held) until an install succeeds.
-func (p *pass) keys() {
-	m := p.m
-	for _, id := range p.d.IDs() {
-		w := p.d.Peers[id]
-		st := m.record(w)
-		p.peerKeys(st, w)
-	}
-	m.publish(false) // the keys now in use, before connections are re-keyed
-}
-
-// peerKeys puts one peer's keys where w wants them (see keys).
-func (p *pass) peerKeys(st *peer, w Want) {
-	st.obs.by = "install"
-	if p.seen {
-		st.obs.by = "kernel"
-	}
-	switch {
-	case w.Unresolved():
-		st.err, st.installed, st.obs.ok = w.Err, false, false // removals took its keys off
-		return
-	case w.HeldDown && errors.Is(w.Err, ErrScope):
-		// A key that cannot be scoped is not installed unscoped, and
-		// one installed before (a VRF since deleted) goes.
-		p.deleteKey(st)
-		p.deleteAO(st)
-		st.err, st.installed, st.obs.ok = w.Err, false, false
-		return
-	case w.SharesListener != "":
-		p.shareListener(st, w)
-		return
-	case !w.Key.Keyed():
-		p.deleteKey(st)
-		p.deleteAO(st)
-		st.err, st.keyID, st.installed = nil, -1, false
-		return
-	case !w.Key.Usable():
-		st.err, st.installed = w.Err, false
-		st.obs.ok = false
-		return
-	case w.HeldDown && errors.Is(w.Err, tcpsock.ErrAOAlgorithm):
-		// The kernel refuses an algorithm of its keychain: its MKTs are
-		// not installed (the kernel would take some and not the rest), and
-		// GoBGP holds it down and its dials are refused (fail closed); the
-		// TCP-AO keys its listeners carry from before stay.
-		p.deleteKey(st)
-		if st.err == nil || st.err.Error() != w.Err.Error() {
-			p.m.log.WithField("peer", w.Cfg.ID()).WithError(w.Err).Error("TCP-AO keys not installed: the kernel does not offer an algorithm of the keychain: peer held down (fail closed)")
-		}
-		st.err, st.installed, st.obs.ok = w.Err, false, false
-		return
-	case w.Key.Mech == MechTCPAO:
-		p.deleteKey(st) // one mechanism per peer on a socket
-		p.keysAO(st, w)
-		return
-	}
-	p.deleteAO(st)
-	st.obs.ok = st.installed
-	if !p.needsInstall(st, w) {
-		st.keyID = w.Key.KeyID
-		return
-	}
-	p.install(st, w)
-}
-
-// needsInstall reports whether w's key must be put on the listeners.
-func (p *pass) needsInstall(st *peer, w Want) bool {
-	if st.secret == nil || !st.secret.Equal(w.Key.MD5) || !st.installed || p.m.held[w.Cfg.ID()] != nil || st.l3 != w.IfIndex {
-		return true
-	}
-	if !p.seen || p.m.port == 0 || p.in.Preflight != nil {
-		return false
-	}
-	if bad := listenerProblems(mdKey(st.cfg, st.l3, st.secret), p.listenerKeys()); bad != "" {
-		p.m.drift(st, bad+": installing it again")
-		st.obs.ok = false
-		return true
-	}
-	return false
-}
-
-// install puts w's key on the listeners and adopts it.
-func (p *pass) install(st *peer, w Want) {
-	m := p.m
-	id := w.Cfg.ID()
-	log := m.log.WithField("peer", id)
-	if st.secret != nil && st.l3 != w.IfIndex {
-		p.deleteKey(st) // another scope: the old key must not stay behind
-	}
-	if err := p.act(action{kind: actSetListenerKey, peer: w.Cfg, key: mdKey(w.Cfg, w.IfIndex, w.Key.MD5)}); err != nil {
-		if m.held[id] == nil || m.held[id].Error() != err.Error() {
-			log.WithError(err).Error("TCP-MD5 key not installed: peer held down (fail closed)")
-		} else {
-			log.WithError(err).Debug("reconcile: key still cannot be installed; peer stays held down")
-		}
-		m.held[id] = err
-		st.err, st.installed, st.obs.ok = err, false, false
-		return
-	}
-	if m.held[id] != nil {
-		log.Info("reconcile: TCP-MD5 key installed after an earlier failure")
-		delete(m.held, id)
-	}
-	changed := st.secret != nil && (!st.secret.Equal(w.Key.MD5) || st.keyID != w.Key.KeyID)
-	if changed {
-		p.prev[id] = st.secret
-		st.keyChanged, st.restarted = m.now(), false
-		st.prevSecret.Wipe()
-		st.prevSecret = nil
-		if w.Pin < 0 { // a peer proven on the newer key has moved already
-			st.prevSecret = append(keys.Secret(nil), st.secret...)
-		}
-		log.WithFields(logrus.Fields{"key_id": w.Key.KeyID, "reason": p.why(w, st)}).Info("TCP-MD5 key changed in place")
-	} else {
-		st.secret.Wipe()
-	}
-	st.secret = append(keys.Secret(nil), w.Key.MD5...)
-	st.keyID, st.installed, st.err, st.l3 = w.Key.KeyID, true, nil, w.IfIndex
-	// What the kernel was seen to hold stands until the next pass looks
-	// again; an install not prompted by drift is trusted until then.
-	st.obs.ok = st.obs.drift == ""
-	if changed {
-		m.obs.KeyChanged(id, st.keyID)
-	}
-}
-
-// why names what changed a key (for the log).
-func (p *pass) why(w Want, st *peer) string {
-	switch {
-	case w.Pin >= 0:
-		return "peer proven on a newer key"
-	case w.Cfg.Keychain != "" && w.Key.KeyID != st.keyID:
-		return "keychain switch"
-	}
-	return "config"
 }
 
 // wipeObserved clears the secrets read back from the kernel.

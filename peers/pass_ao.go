@@ -21,62 +21,6 @@ import (
 // carries no TCP-AO key (unsigned).
 var errNoAOKeysOnConn = fmt.Errorf("connection carries no TCP-AO key")
 
-// keysAO puts a TCP-AO peer's MKTs on the listeners where they are not.
-//
-// What is on the listeners is st.ao (it changes only when an install
-// succeeds; a failure holds the peer down in m.held), not st.installed and
-// st.keyID: those are TCP-MD5's too, and keys() clears them for a TCP-AO
-// peer on every pass (deleteKey: one mechanism per peer). Trusting them
-// re-installed every MKT and logged and counted a key change for every
-// TCP-AO peer on every pass, and left a rollover uncounted.
-func (p *pass) keysAO(st *peer, w Want) {
-	m := p.m
-	id := w.Cfg.ID()
-	if len(st.ao.Keys) > 0 && st.ao.L3Index() != w.Key.AO.L3Index() {
-		p.deleteAO(st) // another VRF: its keys must not stay on the listeners
-	}
-	had := len(st.ao.Keys) > 0
-	ok := had && m.held[id] == nil
-	st.obs.ok = ok
-	// The active key changes: its SendID and RecvID (unique in a chain).
-	switched := had && (st.ao.Current != w.Key.AO.Current || st.ao.RNext != w.Key.AO.RNext)
-	need := !ok || !sameMKTs(st.ao, w.Key.AO)
-	if !need && p.aoSeen && m.port != 0 {
-		if bad := p.aoListenerProblems(w.Key.AO); bad != "" {
-			m.drift(st, bad+": installing them again")
-			st.obs.ok, need = false, true
-		}
-	}
-	log := m.log.WithField("peer", id)
-	if !need {
-		st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
-		st.ao.Current, st.ao.RNext, st.ao.AcceptICMPs = w.Key.AO.Current, w.Key.AO.RNext, w.Key.AO.AcceptICMPs
-		if switched {
-			aoKeyChanged(m, log, id, w)
-		}
-		return
-	}
-	if err := p.act(action{kind: actSetListenerAO, peer: w.Cfg, ao: w.Key.AO}); err != nil {
-		if m.held[id] == nil || m.held[id].Error() != err.Error() {
-			log.WithError(err).Error("TCP-AO keys not installed: peer held down (fail closed)")
-		}
-		m.held[id] = err
-		st.err, st.installed, st.obs.ok = err, false, false
-		return
-	}
-	if m.held[id] != nil {
-		log.Info("reconcile: TCP-AO keys installed after an earlier failure")
-		delete(m.held, id)
-	}
-	wipeAOSet(st.ao)
-	st.ao = cloneAOSet(w.Key.AO)
-	st.keyID, st.installed, st.err = w.Key.KeyID, true, nil
-	st.obs.ok = st.obs.drift == ""
-	if switched {
-		aoKeyChanged(m, log, id, w)
-	}
-}
-
 // aoKeyChanged logs and counts a TCP-AO peer's switch to another active key
 // (a schedule's switch time or a reload): the connections' RNextKeyID
 // follows in connsAO.
@@ -93,15 +37,16 @@ func sameMKTs(a, b tcpsock.AOSet) bool {
 }
 
 // aoListenerProblems says what is wrong with set's MKTs on the listeners
-// of its family ("" when each carries exactly them).
-func (p *pass) aoListenerProblems(set tcpsock.AOSet) string {
+// (the observed listeners on the BGP port, their TCP-AO keys in aoObs) of
+// its family ("" when each carries exactly them).
+func aoListenerProblems(set tcpsock.AOSet, listeners []tcpsock.SocketKeys, aoObs []tcpsock.AOSocket) string {
 	v4 := set.Prefix.Addr().Is4()
-	for _, l := range p.listeners() {
+	for _, l := range listeners {
 		if (l.Family == afInet) != v4 {
 			continue
 		}
 		var have []tcpsock.ObservedAOKey
-		for _, s := range p.aoObs {
+		for _, s := range aoObs {
 			if s.Listening && s.Local == l.Local {
 				have = s.KeysForScope(set.Prefix, set.L3Index())
 			}
@@ -125,29 +70,6 @@ func observedHas(have []tcpsock.ObservedAOKey, k tcpsock.AOKey) bool {
 		}
 	}
 	return false
-}
-
-// deleteAO takes st's MKTs off the listeners.
-func (p *pass) deleteAO(st *peer) {
-	if len(st.ao.Keys) == 0 {
-		return
-	}
-	if st.shared {
-		st.shared = false
-		wipeAOSet(st.ao)
-		st.ao = tcpsock.AOSet{}
-		st.keyID, st.installed = -1, false
-		return
-	}
-	if p.m.port != 0 {
-		if err := p.act(action{kind: actDeleteListenerAO, peer: st.cfg, ao: tcpsock.AOSet{Prefix: st.ao.Prefix}}); err != nil {
-			p.m.log.WithError(err).WithField("peer", st.cfg.ID()).Error("cannot delete the peer's TCP-AO keys")
-		}
-	}
-	p.deleted[st.ao.Prefix] = true
-	wipeAOSet(st.ao)
-	st.ao = tcpsock.AOSet{}
-	st.keyID, st.installed = -1, false
 }
 
 // connsAO keeps every established session of a TCP-AO peer signed: a

@@ -103,7 +103,7 @@ func unstarted(t *testing.T, c *config.Config, s *fakeSockets) (*Manager, *fakeB
 	return unstartedScoped(t, c, s, nil)
 }
 
-func unstartedScoped(t *testing.T, c *config.Config, s *fakeSockets, sc ScopeObserver) (*Manager, *fakeBGP) {
+func unstartedScoped(t *testing.T, c *config.Config, s Sockets, sc ScopeObserver) (*Manager, *fakeBGP) {
 	t.Helper()
 	l := logrus.New()
 	l.SetOutput(io.Discard)
@@ -167,6 +167,12 @@ func describeAction(a action) string {
 		return fmt.Sprintf("set-guards %d", len(a.guards))
 	case actL3mdevAccept:
 		return "l3mdev-accept"
+	case actSetListenerAO:
+		return "set-listener-ao " + a.ao.Prefix.String()
+	case actDeleteListenerAO:
+		return "delete-listener-ao " + a.ao.Prefix.String()
+	case actSetConnAO:
+		return "set-conn-ao " + a.remote.String()
 	}
 	return fmt.Sprintf("action %d", a.kind)
 }
@@ -217,6 +223,32 @@ func TestPassPlan(t *testing.T) {
 		reloadTo(m, cfg(t, strings.Replace(one, "Secret-Alpha", "Secret-Omega", 1)))
 		got := passDone(m, true)
 		want := []string{"set-listener-key 192.0.2.2", "set-conn-key 192.0.2.2:40000"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("plan %q, want %q", got, want)
+		}
+	})
+	t.Run("TCP-AO peer: MKTs before neighbor; to TCP-MD5: neighbor out, MKTs off, key on, neighbor back", func(t *testing.T) {
+		c := cfg(t, aoConfig(time.Now().Add(time.Hour)))
+		m, _ := unstartedScoped(t, c, newFakeAO(), nil)
+		got := passDone(m, true)
+		want := []string{"set-listener-ao 192.0.2.2/32", "set-listener-key 192.0.2.3", "set-listener-ao 198.51.100.0/24",
+			"add-neighbor 192.0.2.2", "add-neighbor 192.0.2.3", "add-range 198.51.100.0/24"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("plan %q, want %q", got, want)
+		}
+		reloadTo(m, cfg(t, strings.Replace(aoConfig(time.Now().Add(time.Hour)), "address = \"192.0.2.2\"\nasn = 65002\nkeychain = \"ao\"", "address = \"192.0.2.2\"\nasn = 65002\npassword = \"Now-Md5\"", 1)))
+		got = passDone(m, true)
+		want = []string{"delete-neighbor 192.0.2.2", "delete-listener-ao 192.0.2.2/32", "set-listener-key 192.0.2.2", "add-neighbor 192.0.2.2"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("to TCP-MD5: plan %q, want %q", got, want)
+		}
+	})
+	t.Run("not listening: the key leaves the record alone", func(t *testing.T) {
+		m, _ := unstarted(t, cfg(t, "listen-port = -1\n"+one+other), newFakeSockets())
+		passDone(m, true)
+		reloadTo(m, cfg(t, "listen-port = -1\n"+other))
+		got := passDone(m, true)
+		want := []string{"delete-neighbor 192.0.2.2"}
 		if !slices.Equal(got, want) {
 			t.Fatalf("plan %q, want %q", got, want)
 		}
@@ -378,6 +410,19 @@ func TestPlanConn(t *testing.T) {
 	ao.unsigned, ao.differs = false, true
 	if got, want := planConnAO(ao), []action{{kind: actSetConnAO, addr: a, local: l, remote: r, ao: set}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("TCP-AO differs: %+v, want %+v", got, want)
+	}
+}
+
+// TestPlanStale: each session judged stale is reset, on the connection it
+// was judged on (actStale leaves a newer one alone).
+func TestPlanStale(t *testing.T) {
+	a, r := netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:40000")
+	want := []action{{kind: actResetSession, addr: a, remote: r, why: "authbgpd: stale session replaced by a new authenticated connection"}}
+	if got := planStale([]staleFacts{{addr: a, remote: r}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("plan %+v, want %+v", got, want)
+	}
+	if got := planStale(nil); len(got) != 0 {
+		t.Errorf("nothing stale: %+v", got)
 	}
 }
 

@@ -63,7 +63,7 @@ func (m *Manager) readds(next *config.Config) []string {
 			continue
 		}
 		w := d.Peers[id]
-		f := gobgpFacts{w: w, inGoBGP: keepsNeighbor(st, w, true), heldDown: st.heldDown}
+		f := gobgpFacts{w: w, inGoBGP: keepsNeighbor(st.shape, w, true), heldDown: st.heldDown}
 		if !f.inGoBGP || len(planGoBGP([]gobgpFacts{f})) > 0 {
 			out = append(out, id)
 		}
