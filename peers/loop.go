@@ -22,10 +22,8 @@ import (
 // pass that found nothing to do (steady: no action, no error, no drift,
 // no peer held down) sets the timer's next one m.idleEvery away instead,
 // when the config has nothing a pass polls for (idleCadence); a pass that
-// is not steady brings it back to m.every. At 1,000
-// peers a full pass costs ~130 ms of CPU (GoBGP's ListPeer, the sock_diag
-// dumps, the walk of /proc/self/fd): every 2 s, 8% of a core while
-// nothing happens.
+// is not steady brings it back to m.every. (What a full
+// pass costs: docs/PERFORMANCE.md, "Figures behind the code's comments".)
 
 // passReq is a caller waiting for a full pass.
 type passReq struct{ done chan error }

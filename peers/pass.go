@@ -306,8 +306,8 @@ func (p *pass) peerFor(a netip.Addr) string { return p.m.ownersOf(p.in.Config).o
 
 // isStatic reports whether a is a static peer of the pass's config (a set
 // made once per pass: config.Peer formats every peer's ID, and a full pass
-// asks for each of GoBGP's neighbors — 16% of an idle daemon's CPU with
-// 1,000 peers). A zoned link-local address is an interface peer's, as
+// asks for each of GoBGP's neighbors; docs/PERFORMANCE.md, "Figures
+// behind the code's comments"). A zoned link-local address is an interface peer's, as
 // Manager.isStatic says.
 func (p *pass) isStatic(a netip.Addr) bool {
 	if id, ok := p.m.interfaceOwner(p.in.Config, a); ok {
@@ -405,7 +405,8 @@ func sameShape(a, b *config.Peer) bool {
 	if a == b {
 		// One config's peer (configs are never changed once loaded):
 		// every pass asks this of every peer, and building two GoBGP
-		// objects to compare was 2% of the CPU while 1,000 sessions came up.
+		// objects to compare is costly (docs/PERFORMANCE.md, "Figures
+		// behind the code's comments").
 		return true
 	}
 	if a.ID() != b.ID() || a.Auth().Mode != b.Auth().Mode {

@@ -121,7 +121,8 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	if (was == "established" || ev.State == "established") && m.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 		// At debug: GoBGP's own "Peer Up" / "Peer Down" lines (component
 		// gobgp, the reason included) say it at info; a second info line
-		// per session was ~1% of the CPU of 1,000 sessions coming up.
+		// per session costs CPU (docs/PERFORMANCE.md, "Figures behind the
+		// code's comments").
 		m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Debug("BGP session state")
 	}
 	st := m.peers[m.peerFor(ev.Peer)]
