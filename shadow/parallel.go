@@ -3,6 +3,7 @@ package shadow
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"runtime"
@@ -171,6 +172,12 @@ type connEnds struct {
 	srcPort, dstPort uint16
 }
 
+// same is e == *o, the ports first (cheap and most telling): the
+// generated == compares the whole struct with memequal.
+func (e *connEnds) same(o *connEnds) bool {
+	return e.srcPort == o.srcPort && e.dstPort == o.dstPort && e.src == o.src && e.dst == o.dst
+}
+
 // segCost is the work of a segment besides its bytes, in bytes: about
 // what a digest's fixed cost and the checker's path take, as long as
 // hashing that many bytes does.
@@ -184,7 +191,7 @@ func (r *reader) files(names []string) ([]FileStats, error) {
 			return stats, &FileError{Name: name, Open: true, Err: err}
 		}
 		var st FileStats
-		err = capfile.Each(f, func(p capfile.Packet) error { r.packet(p, &st); return nil })
+		err = r.file(f, &st)
 		f.Close()
 		if err != nil {
 			if st.Packets > 0 {
@@ -197,9 +204,29 @@ func (r *reader) files(names []string) ([]FileStats, error) {
 	return stats, nil
 }
 
+// file reads the packets of f, each handed to packet by reference (a
+// Packet is a hundred bytes: capfile.Each's copies show).
+func (r *reader) file(f *os.File, st *FileStats) error {
+	cr, err := capfile.NewReader(f)
+	if err != nil {
+		return err
+	}
+	var p capfile.Packet
+	for {
+		if p, err = cr.Next(); err != nil {
+			break
+		}
+		r.packet(&p, st)
+	}
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
 // packet counts p as ReadCapture does and hands a BGP segment of a
 // configured peer to the worker of its remote address.
-func (r *reader) packet(p capfile.Packet, st *FileStats) {
+func (r *reader) packet(p *capfile.Packet, st *FileStats) {
 	st.Packets++
 	tcp := &r.tcp
 	derr := frame.DecodeTCP(p.LinkType, p.Data, tcp)
@@ -211,7 +238,7 @@ func (r *reader) packet(p capfile.Packet, st *FileStats) {
 		return
 	}
 	st.TCP++
-	zoned := r.ll.zone(&p, tcp, st)
+	zoned := r.ll.zone(p, tcp, st)
 	w := r.worker(connEnds{tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort})
 	if w < 0 {
 		return
@@ -245,7 +272,7 @@ func (r *reader) packet(p capfile.Packet, st *FileStats) {
 // sessions on two workers: all on one in one run of eight).
 func (r *reader) worker(e connEnds) int {
 	for i := range r.last {
-		if r.lastSeen[i] && e == r.last[i] {
+		if r.lastSeen[i] && e.same(&r.last[i]) {
 			return r.lastW[i]
 		}
 	}
