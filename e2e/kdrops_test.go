@@ -1136,5 +1136,8 @@ func kdLater(t *testing.T, a *Authbgpd, nsR string, peers []kdPeer, r string, ba
 			n += uint64(kdCounts(e.KernelDrops)[r])
 		}
 	}
-	return fmt.Sprintf("3 s later: the sum is %d, TcpExt deltas %v, kernel_drops %+v", n, tcpExtDelta(base, mustCounters(t, nsR), kdMD5Counters...), st.KernelDrops)
+	// The daemon's own counts map says whether its programs counted what
+	// the kernel did (the loss then is between the map and /status) or not.
+	return fmt.Sprintf("3 s later: the sum is %d, TcpExt deltas %v, kernel_drops %+v, the daemon's counts map (key hex: address, reason, ifindex) %v",
+		n, tcpExtDelta(base, mustCounters(t, nsR), kdMD5Counters...), st.KernelDrops, daemonKdropsCounts(t, a.cmd.Process.Pid))
 }
