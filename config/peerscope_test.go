@@ -2,6 +2,8 @@ package config
 
 import (
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -269,41 +271,7 @@ func TestInterfacePeerInCode(t *testing.T) {
 // cannot keep apart across VRFs, though accepted, is warned about at its
 // line.
 func TestVRFs(t *testing.T) {
-	c := mustParse(t, G+`
-[[peers]]
-prefix = "10.0.0.0/16"
-vrf = "blue"
-asn = 65010
-
-[[peers]]
-prefix = "10.0.1.0/24"
-vrf = "blue"
-asn = 65011
-
-[[peers]]
-address = "10.0.1.5"
-vrf = "blue"
-asn = 65012
-
-[[peers]]
-address = "10.0.2.5"
-vrf = "red"
-asn = 65013
-
-[[peers]]
-prefix = "10.0.3.0/24"
-asn = 65014
-
-[[peers]]
-interface = "eth1"
-vrf = "red"
-asn = 65015
-
-[[peers]]
-address = "2001:db8::5"
-vrf = "red"
-asn = 65016
-`)
+	c := mustParse(t, vrfScene(t))
 	var warns []string
 	for _, w := range c.Warnings {
 		warns = append(warns, w.String())
@@ -328,4 +296,14 @@ func TestValidIfName(t *testing.T) {
 			t.Errorf("validIfName(%q) = %v", n, !ok)
 		}
 	}
+}
+
+// vrfScene is the VRF scene (testdata/vrf.toml).
+func vrfScene(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "vrf.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

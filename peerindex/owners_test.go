@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -14,43 +16,13 @@ import (
 // an interface peer, and a default-VRF range.
 func vrfConfig(t testing.TB) *config.Config {
 	t.Helper()
-	c, err := config.Parse("r1.toml", []byte(`[global]
-asn = 65001
-router-id = "192.0.2.1"
-
-[[peers]]
-prefix = "10.0.0.0/16"
-vrf = "blue"
-asn = 65010
-
-[[peers]]
-prefix = "10.0.1.0/24"
-vrf = "blue"
-asn = 65011
-
-[[peers]]
-address = "10.0.1.5"
-vrf = "blue"
-asn = 65012
-
-[[peers]]
-address = "10.0.2.5"
-vrf = "red"
-asn = 65013
-
-[[peers]]
-prefix = "10.0.3.0/24"
-asn = 65014
-
-[[peers]]
-interface = "eth1"
-vrf = "red"
-asn = 65015
-
-[[peers]]
-address = "2001:db8::5"
-vrf = "red"
-asn = 65016
+	// config's VRF scene, and ranges and a link-local address of the
+	// default VRF.
+	scene, err := os.ReadFile(filepath.Join("..", "config", "testdata", "vrf.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Parse("r1.toml", []byte(string(scene)+`
 
 [[peers]]
 prefix = "2001:db8:1::/48"
