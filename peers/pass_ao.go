@@ -17,10 +17,6 @@ import (
 // follows what the peer asks for). GoBGP never gets a password for them;
 // what it dials to them gets the MKTs before connect (dial.go).
 
-// errNoAOKeysOnConn marks an established connection of a TCP-AO peer that
-// carries no TCP-AO key (unsigned).
-var errNoAOKeysOnConn = fmt.Errorf("connection carries no TCP-AO key")
-
 // aoKeyChanged logs and counts a TCP-AO peer's switch to another active key
 // (a schedule's switch time or a reload): the connections' RNextKeyID
 // follows in connsAO.

@@ -331,17 +331,6 @@ func (p *pass) observeStatic(w Want, st *peer) (force, known bool) {
 	return false, true
 }
 
-// hasSession reports whether a session owned by peer id is Established
-// (m.mu held).
-func (m *Manager) hasSession(id string) bool {
-	for a, s := range m.sess {
-		if s.state == "established" && m.peerFor(a) == id {
-			return true
-		}
-	}
-	return false
-}
-
 // unmanaged deletes (a full pass) GoBGP's neighbors and ranges that no
 // config names (planUnmanaged), failing closed.
 func (p *pass) unmanaged() {
