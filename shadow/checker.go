@@ -138,9 +138,9 @@ func New(peers []Peer, o Options) *Checker {
 // the peer's end. An interface peer owns every link-local address zoned
 // with its interface; a link-local address zoned with an interface that
 // has no interface peer is looked up by address as any other (and never
-// given to the peer of another interface): peerindex.Owners.Lookup. The zone is part of the
-// address's identity: fe80::2%eth1 and fe80::2%eth2 have their own state,
-// connections and reports. A caller that knows a segment's direction
+// given to the peer of another interface): peerindex.Owners.Lookup. The
+// zone is part of the address's identity: fe80::2%eth1 and fe80::2%eth2
+// have their own state, connections and reports. A caller that knows a segment's direction
 // zones the remote end only (LinkLocalZone); one that does not may zone
 // both ends, and then a segment between two link-local addresses of one
 // interface peer is not attributed (which end is ours is unknown).
