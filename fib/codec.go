@@ -149,6 +149,23 @@ func (r Route) Validate() error {
 	return nil
 }
 
+// Matches reports whether the kernel's route k (from Dump or Watch) is
+// what writing r installs: the same key and gateways, and the same devices
+// where r names them (for a next hop without one, the kernel fills in the
+// device it found).
+func (r Route) Matches(k Route) bool {
+	if r.Key != k.Key || len(r.NextHops) != len(k.NextHops) {
+		return false
+	}
+	for i, n := range r.NextHops {
+		o := k.NextHops[i]
+		if n.Gateway != o.Gateway || n.Ifindex != 0 && n.Ifindex != o.Ifindex {
+			return false
+		}
+	}
+	return true
+}
+
 func (k Key) validate() error {
 	d := k.Dst
 	if !d.IsValid() || d.Addr().Zone() != "" || d.Addr().Is4In6() || d != d.Masked() {
@@ -580,16 +597,88 @@ func appendDumpRequest(b []byte, fam uint8, proto uint8, seq uint32) []byte {
 }
 
 // appendGetRequest appends an RTM_GETROUTE request for the route the
-// kernel uses to reach a in table (`ip route get A table T`, looked up in
-// that table only: RTM_F_LOOKUP_TABLE).
-func appendGetRequest(b []byte, table uint32, a netip.Addr, seq uint32) []byte {
+// kernel uses to reach a (`ip route get A [oif DEV]`): the kernel's lookup
+// (its rules; a VRF device as oif looks in the VRF's table). It asks for
+// the table the route was found in (RTM_F_LOOKUP_TABLE). The kernel has
+// no lookup in a table given by number.
+func appendGetRequest(b []byte, oif int, a netip.Addr, seq uint32) []byte {
 	start := len(b)
 	b = appendHeader(b, rtmGetRoute, nlmFRequest, seq)
-	b = appendRtmsg(b, a, uint8(a.BitLen()), table, 0, 0, 0, rtmFLookupTable)
+	b = appendRtmsg(b, a, uint8(a.BitLen()), 0, 0, 0, 0, rtmFLookupTable)
 	b = appendAddrAttr(b, rtaDst, a)
-	if table >= 256 {
-		b = appendU32Attr(b, rtaTable, table)
+	if oif != 0 {
+		b = appendU32Attr(b, rtaOIF, uint32(oif))
 	}
 	ne.PutUint32(b[start:], uint32(len(b)-start))
+	return b
+}
+
+// Link netlink constants (linux/if_link.h).
+const (
+	rtmGetLink   = 18
+	rtmNewLink   = 16
+	ifinfomsgLen = 16
+	iflaLinkinfo = 18
+	iflaInfoKind = 1
+	iflaInfoData = 2
+	iflaVRFTable = 1
+)
+
+// appendLinkDumpRequest appends an RTM_GETLINK dump request.
+func appendLinkDumpRequest(b []byte, seq uint32) []byte {
+	start := len(b)
+	b = appendHeader(b, rtmGetLink, nlmFRequest|nlmFDump, seq)
+	b = append(b, make([]byte, ifinfomsgLen)...)
+	ne.PutUint32(b[start:], uint32(len(b)-start))
+	return b
+}
+
+// parseVRF parses the body of an RTM_NEWLINK message: the ifindex and the
+// table of a VRF device (ok false for any other device).
+func parseVRF(body []byte) (ifindex int, table uint32, ok bool) {
+	if len(body) < ifinfomsgLen {
+		return 0, 0, false
+	}
+	ifindex = int(int32(ne.Uint32(body[4:])))
+	vrf := false
+	for b := body[ifinfomsgLen:]; len(b) > 0; {
+		typ, v, rest, aok := nextAttr(b)
+		if !aok {
+			return 0, 0, false
+		}
+		b = rest
+		if typ != iflaLinkinfo {
+			continue
+		}
+		for li := v; len(li) > 0; {
+			lt, lv, lrest, lok := nextAttr(li)
+			if !lok {
+				return 0, 0, false
+			}
+			li = lrest
+			switch lt {
+			case iflaInfoKind:
+				vrf = string(bytesTrimNUL(lv)) == "vrf"
+			case iflaInfoData:
+				for d := lv; len(d) > 0; {
+					dt, dv, drest, dok := nextAttr(d)
+					if !dok {
+						return 0, 0, false
+					}
+					d = drest
+					if dt == iflaVRFTable && len(dv) == 4 {
+						table = ne.Uint32(dv)
+					}
+				}
+			}
+		}
+	}
+	return ifindex, table, vrf && table != 0 && ifindex > 0
+}
+
+func bytesTrimNUL(b []byte) []byte {
+	if i := slices.Index(b, 0); i >= 0 {
+		return b[:i]
+	}
 	return b
 }

@@ -305,11 +305,14 @@ func (k *Kernel) dump(fam uint8, out *[]Route, arena *[]NextHop) (intr bool, err
 	}
 }
 
-// Resolve returns how table reaches addr, as the kernel's lookup in that
-// table alone finds it (`ip route get ADDR table T`): the gateway (addr
-// itself when it is on a connected network) and the output device. No
-// route, or a route that does not forward (unreachable, blackhole,
-// local), is an error wrapping ErrUnreachable.
+// Resolve returns how table reaches addr, as the kernel's own lookup
+// finds it (`ip route get ADDR [vrf V]`): the gateway (addr itself when it
+// is on a connected network) and the output device. The main table is
+// looked up as the kernel forwards (its rules); another table through the
+// VRF device of that table (the kernel has no lookup in a table by
+// number). No route, a route that does not forward (unreachable,
+// blackhole, prohibit, local), or a table no VRF device has, is an error
+// wrapping ErrUnreachable.
 func (k *Kernel) Resolve(table uint32, addr netip.Addr) (NextHop, error) {
 	what := fmt.Sprintf("fib: resolve %s in table %d", addr, table)
 	if !addr.IsValid() || addr.Zone() != "" || addr.Is4In6() {
@@ -320,15 +323,82 @@ func (k *Kernel) Resolve(table uint32, addr netip.Addr) (NextHop, error) {
 	if k.req == nil {
 		return NextHop{}, fmt.Errorf("%s: %w", what, errClosed)
 	}
+	oif := 0
+	if table != MainTable {
+		var err error
+		if oif, err = k.vrfOfTable(table); err != nil {
+			return NextHop{}, fmt.Errorf("%s: %w", what, err)
+		}
+		if oif == 0 {
+			return NextHop{}, fmt.Errorf("%s: %w: no VRF device has the table", what, ErrUnreachable)
+		}
+	}
+	if k.strict {
+		// Strict checking refuses an RTA_OIF with RTM_F_LOOKUP_TABLE on
+		// some kernels: the question goes unchecked.
+		if err := k.req.setInt(unix.SOL_NETLINK, unix.NETLINK_GET_STRICT_CHK, 0); err != nil {
+			return NextHop{}, fmt.Errorf("%s: %w", what, err)
+		}
+		defer k.req.setInt(unix.SOL_NETLINK, unix.NETLINK_GET_STRICT_CHK, 1)
+	}
+	var nh NextHop
+	var rerr error
+	err := k.request(appendGetRequest(k.wbuf[:0], oif, addr, k.nextSeq()), func(typ uint16, body []byte) bool {
+		if typ != rtmNewRoute {
+			return false
+		}
+		r, m, ok := parseRoute(body, nil)
+		switch {
+		case !ok:
+			rerr = errors.New("malformed answer")
+		case m.Type != rtnUnicast:
+			rerr = fmt.Errorf("%w: a route of type %d", ErrUnreachable, m.Type)
+		case r.Table != table:
+			rerr = fmt.Errorf("%w: the kernel's lookup found a route in table %d", ErrUnreachable, r.Table)
+		case len(r.NextHops) != 1 || r.NextHops[0].Ifindex == 0:
+			rerr = fmt.Errorf("the answer has no single next hop: %s", r)
+		default:
+			nh = r.NextHops[0]
+			if !nh.Gateway.IsValid() {
+				nh.Gateway = addr // on a connected network
+			}
+		}
+		return true
+	})
+	if err != nil {
+		var kerr *kernelError
+		if errors.As(err, &kerr) {
+			switch kerr.errno {
+			case unix.ENETUNREACH, unix.EHOSTUNREACH, unix.EACCES, unix.EINVAL:
+				// EACCES: a prohibit route; EINVAL: a blackhole.
+				return NextHop{}, fmt.Errorf("%s: %w: %w", what, ErrUnreachable, err)
+			}
+		}
+		return NextHop{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if rerr != nil {
+		return NextHop{}, fmt.Errorf("%s: %w", what, rerr)
+	}
+	return nh, nil
+}
+
+func (k *Kernel) nextSeq() uint32 {
 	k.seq++
+	return k.seq
+}
+
+// request sends req (its sequence number k.seq) and hands each answer of
+// that sequence number to fn until fn returns true, the end of a dump, or
+// an error ack (returned as a *kernelError).
+func (k *Kernel) request(req []byte, fn func(typ uint16, body []byte) bool) error {
 	seq := k.seq
-	if err := k.req.send(appendGetRequest(k.wbuf[:0], table, addr, seq)); err != nil {
-		return NextHop{}, fmt.Errorf("%s: send: %w", what, err)
+	if err := k.req.send(req); err != nil {
+		return fmt.Errorf("send: %w", err)
 	}
 	for {
 		n, err := k.req.recv(k.rbuf, true)
 		if err != nil {
-			return NextHop{}, fmt.Errorf("%s: %w", what, err)
+			return err
 		}
 		for b := k.rbuf[:n]; len(b) > 0; {
 			typ, flags, mseq, body, rest, ok := nextMessage(b)
@@ -336,41 +406,37 @@ func (k *Kernel) Resolve(table uint32, addr netip.Addr) (NextHop, error) {
 				break
 			}
 			b = rest
-			if mseq != seq {
-				continue
-			}
-			switch typ {
-			case nlmsgError:
-				errno, _, msg, ok := parseAck(body, flags)
-				if !ok || errno == 0 {
-					continue
+			switch {
+			case mseq != seq:
+			case typ == nlmsgDone:
+				return nil
+			case typ == nlmsgError:
+				if errno, _, msg, ok := parseAck(body, flags); ok && errno != 0 {
+					return &kernelError{errno: unix.Errno(errno), msg: msg}
 				}
-				kerr := &kernelError{errno: unix.Errno(errno), msg: msg}
-				switch kerr.errno {
-				case unix.ENETUNREACH, unix.EHOSTUNREACH, unix.ESRCH, unix.ENOENT, unix.EACCES, unix.EINVAL:
-					// EACCES: a prohibit route; EINVAL: a blackhole.
-					return NextHop{}, fmt.Errorf("%s: %w: %w", what, ErrUnreachable, kerr)
-				}
-				return NextHop{}, fmt.Errorf("%s: %w", what, kerr)
-			case rtmNewRoute:
-				r, m, ok := parseRoute(body, nil)
-				if !ok {
-					return NextHop{}, fmt.Errorf("%s: malformed answer", what)
-				}
-				if m.Type != rtnUnicast {
-					return NextHop{}, fmt.Errorf("%s: %w: a route of type %d", what, ErrUnreachable, m.Type)
-				}
-				if len(r.NextHops) != 1 || r.NextHops[0].Ifindex == 0 {
-					return NextHop{}, fmt.Errorf("%s: the answer has no single next hop: %s", what, r)
-				}
-				nh := r.NextHops[0]
-				if !nh.Gateway.IsValid() {
-					nh.Gateway = addr // on a connected network
-				}
-				return nh, nil
+				return nil
+			case fn(typ, body):
+				return nil
 			}
 		}
 	}
+}
+
+// vrfOfTable returns the ifindex of the VRF device of table (0: none).
+func (k *Kernel) vrfOfTable(table uint32) (int, error) {
+	found := 0
+	err := k.request(appendLinkDumpRequest(k.wbuf[:0], k.nextSeq()), func(typ uint16, body []byte) bool {
+		if typ == rtmNewLink && found == 0 {
+			if i, t, ok := parseVRF(body); ok && t == table {
+				found = i
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return 0, fmt.Errorf("list VRF devices: %w", err)
+	}
+	return found, nil
 }
 
 // Watch calls fn with each route notification of the kernel (IPv4 and
