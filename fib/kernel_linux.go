@@ -29,6 +29,8 @@ type Kernel struct {
 	rbuf   []byte
 	sent   []int32 // the op index of each request of a batch
 	acked  []bool
+	// lastDump is the number of routes the last Dump found.
+	lastDump int
 
 	watchMu sync.Mutex
 	watch   *nlSocket // nil once Watch ran or Close
@@ -231,7 +233,9 @@ func (k *Kernel) Dump() ([]Route, error) {
 	if k.req == nil {
 		return nil, fmt.Errorf("fib: dump routes: %w", errClosed)
 	}
-	var out []Route
+	// Room for as many as the last dump found (a large slice grown by
+	// append would be copied many times).
+	out := make([]Route, 0, k.lastDump+k.lastDump/8)
 	var arena []NextHop
 	for _, fam := range []uint8{afInet, afInet6} {
 		for try := 1; ; try++ {
@@ -249,6 +253,7 @@ func (k *Kernel) Dump() ([]Route, error) {
 			}
 		}
 	}
+	k.lastDump = len(out)
 	return out, nil
 }
 
