@@ -3,6 +3,7 @@ package fib
 import (
 	"net/netip"
 
+	"github.com/authbgp/authbgpd/kroute"
 	"github.com/authbgp/authbgpd/plugin"
 )
 
@@ -13,6 +14,7 @@ const (
 	ReasonUnresolved  = "next hop unresolved"  // the kernel has no route to the next hop
 	ReasonUnreachable = "next hop unreachable" // the kernel refused the route's gateway
 	ReasonNoDevice    = "no such device"       // the next hop's device is gone
+	ReasonPermission  = "not permitted"        // no CAP_NET_ADMIN
 	ReasonKernel      = "kernel error"         // any other refusal
 	reasonNoNextHop   = "next hop unresolved"  // the path has no usable next hop
 )
@@ -27,7 +29,7 @@ type resolveKey struct {
 // (the address itself when it is on a connected network) and the device;
 // Err is why there is none ("" when fine).
 type resolution struct {
-	Hop NextHop
+	Hop kroute.NextHop
 	Err string
 }
 
@@ -74,21 +76,21 @@ func planHop(h plugin.BestPathHop, w where) (hopPlan, bool) {
 
 // nextHop is the kernel next hop of hp with the kernel's answers res;
 // false with the reason when there is none.
-func (hp hopPlan) nextHop(res map[resolveKey]resolution) (NextHop, string) {
+func (hp hopPlan) nextHop(res map[resolveKey]resolution) (kroute.NextHop, string) {
 	switch hp.mode {
 	case hopDirect:
-		return NextHop{Gateway: hp.gw, Ifindex: hp.link}, ""
+		return kroute.NextHop{Gateway: hp.gw, Ifindex: hp.link}, ""
 	case hopLinkDev, hopResolved:
 		r, ok := res[hp.key]
 		if !ok || r.Err != "" || r.Hop.Ifindex == 0 {
-			return NextHop{}, ReasonUnresolved
+			return kroute.NextHop{}, ReasonUnresolved
 		}
 		if hp.mode == hopLinkDev {
-			return NextHop{Gateway: hp.gw, Ifindex: r.Hop.Ifindex}, ""
+			return kroute.NextHop{Gateway: hp.gw, Ifindex: r.Hop.Ifindex}, ""
 		}
 		return r.Hop, ""
 	}
-	return NextHop{}, reasonNoNextHop
+	return kroute.NextHop{}, reasonNoNextHop
 }
 
 // wanted is what a destination's best paths want in the kernel: a route,
@@ -96,8 +98,8 @@ func (hp hopPlan) nextHop(res map[resolveKey]resolution) (NextHop, string) {
 // cannot be (Reason) in table Table.
 type wanted struct {
 	Want   bool
-	Route  Route  // when Want and Reason == ""
-	Table  uint32 // the table the route belongs in (0: unknown)
+	Route  kroute.Route // when Want and Reason == ""
+	Table  uint32       // the table the route belongs in (0: unknown)
 	VRF    string
 	Reason string
 }
@@ -109,7 +111,7 @@ type wanted struct {
 // withdrawals on their way) want nothing.
 func desiredOf(pfx netip.Prefix, hops []plugin.BestPathHop, nb *neighbors, res map[resolveKey]resolution) wanted {
 	var w wanted
-	var nhs [4]NextHop
+	var nhs [4]kroute.NextHop
 	out := nhs[:0]
 	for _, h := range hops {
 		if h.Local || !h.Neighbor.IsValid() {
@@ -150,7 +152,7 @@ func desiredOf(pfx netip.Prefix, hops []plugin.BestPathHop, nb *neighbors, res m
 		return w
 	}
 	w.Reason = ""
-	w.Route = Route{Key: Key{Table: w.Table, Dst: pfx}, NextHops: out}
+	w.Route = kroute.Route{Key: kroute.Key{Table: w.Table, Dst: pfx}, NextHops: out}
 	w.Route.Normalize()
 	return w
 }

@@ -17,6 +17,12 @@
 // of an earlier run are taken over (kept where still wanted, removed where
 // not); on a stop they are removed.
 //
-// The rtnetlink codec of these routes is pure and portable (codec.go,
-// fuzzed); the socket that carries it is in kernel_linux.go.
+// The routes' values, their rtnetlink codec and the kernel's sockets are
+// package kroute's. Files: reconciler.go (the Reconciler: inputs, the
+// loop, Start and Stop), pass.go (a pass: take the inputs, observe, plan
+// chunk by chunk, write, record the outcomes, publish), paths.go (the
+// recorded best paths), where.go (which table and link a neighbor's
+// routes belong to, from the peers' snapshot and index), desired.go and
+// plan.go (pure), observed.go (the kernel's routes of ours as known),
+// status.go (metrics).
 package fib

@@ -13,6 +13,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/testlog"
+	"github.com/authbgp/authbgpd/kroute"
 	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/plugin"
 )
@@ -21,19 +22,19 @@ import (
 // resolve next hops, a route may be made to fail.
 type fakeKernel struct {
 	mu        sync.Mutex
-	routes    map[Key]Route
-	fail      map[netip.Prefix]error // writes of these destinations fail
-	connected map[netip.Prefix]int   // connected networks and their device
-	via       map[netip.Addr]NextHop // addresses reached through a router
-	writes    []Op
+	routes    map[kroute.Key]kroute.Route
+	fail      map[netip.Prefix]error        // writes of these destinations fail
+	connected map[netip.Prefix]int          // connected networks and their device
+	via       map[netip.Addr]kroute.NextHop // addresses reached through a router
+	writes    []kroute.Op
 	dumps     int
 }
 
 func newFakeKernel() *fakeKernel {
-	return &fakeKernel{routes: map[Key]Route{}, fail: map[netip.Prefix]error{}, connected: map[netip.Prefix]int{}, via: map[netip.Addr]NextHop{}}
+	return &fakeKernel{routes: map[kroute.Key]kroute.Route{}, fail: map[netip.Prefix]error{}, connected: map[netip.Prefix]int{}, via: map[netip.Addr]kroute.NextHop{}}
 }
 
-func (k *fakeKernel) Write(ops []Op, errs []error) {
+func (k *fakeKernel) Write(ops []kroute.Op, errs []error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for i, op := range ops {
@@ -44,7 +45,7 @@ func (k *fakeKernel) Write(ops []Op, errs []error) {
 		}
 		if op.Delete {
 			if _, ok := k.routes[op.Route.Key]; !ok {
-				errs[i] = fmt.Errorf("fib: delete %s: %w", op.Route, ErrNotFound)
+				errs[i] = fmt.Errorf("fib: delete %s: %w", op.Route, kroute.ErrNotFound)
 				continue
 			}
 			delete(k.routes, op.Route.Key)
@@ -56,36 +57,33 @@ func (k *fakeKernel) Write(ops []Op, errs []error) {
 	}
 }
 
-func (k *fakeKernel) Dump(fn func(Route)) error {
+func (k *fakeKernel) Dump() ([]kroute.Route, error) {
 	k.mu.Lock()
-	rs := make([]Route, 0, len(k.routes))
+	defer k.mu.Unlock()
+	rs := make([]kroute.Route, 0, len(k.routes))
 	for _, r := range k.routes {
 		rs = append(rs, r)
 	}
 	k.dumps++
-	k.mu.Unlock()
-	for _, r := range rs {
-		fn(r)
-	}
-	return nil
+	return rs, nil
 }
 
-func (k *fakeKernel) Resolve(table uint32, a netip.Addr) (NextHop, error) {
+func (k *fakeKernel) Resolve(table uint32, a netip.Addr) (kroute.NextHop, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for p, dev := range k.connected {
 		if p.Contains(a) {
-			return NextHop{Gateway: a, Ifindex: dev}, nil
+			return kroute.NextHop{Gateway: a, Ifindex: dev}, nil
 		}
 	}
 	if nh, ok := k.via[a]; ok {
 		return nh, nil
 	}
-	return NextHop{}, fmt.Errorf("fib: resolve %s in table %d: %w", a, table, ErrUnreachable)
+	return kroute.NextHop{}, fmt.Errorf("fib: resolve %s in table %d: %w", a, table, kroute.ErrUnreachable)
 }
 
-func (k *fakeKernel) Watch(context.Context, func(Event)) error { return nil }
-func (k *fakeKernel) Close() error                             { return nil }
+func (k *fakeKernel) Watch(context.Context, func(kroute.Event)) error { return nil }
+func (k *fakeKernel) Close() error                                    { return nil }
 
 // table is what the kernel has, as strings, sorted.
 func (k *fakeKernel) table() []string {
@@ -99,7 +97,7 @@ func (k *fakeKernel) table() []string {
 	return out
 }
 
-func (k *fakeKernel) takeWrites() []Op {
+func (k *fakeKernel) takeWrites() []kroute.Op {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	w := k.writes
@@ -178,7 +176,7 @@ func newScene(t *testing.T) *scene {
 	k := newFakeKernel()
 	k.connected[netip.MustParsePrefix("192.0.2.0/24")] = 2
 	k.connected[netip.MustParsePrefix("198.51.100.0/30")] = 5
-	k.via[netip.MustParseAddr("203.0.113.9")] = NextHop{Gateway: netip.MustParseAddr("192.0.2.254"), Ifindex: 2}
+	k.via[netip.MustParseAddr("203.0.113.9")] = kroute.NextHop{Gateway: netip.MustParseAddr("192.0.2.254"), Ifindex: 2}
 	log := logrus.New()
 	log.SetOutput(&testlog.Buffer{})
 	r := New(Options{Kernel: k, Devices: fakeDevices{ifs: map[string]int{"eth1": 3}, vrfs: map[string]uint32{"blue": 10}}, Logger: log, TakeoverHold: 10 * time.Second})

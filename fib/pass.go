@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/authbgp/authbgpd/kroute"
 	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/status"
 )
@@ -19,8 +20,8 @@ func (r *Reconciler) runPass(now time.Time) {
 	r.mu.Lock()
 	changes, initial := r.changes, r.initial
 	r.changes, r.initial = nil, false
-	events, lost, foreign := r.events, r.lost, r.foreign
-	r.events, r.lost, r.foreign = nil, false, false
+	gone, lost, foreign := r.gone, r.lost, r.foreign
+	r.gone, r.lost, r.foreign = nil, false, false
 	idx, snap, peersAt := r.index, r.snap, r.peersAt
 	r.mu.Unlock()
 
@@ -48,22 +49,17 @@ func (r *Reconciler) runPass(now time.Time) {
 			p.lastErr = err.Error()
 			r.log.WithError(err).Warn("fib: reading the kernel's routes of ours failed; retried at the next look")
 		} else {
-			all, foreign, events = true, true, nil
+			all, foreign, gone = true, true, nil
 			p.paths.compact()
 		}
 	}
-	for _, ev := range events {
-		k := ev.Route.Key
-		if ev.Deleted {
-			if cur, ok := p.obs.get(k); ok && cur.Equal(ev.Route) {
-				p.obs.del(k)
-				mark(k.Dst)
-			}
-			continue
-		}
-		if !p.obs.has(ev.Route) {
-			p.obs.put(ev.Route)
-			mark(k.Dst)
+	// Routes of ours gone: those the kernel still had as we know them (a
+	// notification of an older version, or of our own delete, is not).
+	for _, g := range gone {
+		cur, ok := p.obs.get(g.Key)
+		if ok && (len(g.NextHops) == 0 || cur.Matches(g)) {
+			p.obs.del(g.Key)
+			mark(g.Key.Dst)
 		}
 	}
 	// The peers: where each neighbor's routes go.
@@ -183,12 +179,12 @@ func (r *Reconciler) flush() {
 }
 
 // record is the one place the outcomes of a batch are kept.
-func (r *Reconciler) record(ops []Op, errs []error) {
+func (r *Reconciler) record(ops []kroute.Op, errs []error) {
 	p := &r.p
 	for i, op := range ops {
 		err := errs[i]
 		switch {
-		case err == nil && op.Delete, op.Delete && errors.Is(err, ErrNotFound):
+		case err == nil && op.Delete, op.Delete && errors.Is(err, kroute.ErrNotFound):
 			p.obs.del(op.Route.Key)
 			r.count.written.Add(1)
 		case err == nil:
@@ -209,12 +205,14 @@ func (r *Reconciler) record(ops []Op, errs []error) {
 func (r *Reconciler) look(now time.Time) error {
 	r.count.looks.Add(1)
 	r.p.nextLook = now.Add(r.opts.Look)
+	routes, err := r.opts.Kernel.Dump()
+	if err != nil {
+		return err
+	}
 	obs := newObserved()
-	if err := r.opts.Kernel.Dump(func(rt Route) {
+	for _, rt := range routes {
 		rt.Normalize()
 		obs.put(rt)
-	}); err != nil {
-		return err
 	}
 	r.p.obs, r.p.lastLook, r.p.lastErr = obs, now, ""
 	return nil
@@ -262,7 +260,7 @@ func (r *Reconciler) publish(now time.Time) {
 		byTable[t] = bt
 		return bt
 	}
-	table(MainTable)
+	table(kroute.MainTable)
 	for t, n := range p.obs.tables {
 		table(t).Routes = n
 	}

@@ -1,10 +1,14 @@
 package fib
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/kroute"
+)
 
 // refusal is a wanted route that is not in the kernel, and why.
 type refusal struct {
-	Key    Key
+	Key    kroute.Key
 	VRF    string
 	Reason string
 	Err    string // the kernel's answer, when it refused
@@ -17,8 +21,8 @@ type planner struct {
 	obs *observed
 	// keep are routes left by an earlier run (taken over at start) that
 	// are not deleted while the takeover hold lasts.
-	keep map[Key]struct{}
-	ops  []Op
+	keep map[kroute.Key]struct{}
+	ops  []kroute.Op
 	refs []refusal
 }
 
@@ -28,10 +32,10 @@ type planner struct {
 // cannot be: a route whose next hop is gone is not left forwarding).
 func (p *planner) plan(dst netip.Prefix, w wanted) {
 	if w.Want && w.Reason != "" {
-		p.refs = append(p.refs, refusal{Key: Key{Table: w.Table, Dst: dst}, VRF: w.VRF, Reason: w.Reason})
+		p.refs = append(p.refs, refusal{Key: kroute.Key{Table: w.Table, Dst: dst}, VRF: w.VRF, Reason: w.Reason})
 	}
 	install := w.Want && w.Reason == ""
-	p.obs.keysAt(dst, func(k Key) {
+	p.obs.keysAt(dst, func(k kroute.Key) {
 		if install && k == w.Route.Key {
 			return
 		}
@@ -39,10 +43,10 @@ func (p *planner) plan(dst netip.Prefix, w wanted) {
 			return
 		}
 		r, _ := p.obs.get(k)
-		p.ops = append(p.ops, Op{Delete: true, Route: r})
+		p.ops = append(p.ops, kroute.Op{Delete: true, Route: r})
 	})
 	if install && !p.obs.has(w.Route) {
-		p.ops = append(p.ops, Op{Route: w.Route})
+		p.ops = append(p.ops, kroute.Op{Route: w.Route})
 	}
 }
 

@@ -13,6 +13,8 @@ func reasonOf(err error) string {
 		return ReasonUnreachable
 	case errors.Is(err, unix.ENODEV):
 		return ReasonNoDevice
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
+		return ReasonPermission
 	}
 	return ReasonKernel
 }

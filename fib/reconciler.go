@@ -11,6 +11,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/kroute"
 	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
@@ -20,13 +21,13 @@ import (
 // (*Kernel on Linux; a fake in tests).
 type KernelRoutes interface {
 	// Write carries out ops; errs[i] is the error of ops[i].
-	Write(ops []Op, errs []error)
-	// Dump calls fn with every route of ours (protocol 186), all tables.
-	Dump(fn func(Route)) error
+	Write(ops []kroute.Op, errs []error)
+	// Dump lists every route of ours (protocol 186), all tables.
+	Dump() ([]kroute.Route, error)
 	// Resolve says how the kernel reaches addr in table.
-	Resolve(table uint32, addr netip.Addr) (NextHop, error)
+	Resolve(table uint32, addr netip.Addr) (kroute.NextHop, error)
 	// Watch calls fn with the kernel's route notifications until ctx ends.
-	Watch(ctx context.Context, fn func(Event)) error
+	Watch(ctx context.Context, fn func(kroute.Event)) error
 	Close() error
 }
 
@@ -69,7 +70,7 @@ type Reconciler struct {
 	mu      sync.Mutex
 	changes [][]plugin.BestPathChange // recorded, not yet in a pass
 	initial bool                      // changes start with GoBGP's whole table
-	events  []Event                   // the kernel's notifications, not yet in a pass
+	gone    []kroute.Route            // routes of ours the kernel says are gone (no next hops: replaced by another's)
 	lost    bool                      // a notification was lost: a full look
 	foreign bool                      // routes not ours changed: resolve next hops again
 	index   *peerindex.Index
@@ -101,7 +102,7 @@ type pass struct {
 	peersAt  uint64
 	res      map[resolveKey]resolution
 	refused  map[netip.Prefix]refusal
-	keep     map[Key]struct{} // taken over at start, kept until keepUntil
+	keep     map[kroute.Key]struct{} // taken over at start, kept until keepUntil
 	keepEnd  time.Time
 	nextLook time.Time
 	lastLook time.Time
@@ -149,7 +150,7 @@ func (r *Reconciler) Name() string { return "fib" }
 // notifications and GoBGP's best paths, and runs the passes.
 func (r *Reconciler) Start(ctx context.Context, h *plugin.Host) error {
 	if r.opts.Kernel == nil {
-		k, err := OpenKernel()
+		k, err := kroute.OpenKernel()
 		if err != nil {
 			return fmt.Errorf("fib: %w", err)
 		}
@@ -179,7 +180,7 @@ func (r *Reconciler) begin(now time.Time) error {
 	if err := r.look(now); err != nil {
 		return fmt.Errorf("fib: read the kernel's routes of ours: %w", err)
 	}
-	r.p.keep = make(map[Key]struct{}, len(r.p.obs.routes))
+	r.p.keep = make(map[kroute.Key]struct{}, len(r.p.obs.routes))
 	for k := range r.p.obs.routes {
 		r.p.keep[k] = struct{}{}
 	}
@@ -207,15 +208,19 @@ func (r *Reconciler) Stop(ctx context.Context) error {
 
 // removeAll deletes every route of ours the kernel has.
 func (r *Reconciler) removeAll() error {
-	var ops []Op
-	if err := r.opts.Kernel.Dump(func(rt Route) { ops = append(ops, Op{Delete: true, Route: rt}) }); err != nil {
+	routes, err := r.opts.Kernel.Dump()
+	if err != nil {
 		return fmt.Errorf("fib: stop: read the routes of ours: %w", err)
+	}
+	ops := make([]kroute.Op, len(routes))
+	for i, rt := range routes {
+		ops[i] = kroute.Op{Delete: true, Route: rt}
 	}
 	errs := make([]error, len(ops))
 	r.opts.Kernel.Write(ops, errs)
 	var left []error
 	for _, err := range errs {
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, kroute.ErrNotFound) {
 			left = append(left, err)
 		}
 	}
@@ -259,14 +264,30 @@ func (r *Reconciler) Apply(sn *peerindex.Snapshot) {
 	r.ask()
 }
 
-func (r *Reconciler) kernelEvent(ev Event) {
-	r.mu.Lock()
+// kernelEvent records what a notification of the kernel's routing tables
+// tells: a route of ours gone (deleted, or replaced by someone else's of
+// our metric: repaired by the next pass), the kernel's other routes
+// changed (next hops are resolved again), or lost notifications (a full
+// look). A new route of ours is our own write coming back, or rare enough
+// to wait for the next look: it is not recorded, so a full table's
+// writes cost nothing here.
+func (r *Reconciler) kernelEvent(ev kroute.Event) {
 	switch {
 	case ev.Lost:
+		r.mu.Lock()
 		r.lost = true
-	case ev.Protocol == Protocol:
-		r.events = append(r.events, ev)
+	case ev.Ours() && !ev.Deleted:
+		return
+	case ev.Ours():
+		r.mu.Lock()
+		r.gone = append(r.gone, ev.Route)
+	case !ev.Deleted && ev.Metric == kroute.Metric && ev.Type == kroute.TypeUnicast:
+		// Someone else's route in our place (ip route replace ... metric 20).
+		r.mu.Lock()
+		r.gone = append(r.gone, kroute.Route{Key: ev.Route.Key})
+		r.foreign = true
 	default:
+		r.mu.Lock()
 		r.foreign = true
 	}
 	r.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/authbgp/authbgpd/kroute"
 	"github.com/authbgp/authbgpd/plugin"
 )
 
@@ -26,7 +27,7 @@ func TestBestPathsIntoTheMainTable(t *testing.T) {
 	s.want("installed",
 		"198.51.100.128/25 table 254 via 192.0.2.2 dev #2",
 		"203.0.113.0/24 table 254 via 192.0.2.2 dev #2")
-	if st := s.r.Status(); len(st.Tables) != 1 || st.Tables[0].Table != MainTable || st.Tables[0].Routes != 2 {
+	if st := s.r.Status(); len(st.Tables) != 1 || st.Tables[0].Table != kroute.MainTable || st.Tables[0].Routes != 2 {
 		t.Errorf("status tables: %+v", st.Tables)
 	}
 
@@ -70,7 +71,7 @@ func TestNextHopsResolvedAndRefused(t *testing.T) {
 	}
 	// The next hop becomes reachable (an IGP route): the next look
 	// resolves it again and the route goes in.
-	s.k.via[netip.MustParseAddr("203.0.113.77")] = NextHop{Gateway: netip.MustParseAddr("192.0.2.254"), Ifindex: 2}
+	s.k.via[netip.MustParseAddr("203.0.113.77")] = kroute.NextHop{Gateway: netip.MustParseAddr("192.0.2.254"), Ifindex: 2}
 	s.pass(time.Minute)
 	s.want("resolved after a look",
 		"198.51.100.64/26 table 254 via 192.0.2.254 dev #2",
@@ -130,23 +131,38 @@ func TestRepairs(t *testing.T) {
 	want := "198.51.100.0/25 table 254 via 192.0.2.2 dev #2"
 	s.want("installed", want)
 
-	k := Key{Table: MainTable, Dst: netip.MustParsePrefix("198.51.100.0/25")}
+	k := kroute.Key{Table: kroute.MainTable, Dst: netip.MustParsePrefix("198.51.100.0/25")}
 	gone := s.k.routes[k]
 	delete(s.k.routes, k)
-	s.r.kernelEvent(Event{Deleted: true, Protocol: Protocol, Route: gone})
+	s.r.kernelEvent(kroute.Event{Deleted: true, Protocol: kroute.Protocol, Type: kroute.TypeUnicast, Metric: kroute.Metric, Route: gone})
 	s.pass(100 * time.Millisecond)
 	s.want("deleted by hand, told", want)
 
 	// Changed behind our back, untold: repaired by the next look only.
-	s.k.routes[k] = Route{Key: k, NextHops: []NextHop{{Gateway: netip.MustParseAddr("192.0.2.99"), Ifindex: 2}}}
+	s.k.routes[k] = kroute.Route{Key: k, NextHops: []kroute.NextHop{{Gateway: netip.MustParseAddr("192.0.2.99"), Ifindex: 2}}}
 	s.pass(time.Second)
 	s.want("untold: not seen yet", "198.51.100.0/25 table 254 via 192.0.2.99 dev #2")
 	s.pass(time.Minute)
 	s.want("repaired by the look", want)
 
+	// Our own writes coming back change nothing.
+	s.k.takeWrites()
+	s.r.kernelEvent(kroute.Event{Protocol: kroute.Protocol, Type: kroute.TypeUnicast, Metric: kroute.Metric, Route: s.k.routes[k]})
+	s.pass(100 * time.Millisecond)
+	if w := s.k.takeWrites(); len(w) != 0 {
+		t.Errorf("our own write's notification wrote %v", w)
+	}
+
+	// An operator's static route in our place (ip route replace ... metric
+	// 20): ours is put back.
+	s.k.routes[k] = kroute.Route{Key: k, NextHops: []kroute.NextHop{{Gateway: netip.MustParseAddr("192.0.2.77"), Ifindex: 2}}}
+	s.r.kernelEvent(kroute.Event{Protocol: 4, Type: kroute.TypeUnicast, Metric: kroute.Metric, Route: s.k.routes[k]})
+	s.pass(100 * time.Millisecond)
+	s.want("replaced by a static route, told", want)
+
 	// A lost notification asks for a look at once.
 	delete(s.k.routes, k)
-	s.r.kernelEvent(Event{Lost: true})
+	s.r.kernelEvent(kroute.Event{Lost: true})
 	s.pass(100 * time.Millisecond)
 	s.want("lost notification", want)
 }
@@ -188,7 +204,7 @@ func TestVRFTables(t *testing.T) {
 	s.up("198.51.100.2", "198.51.100.1")
 	s.up("198.51.100.6", "198.51.100.5")
 	s.up("192.0.2.2", "192.0.2.1")
-	s.k.via[netip.MustParseAddr("198.51.100.6")] = NextHop{Gateway: netip.MustParseAddr("198.51.100.6"), Ifindex: 6}
+	s.k.via[netip.MustParseAddr("198.51.100.6")] = kroute.NextHop{Gateway: netip.MustParseAddr("198.51.100.6"), Ifindex: 6}
 	s.r.Record([]plugin.BestPathChange{
 		change("203.0.113.0/25", hop("198.51.100.2", "198.51.100.2", "198.51.100.1")),
 		change("203.0.113.128/25", hop("198.51.100.6", "198.51.100.6", "198.51.100.5")),
@@ -218,8 +234,8 @@ func TestVRFTables(t *testing.T) {
 // takeover hold ends; a stop removes every route of ours.
 func TestTakeoverAndStop(t *testing.T) {
 	s := newScene(t)
-	kept := Route{Key: Key{Table: MainTable, Dst: netip.MustParsePrefix("198.51.100.0/25")}, NextHops: []NextHop{{Gateway: netip.MustParseAddr("192.0.2.2"), Ifindex: 2}}}
-	stale := Route{Key: Key{Table: MainTable, Dst: netip.MustParsePrefix("198.51.100.128/25")}, NextHops: []NextHop{{Gateway: netip.MustParseAddr("192.0.2.3"), Ifindex: 2}}}
+	kept := kroute.Route{Key: kroute.Key{Table: kroute.MainTable, Dst: netip.MustParsePrefix("198.51.100.0/25")}, NextHops: []kroute.NextHop{{Gateway: netip.MustParseAddr("192.0.2.2"), Ifindex: 2}}}
+	stale := kroute.Route{Key: kroute.Key{Table: kroute.MainTable, Dst: netip.MustParsePrefix("198.51.100.128/25")}, NextHops: []kroute.NextHop{{Gateway: netip.MustParseAddr("192.0.2.3"), Ifindex: 2}}}
 	s.k.routes[kept.Key], s.k.routes[stale.Key] = kept, stale
 	s.begin()
 	s.up("192.0.2.2", "192.0.2.1")
@@ -247,7 +263,7 @@ func TestUnresolvableRouteRemoved(t *testing.T) {
 	s.pass(time.Second)
 	s.want("resolved", "198.51.100.64/26 table 254 via 192.0.2.254 dev #2")
 	delete(s.k.via, netip.MustParseAddr("203.0.113.9"))
-	s.r.kernelEvent(Event{Protocol: 2}) // an IGP route went: resolve again
+	s.r.kernelEvent(kroute.Event{Deleted: true, Protocol: 2, Type: kroute.TypeUnicast}) // an IGP route went: resolve again
 	s.pass(100 * time.Millisecond)
 	s.want("unresolvable")
 	if st := s.r.Status(); len(st.Refused) != 1 || st.Refused[0].Reason != ReasonUnresolved {

@@ -3,6 +3,7 @@ package fib
 import (
 	"net/netip"
 
+	"github.com/authbgp/authbgpd/kroute"
 	"github.com/authbgp/authbgpd/peerindex"
 )
 
@@ -67,9 +68,9 @@ func peerOf(idx *peerindex.Index, a netip.Addr) *peerindex.Peer {
 // buildNeighbors is where every session's routes go (pure): the VRF of its
 // peer in the index, that VRF's table and the session's link from lk.
 func buildNeighbors(sn *peerindex.Snapshot, idx *peerindex.Index, lk links) neighbors {
-	n := neighbors{exact: map[neighborKey]where{}, byAddr: map[netip.Addr]where{}, names: map[netip.Addr]struct{}{}, vrfs: map[uint32]string{MainTable: ""}}
+	n := neighbors{exact: map[neighborKey]where{}, byAddr: map[netip.Addr]where{}, names: map[netip.Addr]struct{}{}, vrfs: map[uint32]string{kroute.MainTable: ""}}
 	for a, s := range sn.Sessions {
-		w := where{Table: MainTable}
+		w := where{Table: kroute.MainTable}
 		if p := peerOf(idx, a); p != nil && p.Config.VRF != "" {
 			w.VRF = p.Config.VRF
 			w.Table = lk.tables[w.VRF] // 0 when the VRF has no device

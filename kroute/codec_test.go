@@ -1,4 +1,4 @@
-package fib
+package kroute
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package fib
+package kroute
 
 // The rtnetlink codec of our routes: pure and portable, on no library (the
 // kernel side writes and parses millions of these, so it appends into a
@@ -106,6 +106,8 @@ const (
 	rtaVia       = 18
 
 	rtnUnicast = 1
+	// TypeUnicast is rtm_type RTN_UNICAST (Event.Type of an ordinary route).
+	TypeUnicast = rtnUnicast
 
 	rtScopeUniverse = 0
 	rtScopeNowhere  = 255

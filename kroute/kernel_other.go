@@ -1,6 +1,6 @@
 //go:build !linux
 
-package fib
+package kroute
 
 import (
 	"context"
