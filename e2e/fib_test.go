@@ -46,7 +46,7 @@ var fibLeaves = []fibLeaf{
 		other4: "198.51.100.0/25", other6: "2001:db8:a1::/48",
 		// A prefix whose next hop the spine cannot reach: refused, reported,
 		// and the others still go in.
-		extra: "  network 203.0.113.0/24 route-map fib-unreachable\n"},
+		extra: "  network 203.0.113.0/24\n  neighbor 192.0.2.5 route-map fib-out out\n"},
 }
 
 const fibPassword = "fib-md5-key-1"
@@ -54,7 +54,10 @@ const fibPassword = "fib-md5-key-1"
 func (l fibLeaf) frrConfig() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "frr defaults traditional\nhostname %s\nlog stdout informational\n!\n", l.name)
-	b.WriteString("route-map fib-unreachable permit 10\n set ip next-hop 203.0.113.254\nexit\n!\n")
+	// fib-out sends 203.0.113.0/24 with a next hop the spine cannot reach.
+	b.WriteString("ip prefix-list fib-unreachable seq 5 permit 203.0.113.0/24\n!\n")
+	b.WriteString("route-map fib-out permit 10\n match ip address prefix-list fib-unreachable\n set ip next-hop 203.0.113.254\nexit\n")
+	b.WriteString("route-map fib-out permit 20\nexit\n!\n")
 	fmt.Fprintf(&b, "router bgp %d\n bgp router-id %s\n no bgp default ipv4-unicast\n no bgp ebgp-requires-policy\n no bgp network import-check\n", l.asn, l.lo4)
 	for _, n := range []string{l.spine4, l.spine6} {
 		fmt.Fprintf(&b, " neighbor %s remote-as 65100\n neighbor %s password %s\n neighbor %s timers connect %d\n", n, n, fibPassword, n, connectRetry)
@@ -106,7 +109,15 @@ func TestFIBForwards(t *testing.T) {
 		`2001:db8:a1::/48 via 2001:db8:1::2 dev eth1 proto bgp metric 20`,
 		`2001:db8:a2::/48 via 2001:db8:2::2 dev eth2 proto bgp metric 20`,
 	}
-	waitKernelRoutes(t, spine, 15*time.Second, "the leaves' prefixes in the spine's main table", wantRoutes)
+	if !t.Run("installed", func(t *testing.T) {
+		waitKernelRoutes(t, spine, 15*time.Second, "the leaves' prefixes in the spine's main table", wantRoutes)
+	}) {
+		s, err := a.TryStatus()
+		if err == nil {
+			t.Fatalf("/status fib: %+v\nip route show table all:\n%s", s.FIB, netns.Run(t, "ip", "-n", spine, "route", "show", "table", "all"))
+		}
+		t.Fatal(err)
+	}
 	for _, l := range fibLeaves {
 		other := fibLeaves[0]
 		if l.name == other.name {
@@ -170,7 +181,8 @@ func fibPing(t *testing.T, ns string, l, other fibLeaf, want bool) {
 }
 
 // waitKernelRoutes waits until ns's routes of protocol bgp (main table,
-// IPv4 and IPv6) are exactly want (lines as `ip route` prints them).
+// IPv4 and IPv6) are exactly want (lines as `ip route show table main`
+// prints them, without IPv6's "pref medium").
 func waitKernelRoutes(t *testing.T, ns string, d time.Duration, what string, want []string, more ...string) {
 	t.Helper()
 	want = append(append([]string(nil), want...), more...)
@@ -190,8 +202,9 @@ func waitKernelRoutes(t *testing.T, ns string, d time.Duration, what string, wan
 func kernelRoutes(t *testing.T, ns string) []string {
 	var out []string
 	for _, fam := range []string{"-4", "-6"} {
-		for _, l := range strings.Split(netns.Run(t, "ip", "-n", ns, fam, "route", "show", "proto", "bgp"), "\n") {
-			if l = strings.Join(strings.Fields(l), " "); l != "" {
+		// Not `show proto bgp`: ip leaves out what it filters on.
+		for _, l := range strings.Split(netns.Run(t, "ip", "-n", ns, fam, "route", "show", "table", "main"), "\n") {
+			if l = strings.Join(strings.Fields(l), " "); strings.Contains(l, " proto bgp ") {
 				out = append(out, strings.TrimSuffix(l, " pref medium"))
 			}
 		}

@@ -248,6 +248,11 @@ func (r *Reconciler) observeLinks(sn *peerindex.Snapshot, idx *peerindex.Index) 
 func (r *Reconciler) publish(now time.Time) {
 	p := &r.p
 	st := &status.FIB{Tables: []status.FIBTable{}, Refused: []status.FIBRefusal{}, LastError: p.lastErr}
+	r.mu.Lock()
+	if st.LastError == "" {
+		st.LastError = r.watchErr
+	}
+	r.mu.Unlock()
 	if !p.lastLook.IsZero() {
 		st.LastLook = p.lastLook.UTC().Format(time.RFC3339)
 	}

@@ -67,16 +67,17 @@ type Reconciler struct {
 	opts Options
 	log  *logrus.Logger
 
-	mu      sync.Mutex
-	changes [][]plugin.BestPathChange // recorded, not yet in a pass
-	initial bool                      // changes start with GoBGP's whole table
-	gone    []kroute.Route            // routes of ours the kernel says are gone (no next hops: replaced by another's)
-	lost    bool                      // a notification was lost: a full look
-	foreign bool                      // routes not ours changed: resolve next hops again
-	index   *peerindex.Index
-	snap    *peerindex.Snapshot
-	peersAt uint64 // bumped by SetIndex and Apply
-	kick    chan struct{}
+	mu       sync.Mutex
+	changes  [][]plugin.BestPathChange // recorded, not yet in a pass
+	initial  bool                      // changes start with GoBGP's whole table
+	gone     []kroute.Route            // routes of ours the kernel says are gone (no next hops: replaced by another's)
+	lost     bool                      // a notification was lost: a full look
+	foreign  bool                      // routes not ours changed: resolve next hops again
+	index    *peerindex.Index
+	snap     *peerindex.Snapshot
+	peersAt  uint64 // bumped by SetIndex and Apply
+	watchErr string // why the kernel's notifications are not followed
+	kick     chan struct{}
 
 	stop    context.CancelFunc
 	done    chan struct{}
@@ -160,10 +161,7 @@ func (r *Reconciler) Start(ctx context.Context, h *plugin.Host) error {
 		return err
 	}
 	lctx, cancel := context.WithCancel(context.Background())
-	if err := r.opts.Kernel.Watch(lctx, r.kernelEvent); err != nil {
-		cancel()
-		return fmt.Errorf("fib: watch the kernel's routes: %w", err)
-	}
+	go r.watchKernel(lctx)
 	if err := h.WatchBestPaths(lctx, r.Record); err != nil {
 		cancel()
 		return fmt.Errorf("fib: %w", err)
@@ -262,6 +260,20 @@ func (r *Reconciler) Apply(sn *peerindex.Snapshot) {
 	r.peersAt++
 	r.mu.Unlock()
 	r.ask()
+}
+
+// watchKernel follows the kernel's route notifications until ctx ends.
+// When it cannot, the periodic look is the only repair: the error is
+// logged and shown (/status fib.last_error).
+func (r *Reconciler) watchKernel(ctx context.Context) {
+	err := r.opts.Kernel.Watch(ctx, r.kernelEvent)
+	if err == nil || ctx.Err() != nil {
+		return
+	}
+	r.log.WithError(err).Error("fib: the kernel's route notifications are not followed; routes changed behind our back are repaired by the look every minute only")
+	r.mu.Lock()
+	r.watchErr = err.Error()
+	r.mu.Unlock()
 }
 
 // kernelEvent records what a notification of the kernel's routing tables

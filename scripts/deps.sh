@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need, when missing: Debian's FRR, BIRD 2, gobgpd,
-# ExaBGP, tcpdump, tshark, iproute2, setcap (libcap2-bin), and podman, runc and
+# ExaBGP, tcpdump, tshark, iproute2, ping (iputils-ping), setcap (libcap2-bin), and podman, runc and
 # debootstrap (scripts/images.sh, e2e/container_test.go), and prometheus for its promtool
 # (deploy/prometheus rule checks and tests). Needs root (it says so otherwise).
 set -euo pipefail
@@ -21,9 +21,10 @@ have debootstrap /usr/sbin/debootstrap || need+=(debootstrap) # base images with
 have promtool /usr/bin/promtool || need+=(prometheus)         # scripts/test.sh: promtool check/test rules
 /usr/bin/python3 -c 'import scapy.contrib.tcpao' >/dev/null 2>&1 || need+=(python3-scapy) # tcpao's TestScapyOracle (an independent TCP-AO MAC)
 have patch /usr/bin/patch || need+=(patch) # third_party/gobgp/carry_test.go, scripts/carry-gobgp.sh: the carried GoBGP
+have ping /usr/bin/ping || need+=(iputils-ping) # e2e/fib_test.go, the fabric labs: traffic through authbgpd's kernel routes
 
 if [ ${#need[@]} -eq 0 ]; then
-	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin podman runc debootstrap prometheus python3-scapy present"
+	echo "deps: frr bird2 gobgpd exabgp tcpdump tshark iproute2 libcap2-bin podman runc debootstrap prometheus python3-scapy patch iputils-ping present"
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
