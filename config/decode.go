@@ -24,6 +24,7 @@ func (d *decoder) decode(root map[string]any, c *Config) {
 	d.peers(rt, c)
 	d.shadow(rt, &c.Shadow)
 	d.srv6(rt, &c.SRv6)
+	d.fib(rt, &c.FIB)            // fib.go
 	d.configTable(rt, &c.Config) // watch.go
 	rt.finish()
 }

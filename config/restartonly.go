@@ -12,7 +12,7 @@ import (
 // daemon logs it at the reload; empty when next runs as started does.
 func RestartOnly(started, next *Config) []string {
 	if started == nil {
-		started = &Config{}
+		started = &Config{FIB: FIB{Enabled: DefaultFIBEnabled}}
 	}
 	var out []string
 	sa, na := &started.API, &next.API
@@ -36,6 +36,13 @@ func RestartOnly(started, next *Config) []string {
 		if ss.Workers != ns.Workers {
 			out = append(out, fmt.Sprintf("[shadow] workers changed (running %d, configured %d): the capture keeps its rings until the next restart", ss.WorkerCount(), ns.WorkerCount()))
 		}
+	}
+	sf, nf := &started.FIB, &next.FIB
+	if sf.Enabled != nf.Enabled {
+		out = append(out, fmt.Sprintf("[fib] enabled changed (running %v, configured %v): takes effect at the next restart", sf.Enabled, nf.Enabled))
+	}
+	if sf.Multipath != nf.Multipath {
+		out = append(out, fmt.Sprintf("[fib] multipath changed (running %v, configured %v): takes effect at the next restart", sf.Multipath, nf.Multipath))
 	}
 	return out
 }

@@ -152,6 +152,8 @@ type Config struct {
 	Peers     []Peer
 	Shadow    Shadow
 	SRv6      SRv6
+	// FIB is the [fib] table: best paths into the kernel (fib.go).
+	FIB FIB
 	// Config is the [config] table (watch).
 	Config ConfigTable
 

@@ -70,7 +70,7 @@ func podmanOut(t testing.TB, args ...string) string {
 // ctrFRRContainerfile: Debian's FRR, started as the upstream image does
 // (frrinit.sh reads /etc/frr/daemons), then kept running.
 const ctrFRRContainerfile = `FROM ` + ctrDebianImage + `
-RUN apt-get update && apt-get install -y --no-install-recommends frr iproute2 \
+RUN apt-get update && apt-get install -y --no-install-recommends frr iproute2 iputils-ping \
     && rm -rf /var/lib/apt/lists/*
 CMD ["/bin/bash", "-c", "/usr/lib/frr/frrinit.sh start; exec sleep infinity"]
 `

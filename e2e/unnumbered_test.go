@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"regexp"
@@ -706,9 +707,31 @@ var fabricLeaves = []struct {
 	node, spineIf string
 	asn           string
 	v6, v4        string
+	lo6, lo4      string // the leaf's own addresses (frr.conf: interface lo)
 }{
-	{"leaf1", "eth1", "65101", "2001:db8:a1::/48", "198.51.100.0/25"},
-	{"leaf2", "eth2", "65102", "2001:db8:a2::/48", "198.51.100.128/25"},
+	{"leaf1", "eth1", "65101", "2001:db8:a1::/48", "198.51.100.0/25", "2001:db8:a1::1", "198.51.100.1"},
+	{"leaf2", "eth2", "65102", "2001:db8:a2::/48", "198.51.100.128/25", "2001:db8:a2::1", "198.51.100.129"},
+}
+
+// fabricPing pings each leaf's own addresses from the other's, IPv4 and
+// IPv6, through the spine: only its kernel routes (RFC 8950 next hops
+// for IPv4) carry them. run runs a command on a node.
+func fabricPing(t *testing.T, run func(node string, argv ...string) (string, error)) {
+	t.Helper()
+	for i, l := range fabricLeaves {
+		other := fabricLeaves[1-i]
+		for _, p := range [][2]string{{l.lo4, other.lo4}, {l.lo6, other.lo6}} {
+			var out string
+			err := poll(20*time.Second, func() error {
+				var err error
+				out, err = run(l.node, "ping", "-c", "1", "-W", "1", "-I", p[0], p[1])
+				return err
+			})
+			if err != nil {
+				t.Errorf("%s: ping %s -> %s through the spine: %v\n%s", l.node, p[0], p[1], err, out)
+			}
+		}
+	}
 }
 
 // fabricSpineASN is the spine's AS in the fabric lab.
@@ -836,6 +859,12 @@ func TestContainerFabric(t *testing.T) {
 		out, err := podman(ctx, "exec", lab.containers[node], "vtysh", "-c", cmd).Output()
 		return string(out), err
 	})
+	fabricPing(t, func(node string, argv ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := podman(ctx, append([]string{"exec", lab.containers[node]}, argv...)...).CombinedOutput()
+		return string(out), err
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	out, err := podman(ctx, "exec", lab.containers["spine"], "authbgpd", "status").CombinedOutput()
@@ -883,6 +912,10 @@ func runClabFabric(t *testing.T, lab *clabLab) {
 		t.Logf("spine /status %s", ifPeerString(p))
 	}
 	fabricCheck(t, func(node, cmd string) (string, error) { return leaves[node].Vtysh(context.Background(), cmd) })
+	fabricPing(t, func(node string, argv ...string) (string, error) {
+		out, err := exec.Command("ip", append([]string{"netns", "exec", lab.ns[node]}, argv...)...).CombinedOutput()
+		return string(out), err
+	})
 	t.Logf("spine: authbgpd status:\n%s", statusText(t, lab.ns["spine"]))
 	t.Logf("fabric on namespaces: checks done in %v", time.Since(start).Round(time.Millisecond))
 }

@@ -24,6 +24,8 @@ type Readers struct {
 	// GoBGPLoop: authbgpd_gobgp_loop_last_answer_age_seconds and
 	// authbgpd_gobgp_loop_stalled (ReadGoBGPLoop).
 	GoBGPLoop GoBGPLoop
+	// FIB: the authbgpd_fib_* metrics (ReadFIB; nil when [fib] is off).
+	FIB func() FIBState
 }
 
 // Read makes the metrics read r's readers at every scrape (call it once).
@@ -49,6 +51,9 @@ func (m *Metrics) Read(r Readers) error {
 	}
 	if err == nil && r.GoBGPLoop != nil {
 		err = m.ReadGoBGPLoop(r.GoBGPLoop.LoopAnswerAge, r.GoBGPLoop.LoopHealth)
+	}
+	if err == nil && r.FIB != nil {
+		err = m.ReadFIB(r.FIB)
 	}
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)

@@ -39,6 +39,9 @@ type Link struct {
 	Name   string // IFLA_IFNAME
 	Master int    // IFLA_MASTER; 0 when the device has none
 	Kind   string // IFLA_LINKINFO/IFLA_INFO_KIND; "" when the device has none (e.g. a physical NIC)
+	// Table is a VRF device's routing table (IFLA_INFO_DATA/IFLA_VRF_TABLE);
+	// 0 for other devices.
+	Table uint32
 }
 
 // IsVRF reports whether l is a VRF device.
@@ -52,6 +55,8 @@ const (
 	iflaMaster    = 10
 	iflaLinkinfo  = 18
 	iflaInfoKind  = 1
+	iflaInfoData  = 2
+	iflaVRFTable  = 1
 	nlaTypeMask   = 0x3fff // ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER)
 	nlaHeaderLen  = 4
 	maxIfnameSize = 16 // IFNAMSIZ
@@ -75,9 +80,25 @@ func ParseLink(b []byte) (Link, error) {
 			}
 			l.Master = int(binary.NativeEndian.Uint32(v[:4]))
 		case iflaLinkinfo:
-			return walkAttrs(v, func(typ uint16, v []byte) error {
-				if typ == iflaInfoKind {
+			var data []byte
+			err := walkAttrs(v, func(typ uint16, v []byte) error {
+				switch typ {
+				case iflaInfoKind:
 					l.Kind = cString(v)
+				case iflaInfoData:
+					data = v
+				}
+				return nil
+			})
+			if err != nil || l.Kind != KindVRF || data == nil {
+				return err
+			}
+			return walkAttrs(data, func(typ uint16, v []byte) error {
+				if typ == iflaVRFTable {
+					if len(v) < 4 {
+						return fmt.Errorf("netdev: IFLA_VRF_TABLE of %d bytes", len(v))
+					}
+					l.Table = binary.NativeEndian.Uint32(v[:4])
 				}
 				return nil
 			})

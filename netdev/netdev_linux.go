@@ -34,6 +34,22 @@ func VRFIndex(name string) (int, error) {
 	return vrfOf(l)
 }
 
+// VRFTable returns the routing table of VRF device name (ErrNoDevice,
+// ErrNotVRF as VRFIndex).
+func VRFTable(name string) (uint32, error) {
+	if err := checkName("VRF", name); err != nil {
+		return 0, err
+	}
+	l, err := LinkByName(name)
+	if err != nil {
+		return 0, fmt.Errorf("netdev: VRF %q: %w", name, err)
+	}
+	if _, err := vrfOf(l); err != nil {
+		return 0, err
+	}
+	return l.Table, nil
+}
+
 // MasterVRF returns the VRF interface ifname is enslaved to: "", 0 and no
 // error when it is in none (no master, or a master that is not a VRF, such
 // as a bridge whose own master is not a VRF either); ErrNoDevice when

@@ -151,6 +151,14 @@ func TestVRFInNamespace(t *testing.T) {
 		if l, err := LinkByName("red"); err != nil || !l.IsVRF() || l.Index != red {
 			t.Errorf("LinkByName(red) = %+v, %v", l, err)
 		}
+		for name, want := range map[string]uint32{"blue": 10, "red": 20} {
+			if tab, err := VRFTable(name); err != nil || tab != want {
+				t.Errorf("VRFTable(%s) = %d, %v; want %d (ip link add %s type vrf table %d)", name, tab, err, want, name, want)
+			}
+		}
+		if _, err := VRFTable("v0"); !errors.Is(err, ErrNotVRF) {
+			t.Errorf("VRFTable(v0) = %v, want ErrNotVRF", err)
+		}
 		for _, tc := range []struct {
 			ifname, vrf string
 			index       int

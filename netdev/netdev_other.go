@@ -16,3 +16,6 @@ func LinkByName(name string) (Link, error) { return Link{}, ErrNotSupported }
 
 // LinkByIndex is not supported off Linux.
 func LinkByIndex(index int) (Link, error) { return Link{}, ErrNotSupported }
+
+// VRFTable returns ErrNotSupported.
+func VRFTable(name string) (uint32, error) { return 0, ErrNotSupported }

@@ -35,7 +35,7 @@ func TestParseLink(t *testing.T) {
 	vrf := linkMsg(7,
 		attr(iflaIfname, []byte("blue\x00")),
 		attr(99, []byte{1, 2, 3}), // unknown, skipped
-		attr(iflaLinkinfo|nested, append(attr(iflaInfoKind, []byte("vrf\x00")), attr(2, u32(0))...)),
+		attr(iflaLinkinfo|nested, append(attr(iflaInfoKind, []byte("vrf\x00")), attr(iflaInfoData|nested, attr(iflaVRFTable, u32(10)))...)),
 	)
 	slave := linkMsg(9, attr(iflaIfname, []byte("eth1\x00")), attr(iflaMaster, u32(7)))
 	for _, tc := range []struct {
@@ -44,7 +44,9 @@ func TestParseLink(t *testing.T) {
 		want Link
 		vrf  bool
 	}{
-		{"vrf", vrf, Link{Index: 7, Name: "blue", Kind: "vrf"}, true},
+		{"vrf", vrf, Link{Index: 7, Name: "blue", Kind: "vrf", Table: 10}, true},
+		// IFLA_INFO_DATA of another kind is not read as a VRF's.
+		{"veth data", linkMsg(4, attr(iflaLinkinfo, append(attr(iflaInfoKind, []byte("veth\x00")), attr(iflaInfoData, u32(0))...))), Link{Index: 4, Kind: "veth"}, false},
 		{"slave", slave, Link{Index: 9, Name: "eth1", Master: 7}, false},
 		{"bare", linkMsg(1), Link{Index: 1}, false},
 		{"name without NUL", linkMsg(2, attr(iflaIfname, []byte("lo"))), Link{Index: 2, Name: "lo"}, false},
@@ -73,6 +75,7 @@ func TestParseLinkTruncated(t *testing.T) {
 		{"short IFLA_MASTER", linkMsg(1, attr(iflaMaster, []byte{1, 2}))},
 		{"attribute length under its header", append(linkMsg(1), 2, 0, 3, 0)},
 		{"bad nested attribute", linkMsg(1, attr(iflaLinkinfo, []byte{9, 0, 1, 0}))},
+		{"short IFLA_VRF_TABLE", linkMsg(1, attr(iflaLinkinfo, append(attr(iflaInfoKind, []byte("vrf\x00")), attr(iflaInfoData, attr(iflaVRFTable, []byte{1, 2}))...)))},
 	} {
 		if l, err := ParseLink(tc.in); err == nil {
 			t.Errorf("%s: no error (got %+v)", tc.name, l)

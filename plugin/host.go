@@ -64,6 +64,9 @@ type Options struct {
 	// RequireDialHook refuses every dial until a plugin sets OnDial (the
 	// daemon: GoBGP holds no keys, so only the peers plugin keys a dial).
 	RequireDialHook bool
+	// Multipath: best paths of equal preference form one set (GoBGP's
+	// UseMultiplePaths), which WatchBestPaths tells as one change.
+	Multipath bool
 }
 
 // Plugin is a feature built on the Host. Start is called after GoBGP is up
@@ -314,10 +317,11 @@ func (h *Host) Start(ctx context.Context) (err error) {
 	}()
 
 	g := &api.Global{
-		Asn:             h.opts.ASN,
-		RouterId:        h.opts.RouterID,
-		ListenPort:      h.opts.ListenPort,
-		ListenAddresses: h.opts.ListenAddresses,
+		Asn:              h.opts.ASN,
+		RouterId:         h.opts.RouterID,
+		ListenPort:       h.opts.ListenPort,
+		ListenAddresses:  h.opts.ListenAddresses,
+		UseMultiplePaths: h.opts.Multipath,
 	}
 	if err := h.bgp.StartBgp(ctx, &api.StartBgpRequest{Global: g}); err != nil {
 		return fmt.Errorf("plugin: start BGP: %w", err)

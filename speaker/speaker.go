@@ -22,6 +22,7 @@ import (
 	"github.com/authbgp/authbgpd/aocount"
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/dropwatch"
+	"github.com/authbgp/authbgpd/fib"
 	"github.com/authbgp/authbgpd/filewatch"
 	"github.com/authbgp/authbgpd/httpapi"
 	"github.com/authbgp/authbgpd/metrics"
@@ -56,6 +57,7 @@ type Speaker struct {
 	kernel  *dropwatch.Namespace
 	drops   *dropwatch.Running
 	ra      *peers.KernelAdvertiser // router advertisements for interface peers
+	fib     *fib.Reconciler         // nil when [fib] is off
 
 	// started is what the API servers and the shadow checker run with (and
 	// the router ID and ASN, which only a restart changes). The running
@@ -94,6 +96,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		GRPCAddr:        cfg.API.GRPC,
 		Logger:          log,
 		RequireDialHook: true, // GoBGP holds no keys: only peers keys a dial
+		Multipath:       cfg.FIB.Enabled && cfg.FIB.Multipath,
 	})
 	if err != nil {
 		return nil, err
@@ -116,6 +119,12 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		})
 		s.host.Register(plugin.Detached(s.shadow))
 	}
+	if cfg.FIB.Enabled {
+		// Last: best paths go into the kernel once the sessions are keyed.
+		s.fib = fib.New(fib.Options{Logger: log})
+		s.fib.SetIndex(idx)
+		s.host.Register(s.fib)
+	}
 	hooks := dropwatch.Hooks{BadDigest: s.peers.BadDigest}
 	if s.shadow != nil && s.shadow.Mode() == config.ShadowOnDemand {
 		hooks.Demand = func(addr netip.Addr, why string) { s.shadow.Demand(addr, why) }
@@ -125,6 +134,9 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		ReconcilePasses: s.peers.PassStats, AOAlgorithms: s.peers.AOAlgorithmNames, GoBGPLoop: s.host}
 	if s.shadow != nil {
 		r.CaptureRunning = func() bool { return s.shadow.CaptureStatus().Running }
+	}
+	if s.fib != nil {
+		r.FIB = s.fib.MetricState
 	}
 	err = s.host.Start(ctx)
 	if err == nil {
@@ -232,6 +244,9 @@ func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
 		s.shadow.Reload(idx) // after peers: it pins the keys they now use
 	}
 	s.drops.Reload(idx)
+	if s.fib != nil {
+		s.fib.SetIndex(idx)
+	}
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
 		return err
@@ -285,6 +300,10 @@ func (s *Speaker) Status() status.Status {
 		st.Capture = s.shadow.CaptureStatus()
 	}
 	s.drops.Merge(&st)
+	if s.fib != nil {
+		f := s.fib.Status()
+		st.FIB = &f
+	}
 	return st
 }
 
@@ -336,5 +355,8 @@ func (o observer) AOKernel(peer string, d aocount.Counts)   { o.m.AddTCPAOKernel
 func (o observer) Published(sn *peerindex.Snapshot) {
 	if sh := o.s.shadow; sh != nil {
 		sh.Apply(sn)
+	}
+	if f := o.s.fib; f != nil {
+		f.Apply(sn)
 	}
 }

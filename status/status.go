@@ -23,6 +23,52 @@ type Status struct {
 	// drops from addresses that are no configured peer (absent when the
 	// daemon does not watch them).
 	KernelDrops *KernelDropsInfo `json:"kernel_drops,omitempty"`
+	// FIB is what the forwarding table reconciler put into the kernel's
+	// routing tables (absent when [fib] is off).
+	FIB *FIB `json:"fib,omitempty"`
+}
+
+// FIB is the state of the best paths in the kernel's routing tables.
+type FIB struct {
+	// Tables are the routing tables authbgpd writes, one per VRF (the
+	// main table for the default VRF), in table order.
+	Tables []FIBTable `json:"tables"`
+	// Pending counts the best-path changes not yet written (waiting for
+	// the next pass).
+	Pending int `json:"pending"`
+	// Refused are the routes the kernel (or the next hop's resolution)
+	// refused at the last attempt; each is retried on later passes. At
+	// most 100 are listed; FIBTable.Refused counts them all.
+	Refused []FIBRefusal `json:"refused"`
+	// LastError is the last error of a pass that was not a route's own
+	// (a dump of the kernel's routes, the netlink socket); "" when fine.
+	LastError string `json:"last_error"`
+	// LastLook is when the kernel's routes of ours were last read whole
+	// (RFC 3339; "" before the first).
+	LastLook string `json:"last_look"`
+}
+
+// FIBTable is one routing table's routes of ours.
+type FIBTable struct {
+	VRF   string `json:"vrf"` // "" for the default VRF
+	Table uint32 `json:"table"`
+	// Routes are the routes of ours in the table (proto bgp, 186).
+	Routes int `json:"routes"`
+	// Refused counts the routes refused in this table.
+	Refused int `json:"refused"`
+}
+
+// FIBRefusal is one route that is not in the kernel, and why.
+type FIBRefusal struct {
+	VRF    string `json:"vrf"`
+	Table  uint32 `json:"table"`
+	Prefix string `json:"prefix"`
+	// Reason is short and fixed ("next hop unreachable", "no such table",
+	// "next hop unresolved", "kernel error"), for metrics' labels; Error
+	// is the kernel's own answer.
+	Reason string `json:"reason"`
+	Error  string `json:"error"`
+	Since  string `json:"since"` // RFC 3339
 }
 
 // KernelDropsInfo is the namespace-level part of the kernel's per-peer

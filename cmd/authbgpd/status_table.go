@@ -36,6 +36,7 @@ func printStatus(w io.Writer, st *status.Status) {
 		}
 	})
 	printKernel(w, st.Kernel)
+	printFIB(w, st.FIB)
 	printSRv6(w, st.SRv6)
 }
 

@@ -625,3 +625,22 @@ func TestStatusKernelAOAlgorithms(t *testing.T) {
 		t.Errorf("printed %q, want %q", b.String(), want)
 	}
 }
+
+func TestStatusFIBText(t *testing.T) {
+	var b bytes.Buffer
+	printFIB(&b, nil)
+	if b.Len() != 0 {
+		t.Errorf("[fib] off printed %q", b.String())
+	}
+	printFIB(&b, &status.FIB{
+		Tables:  []status.FIBTable{{Table: 10, VRF: "blue", Routes: 3, Refused: 1}, {Table: 254, Routes: 1000}},
+		Pending: 2, LastLook: "2026-12-07T18:00:00Z",
+		Refused: []status.FIBRefusal{{VRF: "blue", Table: 10, Prefix: "203.0.113.0/24", Reason: "next hop unresolved", Error: "fib: resolve\n203.0.113.254", Since: "2026-12-07T18:00:01Z"}},
+	})
+	out := b.String()
+	for _, want := range []string{"FIB", "table 10", "blue", "table 254", "default", "1000", "REFUSED ROUTE", "203.0.113.0/24", "next hop unresolved", "fib: resolve 203.0.113.254"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}

@@ -211,6 +211,7 @@ var carried = map[string]string{
 	"0025-table-as4-merge-no-empty-segment.patch":                  "+\t\tif len(newParams) == 0 {",
 	"0026-server-dynamic-neighbor-unknown-peer-group.patch":        "+\t\t\treturn fmt.Errorf(\"no such peer-group: %s\", r.PeerGroup)",
 	"0027-server-fsm-event-hook.patch":                             "+func FSMEventOption(f FSMEventHook) ServerOption {",
+	"0028-server-best-path-watch.patch":                            "+func (s *BgpServer) WatchBestPaths(ctx context.Context, fn func(changes []BestPathChange, init bool)) error {",
 	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }
 

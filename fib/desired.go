@@ -1,0 +1,172 @@
+package fib
+
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/plugin"
+)
+
+// Reasons a wanted route is not in the kernel: short and fixed (metrics'
+// labels, /status fib.refused[].reason).
+const (
+	ReasonNoTable     = "no such table"        // the VRF has no device (or no table)
+	ReasonUnresolved  = "next hop unresolved"  // the kernel has no route to the next hop
+	ReasonUnreachable = "next hop unreachable" // the kernel refused the route's gateway
+	ReasonNoDevice    = "no such device"       // the next hop's device is gone
+	ReasonKernel      = "kernel error"         // any other refusal
+	reasonNoNextHop   = "next hop unresolved"  // the path has no usable next hop
+)
+
+// resolveKey asks the kernel how it reaches Addr in Table.
+type resolveKey struct {
+	Table uint32
+	Addr  netip.Addr
+}
+
+// resolution is the kernel's answer to a resolveKey: the gateway to use
+// (the address itself when it is on a connected network) and the device;
+// Err is why there is none ("" when fine).
+type resolution struct {
+	Hop NextHop
+	Err string
+}
+
+// hopMode says how a path's next hop becomes a kernel next hop.
+type hopMode uint8
+
+const (
+	hopDirect   hopMode = iota + 1 // gw on the neighbor's known link
+	hopResolved                    // gw resolved through the kernel's routes (key)
+	hopLinkDev                     // link-local gw; the device is the one the kernel reaches the neighbor by (key)
+)
+
+// hopPlan is one path's next hop before the kernel's answers.
+type hopPlan struct {
+	mode hopMode
+	gw   netip.Addr
+	link int
+	key  resolveKey
+}
+
+// planHop is how path h, whose neighbor is at w, leaves; false (with a
+// reason) when it cannot.
+func planHop(h plugin.BestPathHop, w where) (hopPlan, bool) {
+	gw := h.LinkLocal
+	if !gw.IsValid() && h.Nexthop.Is6() && h.Nexthop.IsLinkLocalUnicast() {
+		gw = h.Nexthop
+	}
+	if gw.IsValid() {
+		gw = gw.WithZone("")
+		if w.Link != 0 {
+			return hopPlan{mode: hopDirect, gw: gw, link: w.Link}, true
+		}
+		if !h.Neighbor.IsValid() {
+			return hopPlan{}, false
+		}
+		return hopPlan{mode: hopLinkDev, gw: gw, key: resolveKey{w.Table, h.Neighbor.WithZone("").Unmap()}}, true
+	}
+	nh := h.Nexthop.WithZone("").Unmap()
+	if !nh.IsValid() || nh.IsUnspecified() {
+		return hopPlan{}, false
+	}
+	return hopPlan{mode: hopResolved, gw: nh, key: resolveKey{w.Table, nh}}, true
+}
+
+// nextHop is the kernel next hop of hp with the kernel's answers res;
+// false with the reason when there is none.
+func (hp hopPlan) nextHop(res map[resolveKey]resolution) (NextHop, string) {
+	switch hp.mode {
+	case hopDirect:
+		return NextHop{Gateway: hp.gw, Ifindex: hp.link}, ""
+	case hopLinkDev, hopResolved:
+		r, ok := res[hp.key]
+		if !ok || r.Err != "" || r.Hop.Ifindex == 0 {
+			return NextHop{}, ReasonUnresolved
+		}
+		if hp.mode == hopLinkDev {
+			return NextHop{Gateway: hp.gw, Ifindex: r.Hop.Ifindex}, ""
+		}
+		return r.Hop, ""
+	}
+	return NextHop{}, reasonNoNextHop
+}
+
+// wanted is what a destination's best paths want in the kernel: a route,
+// none (Want false: withdrawn, or only paths of our own), or a route that
+// cannot be (Reason) in table Table.
+type wanted struct {
+	Want   bool
+	Route  Route  // when Want and Reason == ""
+	Table  uint32 // the table the route belongs in (0: unknown)
+	VRF    string
+	Reason string
+}
+
+// desiredOf is what pfx's best paths hops want (pure): one route in the
+// table of the first path whose neighbor is known, with the next hops of
+// every path of that table (ECMP, one multipath route). Paths of our own
+// and paths of neighbors no session knows (a session gone, its
+// withdrawals on their way) want nothing.
+func desiredOf(pfx netip.Prefix, hops []plugin.BestPathHop, nb *neighbors, res map[resolveKey]resolution) wanted {
+	var w wanted
+	var nhs [4]NextHop
+	out := nhs[:0]
+	for _, h := range hops {
+		if h.Local || !h.Neighbor.IsValid() {
+			continue
+		}
+		loc, ok := nb.of(h.Neighbor, h.NeighborLocal)
+		if !ok {
+			continue
+		}
+		if !w.Want {
+			w = wanted{Want: true, Table: loc.Table, VRF: loc.VRF}
+		} else if loc.Table != w.Table || loc.VRF != w.VRF {
+			continue // another VRF's path: never in this table
+		}
+		if loc.Table == 0 {
+			w.Reason = ReasonNoTable
+			return w
+		}
+		hp, ok := planHop(h, loc)
+		if !ok {
+			w.Reason = reasonNoNextHop
+			continue
+		}
+		nh, why := hp.nextHop(res)
+		if why != "" {
+			w.Reason = why
+			continue
+		}
+		out = append(out, nh)
+	}
+	if !w.Want {
+		return w
+	}
+	if len(out) == 0 {
+		if w.Reason == "" {
+			w.Reason = reasonNoNextHop
+		}
+		return w
+	}
+	w.Reason = ""
+	w.Route = Route{Key: Key{Table: w.Table, Dst: pfx}, NextHops: out}
+	w.Route.Normalize()
+	return w
+}
+
+// needs adds to keys the kernel answers pfx's paths need (pure).
+func needs(hops []plugin.BestPathHop, nb *neighbors, keys map[resolveKey]struct{}) {
+	for _, h := range hops {
+		if h.Local || !h.Neighbor.IsValid() {
+			continue
+		}
+		loc, ok := nb.of(h.Neighbor, h.NeighborLocal)
+		if !ok || loc.Table == 0 {
+			continue
+		}
+		if hp, ok := planHop(h, loc); ok && hp.mode != hopDirect {
+			keys[hp.key] = struct{}{}
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package fib
+
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/plugin"
+)
+
+// paths is the reconciler's record of GoBGP's best paths: each
+// destination's best path (or multipath set), as the last change told it.
+// The sets are interned (a full table from one neighbor is one set), so a
+// million destinations cost a map entry each.
+type paths struct {
+	byPrefix map[netip.Prefix]uint32 // index in sets
+	sets     [][]plugin.BestPathHop
+	index    map[setKey]uint32 // sets of up to 4 paths
+}
+
+// setKey is a set of up to 4 paths, as a map key.
+type setKey struct {
+	n int
+	h [4]plugin.BestPathHop
+}
+
+func newPaths() *paths {
+	return &paths{byPrefix: map[netip.Prefix]uint32{}, index: map[setKey]uint32{}}
+}
+
+// set records pfx's paths (none: pfx has no best path any more).
+func (p *paths) set(pfx netip.Prefix, hops []plugin.BestPathHop) {
+	if len(hops) == 0 {
+		delete(p.byPrefix, pfx)
+		return
+	}
+	p.byPrefix[pfx] = p.intern(hops)
+}
+
+func (p *paths) intern(hops []plugin.BestPathHop) uint32 {
+	if len(hops) <= 4 {
+		k := setKey{n: len(hops)}
+		copy(k.h[:], hops)
+		if i, ok := p.index[k]; ok {
+			return i
+		}
+		p.index[k] = uint32(len(p.sets))
+	}
+	p.sets = append(p.sets, append([]plugin.BestPathHop(nil), hops...))
+	return uint32(len(p.sets) - 1)
+}
+
+// get is pfx's paths (nil: none).
+func (p *paths) get(pfx netip.Prefix) []plugin.BestPathHop {
+	i, ok := p.byPrefix[pfx]
+	if !ok {
+		return nil
+	}
+	return p.sets[i]
+}
+
+// compact drops the sets no destination uses any more (churn through many
+// next hops leaves them behind); the reconciler calls it on a full look.
+func (p *paths) compact() {
+	if len(p.sets) < 64 {
+		return
+	}
+	used := make(map[uint32]struct{}, len(p.sets))
+	for _, i := range p.byPrefix {
+		used[i] = struct{}{}
+	}
+	if 2*len(used) > len(p.sets) {
+		return
+	}
+	q := newPaths()
+	for pfx, i := range p.byPrefix {
+		q.byPrefix[pfx] = q.intern(p.sets[i])
+	}
+	*p = *q
+}

@@ -1,0 +1,322 @@
+package fib
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/authbgp/authbgpd/peerindex"
+	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/status"
+)
+
+// KernelRoutes is the kernel's routing tables as the reconciler uses them
+// (*Kernel on Linux; a fake in tests).
+type KernelRoutes interface {
+	// Write carries out ops; errs[i] is the error of ops[i].
+	Write(ops []Op, errs []error)
+	// Dump calls fn with every route of ours (protocol 186), all tables.
+	Dump(fn func(Route)) error
+	// Resolve says how the kernel reaches addr in table.
+	Resolve(table uint32, addr netip.Addr) (NextHop, error)
+	// Watch calls fn with the kernel's route notifications until ctx ends.
+	Watch(ctx context.Context, fn func(Event)) error
+	Close() error
+}
+
+// Devices answers the questions about network devices a pass asks
+// (netdev on Linux).
+type Devices interface {
+	IfIndex(name string) (int, error)
+	VRFTable(name string) (uint32, error)
+}
+
+// Options configure a Reconciler.
+type Options struct {
+	Kernel  KernelRoutes // nil: OpenKernel in Start
+	Devices Devices      // nil: netdev
+	Logger  *logrus.Logger
+	// Look is how often the kernel's routes of ours are read whole (a
+	// repair of what no notification told); default 60 s.
+	Look time.Duration
+	// Retry is how soon routes the kernel refused are tried again;
+	// default 5 s.
+	Retry time.Duration
+	// Coalesce is how long a pass waits after the first change that asks
+	// for it, so that a burst of changes is one batch; default 20 ms.
+	Coalesce time.Duration
+	// TakeoverHold is how long routes an earlier run left are kept, when
+	// no best path wants them, after start (the sessions are coming back);
+	// default 30 s.
+	TakeoverHold time.Duration
+	// Chunk is how many destinations a pass plans and writes at a time;
+	// default 4096.
+	Chunk int
+}
+
+// Reconciler keeps the kernel's routing tables in step with GoBGP's best
+// paths. It is a plugin.Plugin: started after GoBGP, stopped before it.
+type Reconciler struct {
+	opts Options
+	log  *logrus.Logger
+
+	mu      sync.Mutex
+	changes [][]plugin.BestPathChange // recorded, not yet in a pass
+	initial bool                      // changes start with GoBGP's whole table
+	events  []Event                   // the kernel's notifications, not yet in a pass
+	lost    bool                      // a notification was lost: a full look
+	foreign bool                      // routes not ours changed: resolve next hops again
+	index   *peerindex.Index
+	snap    *peerindex.Snapshot
+	peersAt uint64 // bumped by SetIndex and Apply
+	kick    chan struct{}
+
+	stop    context.CancelFunc
+	done    chan struct{}
+	started bool
+
+	st        atomic.Pointer[status.FIB]
+	refusedBy atomic.Pointer[refusedCounts]
+	count     counters
+
+	// The pass's own state (the loop goroutine only).
+	p pass
+}
+
+type counters struct {
+	passes, looks, written, refused atomic.Uint64
+}
+
+// pass is the state only the reconciler's goroutine touches.
+type pass struct {
+	paths    *paths
+	obs      *observed
+	nb       neighbors
+	peersAt  uint64
+	res      map[resolveKey]resolution
+	refused  map[netip.Prefix]refusal
+	keep     map[Key]struct{} // taken over at start, kept until keepUntil
+	keepEnd  time.Time
+	nextLook time.Time
+	lastLook time.Time
+	lastErr  string
+	plan     planner
+	errs     []error
+	chunk    []netip.Prefix
+}
+
+// New makes a Reconciler; Start starts it.
+func New(o Options) *Reconciler {
+	if o.Look <= 0 {
+		o.Look = 60 * time.Second
+	}
+	if o.Retry <= 0 {
+		o.Retry = 5 * time.Second
+	}
+	if o.Coalesce <= 0 {
+		o.Coalesce = 20 * time.Millisecond
+	}
+	if o.TakeoverHold <= 0 {
+		o.TakeoverHold = 30 * time.Second
+	}
+	if o.Chunk <= 0 {
+		o.Chunk = 4096
+	}
+	if o.Logger == nil {
+		o.Logger = logrus.StandardLogger()
+	}
+	if o.Devices == nil {
+		o.Devices = netdevDevices{}
+	}
+	r := &Reconciler{opts: o, log: o.Logger, kick: make(chan struct{}, 1), snap: peerindex.Empty}
+	r.p = pass{paths: newPaths(), obs: newObserved(), res: map[resolveKey]resolution{}, refused: map[netip.Prefix]refusal{}}
+	r.st.Store(&status.FIB{Tables: []status.FIBTable{}, Refused: []status.FIBRefusal{}})
+	r.refusedBy.Store(&refusedCounts{})
+	return r
+}
+
+// Name implements plugin.Plugin.
+func (r *Reconciler) Name() string { return "fib" }
+
+// Start takes over the routes of ours an earlier run left (kept while
+// wanted, removed after the takeover hold when not), watches the kernel's
+// notifications and GoBGP's best paths, and runs the passes.
+func (r *Reconciler) Start(ctx context.Context, h *plugin.Host) error {
+	if r.opts.Kernel == nil {
+		k, err := OpenKernel()
+		if err != nil {
+			return fmt.Errorf("fib: %w", err)
+		}
+		r.opts.Kernel = k
+	}
+	if err := r.begin(time.Now()); err != nil {
+		return err
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	if err := r.opts.Kernel.Watch(lctx, r.kernelEvent); err != nil {
+		cancel()
+		return fmt.Errorf("fib: watch the kernel's routes: %w", err)
+	}
+	if err := h.WatchBestPaths(lctx, r.Record); err != nil {
+		cancel()
+		return fmt.Errorf("fib: %w", err)
+	}
+	r.stop, r.done, r.started = cancel, make(chan struct{}), true
+	go r.loop(lctx)
+	return nil
+}
+
+// begin takes over the routes of ours the kernel has: the observed state
+// starts from them, and those no best path wants are kept until the
+// takeover hold ends.
+func (r *Reconciler) begin(now time.Time) error {
+	if err := r.look(now); err != nil {
+		return fmt.Errorf("fib: read the kernel's routes of ours: %w", err)
+	}
+	r.p.keep = make(map[Key]struct{}, len(r.p.obs.routes))
+	for k := range r.p.obs.routes {
+		r.p.keep[k] = struct{}{}
+	}
+	r.p.keepEnd = now.Add(r.opts.TakeoverHold)
+	if n := len(r.p.keep); n > 0 {
+		r.log.WithFields(logrus.Fields{"routes": n, "hold": r.opts.TakeoverHold}).Info("fib: routes of an earlier run taken over; those no best path wants go after the hold")
+	}
+	return nil
+}
+
+// Stop ends the passes and removes every route of ours from the kernel.
+func (r *Reconciler) Stop(ctx context.Context) error {
+	if !r.started {
+		return nil
+	}
+	r.stop()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return fmt.Errorf("fib: stop: %w", ctx.Err())
+	}
+	err := r.removeAll()
+	return errors.Join(err, r.opts.Kernel.Close())
+}
+
+// removeAll deletes every route of ours the kernel has.
+func (r *Reconciler) removeAll() error {
+	var ops []Op
+	if err := r.opts.Kernel.Dump(func(rt Route) { ops = append(ops, Op{Delete: true, Route: rt}) }); err != nil {
+		return fmt.Errorf("fib: stop: read the routes of ours: %w", err)
+	}
+	errs := make([]error, len(ops))
+	r.opts.Kernel.Write(ops, errs)
+	var left []error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			left = append(left, err)
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("fib: stop: %d routes of ours not removed, first: %w", len(left), left[0])
+	}
+	if len(ops) > 0 {
+		r.log.WithField("routes", len(ops)).Info("fib: routes of ours removed")
+	}
+	return nil
+}
+
+// Record records GoBGP's best-path changes (plugin.Host.WatchBestPaths)
+// and asks for a pass. init: changes are GoBGP's whole table.
+func (r *Reconciler) Record(changes []plugin.BestPathChange, init bool) {
+	r.mu.Lock()
+	if init {
+		r.changes, r.initial = r.changes[:0], true
+	}
+	r.changes = append(r.changes, changes)
+	r.mu.Unlock()
+	r.ask()
+}
+
+// SetIndex records the peer index of a (re)loaded config.
+func (r *Reconciler) SetIndex(idx *peerindex.Index) {
+	r.mu.Lock()
+	r.index = idx
+	r.peersAt++
+	r.mu.Unlock()
+	r.ask()
+}
+
+// Apply records the peers manager's snapshot of the sessions (which
+// session, on which link, a neighbor's paths came by).
+func (r *Reconciler) Apply(sn *peerindex.Snapshot) {
+	r.mu.Lock()
+	r.snap = sn
+	r.peersAt++
+	r.mu.Unlock()
+	r.ask()
+}
+
+func (r *Reconciler) kernelEvent(ev Event) {
+	r.mu.Lock()
+	switch {
+	case ev.Lost:
+		r.lost = true
+	case ev.Protocol == Protocol:
+		r.events = append(r.events, ev)
+	default:
+		r.foreign = true
+	}
+	r.mu.Unlock()
+	r.ask()
+}
+
+func (r *Reconciler) ask() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Status is the last pass's fib section of /status.
+func (r *Reconciler) Status() status.FIB { return *r.st.Load() }
+
+func (r *Reconciler) loop(ctx context.Context) {
+	defer close(r.done)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.kick:
+			// Let the burst gather.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(r.opts.Coalesce):
+			}
+		case <-timer.C:
+		}
+		now := time.Now()
+		r.runPass(now)
+		timer.Reset(r.nextDue(now))
+	}
+}
+
+// nextDue is how long until the next timed pass: the full look, the end
+// of the takeover hold, a retry of refused routes.
+func (r *Reconciler) nextDue(now time.Time) time.Duration {
+	due := r.p.nextLook
+	if r.p.keep != nil && r.p.keepEnd.Before(due) {
+		due = r.p.keepEnd
+	}
+	if len(r.p.refused) > 0 {
+		if t := now.Add(r.opts.Retry); t.Before(due) {
+			due = t
+		}
+	}
+	return max(due.Sub(now), time.Millisecond)
+}

@@ -1,0 +1,124 @@
+package fib
+
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/peerindex"
+)
+
+// where is the place of a neighbor's routes: its VRF, that VRF's routing
+// table, and for a neighbor on a link (an interface peer) the link's
+// ifindex, the device of its link-local next hops.
+type where struct {
+	VRF   string
+	Table uint32 // 0: the VRF has no table (no such VRF device)
+	Link  int    // 0: not on a known link
+}
+
+// neighborKey is a session's two ends, unzoned: GoBGP tells a path's
+// neighbor and our address without the link-local zone.
+type neighborKey struct{ addr, local netip.Addr }
+
+// neighbors says where each neighbor's routes go.
+type neighbors struct {
+	exact  map[neighborKey]where   // by both ends of the session
+	byAddr map[netip.Addr]where    // by the neighbor's address, when only one session has it
+	names  map[netip.Addr]struct{} // addresses of more than one session
+	vrfs   map[uint32]string       // the VRF of each table
+}
+
+// links are the observed answers about devices: ifindex by interface name,
+// routing table by VRF name (absent: no such device).
+type links struct {
+	ifindex map[string]int
+	tables  map[string]uint32
+}
+
+// devicesOf is what buildNeighbors needs observed: the interfaces of the
+// sessions' link-local peers and the VRFs of all peers.
+func devicesOf(sn *peerindex.Snapshot, idx *peerindex.Index) (ifnames, vrfs []string) {
+	seenIf, seenVRF := map[string]bool{}, map[string]bool{}
+	for a := range sn.Sessions {
+		if z := a.Zone(); z != "" && !seenIf[z] {
+			seenIf[z] = true
+			ifnames = append(ifnames, z)
+		}
+		if p := peerOf(idx, a); p != nil && p.Config.VRF != "" && !seenVRF[p.Config.VRF] {
+			seenVRF[p.Config.VRF] = true
+			vrfs = append(vrfs, p.Config.VRF)
+		}
+	}
+	return ifnames, vrfs
+}
+
+// peerOf is the configured peer of session address a (zoned when
+// link-local): an interface peer by its interface, else the owner of the
+// address (a range for a dynamic neighbor).
+func peerOf(idx *peerindex.Index, a netip.Addr) *peerindex.Peer {
+	if idx == nil {
+		return nil
+	}
+	if p, ok := idx.LinkOwner(a); ok {
+		return p
+	}
+	return idx.Owner(a.WithZone(""))
+}
+
+// buildNeighbors is where every session's routes go (pure): the VRF of its
+// peer in the index, that VRF's table and the session's link from lk.
+func buildNeighbors(sn *peerindex.Snapshot, idx *peerindex.Index, lk links) neighbors {
+	n := neighbors{exact: map[neighborKey]where{}, byAddr: map[netip.Addr]where{}, names: map[netip.Addr]struct{}{}, vrfs: map[uint32]string{MainTable: ""}}
+	for a, s := range sn.Sessions {
+		w := where{Table: MainTable}
+		if p := peerOf(idx, a); p != nil && p.Config.VRF != "" {
+			w.VRF = p.Config.VRF
+			w.Table = lk.tables[w.VRF] // 0 when the VRF has no device
+		}
+		if z := a.Zone(); z != "" {
+			w.Link = lk.ifindex[z]
+		}
+		if w.Table != 0 {
+			n.vrfs[w.Table] = w.VRF
+		}
+		addr := a.WithZone("")
+		if s.Established {
+			n.exact[neighborKey{addr, s.Local.Addr().WithZone("").Unmap()}] = w
+		}
+		if _, dup := n.byAddr[addr]; dup {
+			n.names[addr] = struct{}{}
+		}
+		n.byAddr[addr] = w
+	}
+	for a := range n.names {
+		delete(n.byAddr, a)
+	}
+	return n
+}
+
+// of is where the paths of neighbor addr (our end local) go; false when no
+// session says.
+func (n *neighbors) of(addr, local netip.Addr) (where, bool) {
+	if w, ok := n.exact[neighborKey{addr.Unmap(), local.Unmap()}]; ok {
+		return w, true
+	}
+	w, ok := n.byAddr[addr.Unmap()]
+	return w, ok
+}
+
+// equal reports whether n and o place every neighbor alike.
+func (n *neighbors) equal(o *neighbors) bool {
+	if len(n.exact) != len(o.exact) || len(n.byAddr) != len(o.byAddr) {
+		return false
+	}
+	for k, w := range n.exact {
+		if o.exact[k] != w {
+			return false
+		}
+	}
+	for k, w := range n.byAddr {
+		if v, ok := o.byAddr[k]; !ok || v != w {
+			return false
+		}
+	}
+	return true
+}

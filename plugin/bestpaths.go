@@ -1,0 +1,33 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/osrg/gobgp/v3/pkg/server"
+)
+
+// BestPathChange is one destination's change of best path in GoBGP's
+// global RIB (IPv4 and IPv6 unicast): its prefix and its best path, or
+// with Options.Multipath its set of equal best paths; no path when the
+// destination has none any more (the carried patch 0028).
+type BestPathChange = server.BestPathChange
+
+// BestPathHop is one path of a BestPathChange: its next hop, the
+// link-local next hop of MP_REACH_NLRI (RFC 2545), the neighbor it came
+// from and our address on that session, or Local for a path of our own.
+type BestPathHop = server.BestPathHop
+
+// WatchBestPaths calls fn with the changes of best paths of the global
+// RIB: first (init true) every destination that has one, then each change,
+// in order, on a goroutine of GoBGP's watcher, until ctx is done. fn may
+// block: changes wait in the watcher's queue, never in GoBGP's main loop.
+func (h *Host) WatchBestPaths(ctx context.Context, fn func(changes []BestPathChange, init bool)) error {
+	if err := h.checkRunning(); err != nil {
+		return err
+	}
+	if err := h.bgp.WatchBestPaths(ctx, fn); err != nil {
+		return fmt.Errorf("plugin: watch best paths: %w", err)
+	}
+	return nil
+}
