@@ -51,13 +51,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/internal/netns"
 	"github.com/authbgp/authbgpd/internal/testenv"
 )
-
-// fibPassword is the TCP-MD5 key of every session of the benchmark.
-const fibPassword = "fib-md5-key-1"
 
 // Route protocols (rtm_protocol) the receivers install with.
 const (
@@ -85,10 +81,7 @@ func BenchmarkFIBFullTable(b *testing.B) {
 	for r := 0; r < rounds; r++ {
 		for i := range receivers {
 			name := receivers[(i+r)%len(receivers)]
-			t, ok := fibTrialRun(b, name, n, idle)
-			if !ok {
-				continue
-			}
+			t := fibTrialRun(b, name, n, idle)
 			res[name] = append(res[name], t)
 			b.Logf("round %d %-14s %d prefixes: established->all %.3fs start->all %.3fs cpu %.3fs (sys %.3fs) hwm %.1f MB | idle cpu %.3fs over %v, rss %.1f MB | %d routes in the kernel | load %s",
 				r+1, name, n, t.estToAll.Seconds(), t.startToAll.Seconds(), t.cpu.Seconds(), t.sys.Seconds(), float64(t.hwm)/1024,
@@ -164,18 +157,15 @@ type fibReceiver struct {
 // behind (a receive buffer overrun makes it re-read the kernel's tables).
 var fibZebraTrouble = regexp.MustCompile(`(?i)overrun|no buffer space|ENOBUFS|netlink.*(error|fail)`)
 
-// fibTrialRun runs one trial; false when the receiver cannot run on this
-// tree (authbgpd without [fib] in its config).
-func fibTrialRun(b *testing.B, name string, n int, idle time.Duration) (fibTrial, bool) {
+// fibTrialRun: the sender announces n prefixes to receiver name, each in
+// a fresh namespace pair.
+func fibTrialRun(b *testing.B, name string, n int, idle time.Duration) fibTrial {
 	b.Helper()
 	pair := newPair(b, "fib", false)
 	tp, nsR, nsS := pair.Topology, pair.A, pair.B
 	defer tp.Close()
 	var t fibTrial
-	rc, ok := startFIBReceiver(b, tp, nsR, name)
-	if !ok {
-		return t, false
-	}
+	rc := startFIBReceiver(b, tp, nsR, name)
 	base := 0
 	if rc.proto != 0 {
 		var err error
@@ -206,7 +196,7 @@ func fibTrialRun(b *testing.B, name string, n int, idle time.Duration) (fibTrial
 				last = p - base
 			}
 			if last >= n {
-				if k, err := kernelRoutes(nsR, rc.proto); err == nil && k >= n {
+				if k, err := countKernelRoutes(nsR, rc.proto); err == nil && k >= n {
 					done = true
 					break
 				}
@@ -246,7 +236,7 @@ func fibTrialRun(b *testing.B, name string, n int, idle time.Duration) (fibTrial
 		proto = rtprotBGP // authbgpd-nofib: none of its routes may be in the kernel
 	}
 	t0 := time.Now()
-	if t.kernel, err = kernelRoutes(nsR, proto); err != nil {
+	if t.kernel, err = countKernelRoutes(nsR, proto); err != nil {
 		b.Fatal(err)
 	}
 	t1 := time.Now()
@@ -278,21 +268,16 @@ func fibTrialRun(b *testing.B, name string, n int, idle time.Duration) (fibTrial
 		}
 		t.idleCPU, t.rss = i1.cpu-i0.cpu, i1.rss
 	}
-	return t, true
+	return t
 }
 
 // startFIBReceiver starts receiver name in ns, keyed for the sender.
-func startFIBReceiver(b *testing.B, tp *netns.Topology, ns, name string) (fibReceiver, bool) {
+func startFIBReceiver(b *testing.B, tp *netns.Topology, ns, name string) fibReceiver {
 	b.Helper()
 	switch name {
 	case "authbgpd", "authbgpd-nofib":
 		fib := name == "authbgpd"
-		conf, ok := fibAuthbgpdConfig(b, fib)
-		if !ok {
-			b.Logf("%s: this tree's config has no [fib] section yet (issue 43): %s skipped", name, name)
-			return fibReceiver{}, false
-		}
-		a := StartAuthbgpd(b, tp, ns, conf, AuthbgpdOptions{LogLevel: "info"})
+		a := StartAuthbgpd(b, tp, ns, fibAuthbgpdConfig(fib), AuthbgpdOptions{LogLevel: "info"})
 		rc := fibReceiver{pids: []int{a.cmd.Process.Pid}}
 		if fib {
 			rc.proto = rtprotBGP
@@ -307,11 +292,11 @@ func startFIBReceiver(b *testing.B, tp *netns.Topology, ns, name string) (fibRec
 			}
 		}
 		checkComm(b, rc.pids[0], "authbgpd")
-		return rc, true
+		return rc
 	case "bird":
 		bd := startBIRDKernel(b, tp, ns)
 		checkComm(b, bd.cmd.Process.Pid, "bird")
-		return fibReceiver{pids: []int{bd.cmd.Process.Pid}, proto: rtprotBIRD}, true
+		return fibReceiver{pids: []int{bd.cmd.Process.Pid}, proto: rtprotBIRD}
 	case "frr":
 		f := startFRRZebra(b, tp, ns, "fib", "hostname fib-zebra\nlog stdout informational\n!\n",
 			frrConfig(PeerConfig{ASN: 65001, RouterID: pairA4, Neighbors: []Neighbor{{pairB4, 65002, fibPassword}}}), "")
@@ -326,10 +311,10 @@ func startFIBReceiver(b *testing.B, tp *netns.Topology, ns, name string) (fibRec
 		checkComm(b, f.cmd.Process.Pid, "bgpd")
 		checkComm(b, zebra, "zebra")
 		return fibReceiver{pids: []int{f.cmd.Process.Pid, zebra}, proto: rtprotBGP,
-			zebraLog: filepath.Join(f.dir, "zebra-fib.log")}, true
+			zebraLog: filepath.Join(f.dir, "zebra-fib.log")}
 	}
 	b.Fatalf("unknown receiver %q (authbgpd, authbgpd-nofib, bird, frr)", name)
-	return fibReceiver{}, false
+	return fibReceiver{}
 }
 
 // checkComm fails b unless pid runs the command comm (so `ip netns exec`
@@ -341,22 +326,13 @@ func checkComm(b testing.TB, pid int, comm string) {
 	}
 }
 
-// fibAuthbgpdConfig is authbgpd's config: the sender as its one peer,
-// with [fib] enabled = fib. false when this tree's config does not know
-// [fib]: then authbgpd-nofib runs without the section (nothing to turn
-// off) and authbgpd cannot run.
-func fibAuthbgpdConfig(b testing.TB, fib bool) (string, bool) {
-	conf := abConf{Peers: []abPeer{{addr: pairB4.String(), asn: 65002, src: "password", ref: fibPassword}}}
-	plain := conf.String()
-	conf.Tail = fmt.Sprintf("\n[fib]\nenabled = %t\n", fib)
-	if _, err := config.Parse("fib-bench.toml", []byte(conf.String())); err == nil {
-		return conf.String(), true
-	} else if _, err2 := config.Parse("fib-bench.toml", []byte(plain)); err2 != nil {
-		b.Fatalf("authbgpd config: %v", err2)
-	} else {
-		b.Logf("authbgpd config with [fib]: %v", err)
-	}
-	return plain, !fib
+// fibAuthbgpdConfig is authbgpd's config: the sender as its one peer
+// (TCP-MD5), [fib] enabled = fib.
+func fibAuthbgpdConfig(fib bool) string {
+	return abConf{
+		Peers: []abPeer{{addr: pairB4.String(), asn: 65002, src: "password", ref: fibPassword}},
+		Tail:  fmt.Sprintf("\n[fib]\nenabled = %t\n", fib),
+	}.String()
 }
 
 // startBIRDKernel runs BIRD 2 in ns with one BGP protocol (the sender,
@@ -477,11 +453,11 @@ func fibPrefixes(pid int) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(v))
 }
 
-// kernelRoutes counts the IPv4 routes of protocol proto in ns's main
+// countKernelRoutes counts the IPv4 routes of protocol proto in ns's main
 // table: one rtnetlink dump, which the kernel filters by table and
 // protocol itself (NETLINK_GET_STRICT_CHK), read in Go without decoding
 // more than each route's header. `ip route | wc -l` takes seconds at 1M.
-func kernelRoutes(ns string, proto uint8) (int, error) {
+func countKernelRoutes(ns string, proto uint8) (int, error) {
 	n := 0
 	err := netns.Do(ns, func() error {
 		fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
@@ -539,7 +515,7 @@ func kernelRoutes(ns string, proto uint8) (int, error) {
 	return n, err
 }
 
-// TestKernelRoutesCount: kernelRoutes counts the routes of one protocol in
+// TestKernelRoutesCount: countKernelRoutes counts the routes of one protocol in
 // the main table, no other protocol's and no other table's; fibPrefixes
 // counts the main table's prefixes.
 func TestKernelRoutesCount(t *testing.T) {
@@ -565,8 +541,8 @@ func TestKernelRoutesCount(t *testing.T) {
 		proto uint8
 		want  int
 	}{{rtprotBGP, 300}, {rtprotBIRD, 1}, {4, 1}, {99, 0}} {
-		if got, err := kernelRoutes(ns, c.proto); err != nil || got != c.want {
-			t.Errorf("kernelRoutes(proto %d) = %d, %v; want %d", c.proto, got, err, c.want)
+		if got, err := countKernelRoutes(ns, c.proto); err != nil || got != c.want {
+			t.Errorf("countKernelRoutes(proto %d) = %d, %v; want %d", c.proto, got, err, c.want)
 		}
 	}
 	if got, err := fibPrefixes(cmd.Process.Pid); err != nil || got-p0 != 302 {
