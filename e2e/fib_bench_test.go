@@ -277,7 +277,7 @@ func startFIBReceiver(b *testing.B, tp *netns.Topology, ns, name string) fibRece
 	switch name {
 	case "authbgpd", "authbgpd-nofib":
 		fib := name == "authbgpd"
-		a := StartAuthbgpd(b, tp, ns, fibAuthbgpdConfig(fib), AuthbgpdOptions{LogLevel: "info"})
+		a := StartAuthbgpd(b, tp, ns, fibAuthbgpdConfig(fib), AuthbgpdOptions{LogLevel: "info", Files: map[string]string{"pw": fibPassword + "\n"}})
 		rc := fibReceiver{pids: []int{a.cmd.Process.Pid}}
 		if fib {
 			rc.proto = rtprotBGP
@@ -327,10 +327,10 @@ func checkComm(b testing.TB, pid int, comm string) {
 }
 
 // fibAuthbgpdConfig is authbgpd's config: the sender as its one peer
-// (TCP-MD5), [fib] enabled = fib.
+// (TCP-MD5, the key in the file "pw"), [fib] enabled = fib.
 func fibAuthbgpdConfig(fib bool) string {
 	return abConf{
-		Peers: []abPeer{{addr: pairB4.String(), asn: 65002, src: "password", ref: fibPassword}},
+		Peers: []abPeer{{addr: pairB4.String(), asn: 65002, src: "password-file", ref: "pw"}},
 		Tail:  fmt.Sprintf("\n[fib]\nenabled = %t\n", fib),
 	}.String()
 }
