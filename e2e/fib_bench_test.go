@@ -40,7 +40,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -335,42 +334,21 @@ func fibAuthbgpdConfig(fib bool) string {
 	}.String()
 }
 
-// startBIRDKernel runs BIRD 2 in ns with one BGP protocol (the sender,
-// TCP-MD5, import all) and a kernel protocol exporting every route into
-// the main table, with its defaults otherwise (a scan of the kernel
-// table every 60 s, learn off).
+// startBIRDKernel runs BIRD 2 in ns (StartBIRD: the sender as its one
+// BGP neighbor, TCP-MD5, import all), then reconfigures it with a kernel
+// protocol exporting every route into the main table, with its defaults
+// otherwise (a scan of the kernel table every 60 s, learn off).
 func startBIRDKernel(b testing.TB, tp *netns.Topology, ns string) *BIRD {
 	b.Helper()
-	bin := testenv.RequireBinary(b, "bird")
-	testenv.RequireBinary(b, "birdc")
-	dir := b.TempDir()
-	conf := filepath.Join(dir, "bird.conf")
-	text := fmt.Sprintf(`router id %s;
-log stderr { info, warning, error, fatal, bug };
-protocol device { }
-protocol kernel { ipv4 { export all; }; }
-protocol bgp peer0 {
-  local as 65001;
-  neighbor %s as 65002;
-  direct;
-  connect retry time %d;
-  password %q;
-  ipv4 { import all; export none; };
-}
-`, pairA4, pairB4, connectRetry, fibPassword)
-	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+	cfg := PeerConfig{ASN: 65001, RouterID: pairA4, Neighbors: []Neighbor{{pairB4, 65002, fibPassword}}}
+	bd := StartBIRD(b, tp, ns, cfg)
+	conf := birdConfig(cfg, bd.protocols) + "protocol kernel { ipv4 { export all; }; }\n"
+	if err := os.WriteFile(filepath.Join(bd.dir, "bird.conf"), []byte(conf), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	bd := &BIRD{protocols: map[netip.Addr]string{pairB4: "peer0"}}
-	bd.daemon = startDaemon(b, tp, ns, "bird", dir, nil, bin,
-		"-f", "-c", conf, "-s", filepath.Join(dir, "bird.ctl"), "-P", filepath.Join(dir, "bird.pid"))
-	bd.waitReady(b, "control socket", func() error {
-		if bd.cmd.ProcessState != nil {
-			return errors.New("exited")
-		}
-		_, err := bd.Birdc(context.Background(), "show", "status")
-		return err
-	})
+	if out, err := bd.Birdc(context.Background(), "configure"); err != nil || !strings.Contains(out, "Reconfigured") {
+		b.Fatalf("birdc configure with the kernel protocol: %v: %s", err, out)
+	}
 	return bd
 }
 
