@@ -32,6 +32,10 @@ import (
 //	          red when the key install drops the l3index
 //	wrong:    the blue peer's key changed on p1 only: blue is diagnosed
 //	          there (bad-digest), red stays up and ok
+//	fib:      each far end originates a prefix (gobgp global rib add): r
+//	          puts each into its VRF's table (blue 10, red 20), via the
+//	          far end on the VRF's link, and neither into the main table
+//	          (issue 43; next hops resolved through the VRF device)
 //	move:     blue's link and peer moved to VRF red by reload: the session
 //	          is reset and comes up again in red
 
@@ -60,11 +64,12 @@ func vrfRouterConf(blueVRF string) string {
 	return b.String()
 }
 
-// vrfPeerConf is a far end's config (no VRF of its own).
+// vrfPeerConf is a far end's config (no VRF of its own; the gRPC API on,
+// so that the gobgp CLI originates a prefix there).
 func vrfPeerConf(self, peer netip.Addr, asn uint32, auth string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[global]\nasn = %d\nrouter-id = %q\n", asn, self)
-	fmt.Fprintf(&b, "\n[api]\ngrpc = \"\"\nhttp = %q\n", routerHTTP)
+	fmt.Fprintf(&b, "\n[api]\ngrpc = \"127.0.0.1:50051\"\nhttp = %q\n", routerHTTP)
 	if strings.HasPrefix(auth, "keychain") {
 		b.WriteString(keychainTOML("red", mirrorAll(vrfAO)...))
 	}
@@ -127,6 +132,52 @@ func TestBGPVRFPeers(t *testing.T) {
 		t.Logf("router log:\n%s", rt.log())
 		return
 	}
+
+	t.Run("fib", func(t *testing.T) {
+		for ns, pfx := range map[string]string{p1: "203.0.113.0/25", p2: "203.0.113.128/25"} {
+			if out, err := netns.Exec(ns, "gobgp", "global", "rib", "add", "-a", "ipv4", pfx).CombinedOutput(); err != nil {
+				t.Fatalf("gobgp global rib add %s: %v\n%s", pfx, err, out)
+			}
+		}
+		want := map[string]string{
+			"10":   "203.0.113.0/25 via 192.0.2.2 dev blue0 proto bgp metric 20",
+			"20":   "203.0.113.128/25 via 198.51.100.2 dev red0 proto bgp metric 20",
+			"main": "",
+		}
+		var got map[string]string
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ok := netns.WaitFor(ctx, func() bool {
+			got = map[string]string{}
+			for table := range want {
+				var lines []string
+				for _, l := range strings.Split(netns.Run(t, "ip", "-n", r, "-4", "route", "show", "table", table), "\n") {
+					if l = strings.Join(strings.Fields(l), " "); strings.Contains(l, " proto bgp ") {
+						lines = append(lines, l)
+					}
+				}
+				got[table] = strings.Join(lines, "; ")
+			}
+			return fmt.Sprint(got) == fmt.Sprint(want)
+		})
+		if !ok {
+			t.Fatalf("r's routes of proto bgp by table: %q, want %q", got, want)
+		}
+		st, err := rt.status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.FIB == nil {
+			t.Fatal("/status has no fib section")
+		}
+		tables := map[string]string{}
+		for _, tb := range st.FIB.Tables {
+			tables[tb.VRF] = fmt.Sprintf("%d:%d", tb.Table, tb.Routes)
+		}
+		if w := map[string]string{"": "254:0", "blue": "10:1", "red": "20:1"}; fmt.Sprint(tables) != fmt.Sprint(w) {
+			t.Errorf("/status fib.tables by VRF: %v, want %v (%+v)", tables, w, st.FIB)
+		}
+	})
 
 	t.Run("scoped", func(t *testing.T) {
 		// An impostor in VRF red with the blue peer's address and key.
