@@ -57,15 +57,20 @@ func (k *fakeKernel) Write(ops []kroute.Op, errs []error) {
 	}
 }
 
-func (k *fakeKernel) Dump() ([]kroute.Route, error) {
+func (k *fakeKernel) Each(fn func(kroute.Route)) error {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	rs := make([]kroute.Route, 0, len(k.routes))
 	for _, r := range k.routes {
+		r.NextHops = slices.Clone(r.NextHops)
 		rs = append(rs, r)
 	}
 	k.dumps++
-	return rs, nil
+	k.mu.Unlock()
+	for _, r := range rs {
+		fn(r)
+		clear(r.NextHops) // valid during fn only
+	}
+	return nil
 }
 
 func (k *fakeKernel) Resolve(table uint32, a netip.Addr) (kroute.NextHop, error) {

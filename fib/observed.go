@@ -11,10 +11,17 @@ import (
 // kernel's route notifications. Next-hop sets are interned: a full table
 // through one neighbor is one set.
 type observed struct {
-	routes map[kroute.Key]uint32 // index in sets
+	routes map[kroute.Key]obsEntry
+	look   uint32 // the current look (compare)
 	sets   [][]kroute.NextHop
 	index  map[nhKey]uint32 // sets of up to 4 next hops
 	tables map[uint32]int   // routes per table
+}
+
+// obsEntry is one route of ours: its next hops (an index in sets) and the
+// look that last saw it.
+type obsEntry struct {
+	set, look uint32
 }
 
 type nhKey struct {
@@ -23,15 +30,15 @@ type nhKey struct {
 }
 
 func newObserved() *observed {
-	return &observed{routes: map[kroute.Key]uint32{}, index: map[nhKey]uint32{}, tables: map[uint32]int{}}
+	return &observed{routes: map[kroute.Key]obsEntry{}, index: map[nhKey]uint32{}, tables: map[uint32]int{}}
 }
 
 func (o *observed) get(k kroute.Key) (kroute.Route, bool) {
-	i, ok := o.routes[k]
+	e, ok := o.routes[k]
 	if !ok {
 		return kroute.Route{}, false
 	}
-	return kroute.Route{Key: k, NextHops: o.sets[i]}, true
+	return kroute.Route{Key: k, NextHops: o.sets[e.set]}, true
 }
 
 // has reports whether the kernel has k with exactly r's next hops.
@@ -44,7 +51,54 @@ func (o *observed) put(r kroute.Route) {
 	if _, ok := o.routes[r.Key]; !ok {
 		o.tables[r.Table]++
 	}
-	o.routes[r.Key] = o.intern(r.NextHops)
+	o.routes[r.Key] = obsEntry{set: o.intern(r.NextHops), look: o.look}
+}
+
+// startLook begins a comparison with the kernel's routes read whole: seen
+// marks each, and endLook removes those not seen.
+func (o *observed) startLook() { o.look++ }
+
+// seen records that the kernel has r (normalized); changed when the
+// observed state did not say so.
+func (o *observed) seen(r kroute.Route) (changed bool) {
+	set := o.intern(r.NextHops)
+	e, ok := o.routes[r.Key]
+	if !ok {
+		o.tables[r.Table]++
+	}
+	o.routes[r.Key] = obsEntry{set: set, look: o.look}
+	return !ok || e.set != set
+}
+
+// endLook removes the routes the look did not see, calling gone for each.
+func (o *observed) endLook(gone func(kroute.Key)) {
+	for k, e := range o.routes {
+		if e.look != o.look {
+			o.del(k)
+			gone(k)
+		}
+	}
+}
+
+// compact drops the next-hop sets no route uses any more.
+func (o *observed) compact() {
+	if len(o.sets) < 64 {
+		return
+	}
+	used := make(map[uint32]struct{}, len(o.sets))
+	for _, e := range o.routes {
+		used[e.set] = struct{}{}
+	}
+	if 2*len(used) > len(o.sets) {
+		return
+	}
+	q := newObserved()
+	q.look = o.look
+	for k, e := range o.routes {
+		q.routes[k] = obsEntry{set: q.intern(o.sets[e.set]), look: e.look}
+	}
+	q.tables = o.tables
+	*o = *q
 }
 
 func (o *observed) del(k kroute.Key) {

@@ -22,8 +22,9 @@ import (
 type KernelRoutes interface {
 	// Write carries out ops; errs[i] is the error of ops[i].
 	Write(ops []kroute.Op, errs []error)
-	// Dump lists every route of ours (protocol 186), all tables.
-	Dump() ([]kroute.Route, error)
+	// Each calls fn with every route of ours (protocol 186), all tables;
+	// a route's NextHops are valid during fn only.
+	Each(fn func(kroute.Route)) error
 	// Resolve says how the kernel reaches addr in table.
 	Resolve(table uint32, addr netip.Addr) (kroute.NextHop, error)
 	// Watch calls fn with the kernel's route notifications until ctx ends.
@@ -175,7 +176,7 @@ func (r *Reconciler) Start(ctx context.Context, h *plugin.Host) error {
 // starts from them, and those no best path wants are kept until the
 // takeover hold ends.
 func (r *Reconciler) begin(now time.Time) error {
-	if err := r.look(now); err != nil {
+	if err := r.look(now, func(netip.Prefix) {}); err != nil {
 		return fmt.Errorf("fib: read the kernel's routes of ours: %w", err)
 	}
 	r.p.keep = make(map[kroute.Key]struct{}, len(r.p.obs.routes))
@@ -206,13 +207,12 @@ func (r *Reconciler) Stop(ctx context.Context) error {
 
 // removeAll deletes every route of ours the kernel has.
 func (r *Reconciler) removeAll() error {
-	routes, err := r.opts.Kernel.Dump()
+	var ops []kroute.Op
+	err := r.opts.Kernel.Each(func(rt kroute.Route) {
+		ops = append(ops, kroute.Op{Delete: true, Route: kroute.Route{Key: rt.Key}})
+	})
 	if err != nil {
 		return fmt.Errorf("fib: stop: read the routes of ours: %w", err)
-	}
-	ops := make([]kroute.Op, len(routes))
-	for i, rt := range routes {
-		ops[i] = kroute.Op{Delete: true, Route: rt}
 	}
 	errs := make([]error, len(ops))
 	r.opts.Kernel.Write(ops, errs)

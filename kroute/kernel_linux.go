@@ -230,36 +230,74 @@ func (e *kernelError) Unwrap() error { return e.errno }
 func (k *Kernel) Dump() ([]Route, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.req == nil {
-		return nil, fmt.Errorf("fib: dump routes: %w", errClosed)
-	}
 	// Room for as many as the last dump found (a large slice grown by
 	// append would be copied many times).
 	out := make([]Route, 0, k.lastDump+k.lastDump/8)
-	var arena []NextHop
-	for _, fam := range []uint8{afInet, afInet6} {
-		for try := 1; ; try++ {
-			n := len(out)
-			intr, err := k.dump(fam, &out, &arena)
-			if err != nil {
-				return nil, fmt.Errorf("fib: dump routes: %w", err)
+	start := 0
+	err := k.each(func(r Route) { out = append(out, r) },
+		func(retry bool) {
+			if retry {
+				out = out[:start] // the family again: drop its first read
 			}
-			if !intr {
-				break
-			}
-			out = out[:n]
-			if try == dumpTries {
-				return nil, fmt.Errorf("fib: dump routes: interrupted %d times by changes", dumpTries)
-			}
-		}
+			start = len(out)
+		}, false)
+	if err != nil {
+		return nil, err
 	}
 	k.lastDump = len(out)
 	return out, nil
 }
 
-// dump appends the routes of ours of family fam to out; intr reports that
+// Each calls fn with every route of ours, as Dump lists them, without
+// keeping them (a full table is read in the memory of a few batches of
+// messages). A family's dump the kernel marks inconsistent is read again,
+// so fn may see a route twice. The route's NextHops may be reused after
+// fn returns.
+func (k *Kernel) Each(fn func(Route)) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.each(fn, nil, true)
+}
+
+// each reads both families' routes of ours into fn; family is called
+// before each read of a family (retry true when it is read again after
+// the kernel marked it inconsistent); with reuse, the next hops' memory is
+// reused after each fn. The caller holds k.mu.
+func (k *Kernel) each(fn func(Route), family func(retry bool), reuse bool) error {
+	if k.req == nil {
+		return fmt.Errorf("fib: dump routes: %w", errClosed)
+	}
+	arena := make([]NextHop, 0, 8192)
+	if reuse {
+		inner := fn
+		fn = func(r Route) {
+			inner(r)
+			arena = arena[:0]
+		}
+	}
+	for _, fam := range []uint8{afInet, afInet6} {
+		for try := 1; ; try++ {
+			if family != nil {
+				family(try > 1)
+			}
+			intr, err := k.dump(fam, fn, &arena)
+			if err != nil {
+				return fmt.Errorf("fib: dump routes: %w", err)
+			}
+			if !intr {
+				break
+			}
+			if try == dumpTries {
+				return fmt.Errorf("fib: dump routes: interrupted %d times by changes", dumpTries)
+			}
+		}
+	}
+	return nil
+}
+
+// dump calls fn with the routes of ours of family fam; intr reports that
 // the kernel marked the dump inconsistent.
-func (k *Kernel) dump(fam uint8, out *[]Route, arena *[]NextHop) (intr bool, err error) {
+func (k *Kernel) dump(fam uint8, fn func(Route), arena *[]NextHop) (intr bool, err error) {
 	k.seq++
 	seq := k.seq
 	proto := uint8(0)
@@ -303,7 +341,7 @@ func (k *Kernel) dump(fam uint8, out *[]Route, arena *[]NextHop) (intr bool, err
 				}
 				r, m, ok := parseRoute(body, arena)
 				if ok && m.ours() {
-					*out = append(*out, r)
+					fn(r)
 				}
 			}
 		}

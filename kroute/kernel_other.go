@@ -38,3 +38,6 @@ func (k *Kernel) Resolve(table uint32, addr netip.Addr) (NextHop, error) {
 func (k *Kernel) Watch(ctx context.Context, fn func(Event)) error {
 	return fmt.Errorf("fib: watch routes: %w", ErrNotSupported)
 }
+
+// Each returns ErrNotSupported.
+func (k *Kernel) Each(func(Route)) error { return ErrNotSupported }
