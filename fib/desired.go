@@ -93,23 +93,22 @@ func (hp hopPlan) nextHop(res map[resolveKey]resolution) (kroute.NextHop, string
 	return kroute.NextHop{}, reasonNoNextHop
 }
 
-// wanted is what a destination's best paths want in the kernel: a route,
-// none (Want false: withdrawn, or only paths of our own), or a route that
-// cannot be (Reason) in table Table.
+// wanted is what a VRF's destination's best paths want in the kernel: a
+// route, none (Want false: withdrawn, or only paths of our own), or a
+// route that cannot be (Reason).
 type wanted struct {
 	Want   bool
 	Route  kroute.Route // when Want and Reason == ""
-	Table  uint32       // the table the route belongs in (0: unknown)
 	VRF    string
 	Reason string
 }
 
-// desiredOf is what pfx's best paths hops want (pure): one route in the
-// table of the first path whose neighbor is known, with the next hops of
-// every path of that table (ECMP, one multipath route). Paths of our own
-// and paths of neighbors no session knows (a session gone, its
-// withdrawals on their way) want nothing.
-func desiredOf(pfx netip.Prefix, hops []plugin.BestPathHop, nb *neighbors, res map[resolveKey]resolution) wanted {
+// desiredOf is what the best paths hops of vrf's destination k.Dst want at
+// k, in the VRF's table (pure): one route with the next hops of every
+// path (ECMP, one multipath route). Paths of our own and paths of
+// neighbors no session of the VRF knows (a session gone, its withdrawals
+// on their way) want nothing.
+func desiredOf(k kroute.Key, vrf string, hops []plugin.BestPathHop, nb *neighbors, res map[resolveKey]resolution) wanted {
 	var w wanted
 	var nhs [4]kroute.NextHop
 	out := nhs[:0]
@@ -118,18 +117,15 @@ func desiredOf(pfx netip.Prefix, hops []plugin.BestPathHop, nb *neighbors, res m
 			continue
 		}
 		loc, ok := nb.of(h.Neighbor, h.NeighborLocal)
-		if !ok {
+		if !ok || loc.VRF != vrf {
 			continue
 		}
-		if !w.Want {
-			w = wanted{Want: true, Table: loc.Table, VRF: loc.VRF}
-		} else if loc.Table != w.Table || loc.VRF != w.VRF {
-			continue // another VRF's path: never in this table
-		}
-		if loc.Table == 0 {
+		w.Want, w.VRF = true, vrf
+		if k.Table == 0 {
 			w.Reason = ReasonNoTable
 			return w
 		}
+		loc.Table = k.Table
 		hp, ok := planHop(h, loc)
 		if !ok {
 			w.Reason = reasonNoNextHop
@@ -152,21 +148,23 @@ func desiredOf(pfx netip.Prefix, hops []plugin.BestPathHop, nb *neighbors, res m
 		return w
 	}
 	w.Reason = ""
-	w.Route = kroute.Route{Key: kroute.Key{Table: w.Table, Dst: pfx}, NextHops: out}
+	w.Route = kroute.Route{Key: k, NextHops: out}
 	w.Route.Normalize()
 	return w
 }
 
-// needs adds to keys the kernel answers pfx's paths need (pure).
-func needs(hops []plugin.BestPathHop, nb *neighbors, keys map[resolveKey]struct{}) {
+// needs adds to keys the kernel answers the paths of vrf's destination at
+// k need (pure).
+func needs(k kroute.Key, vrf string, hops []plugin.BestPathHop, nb *neighbors, keys map[resolveKey]struct{}) {
 	for _, h := range hops {
 		if h.Local || !h.Neighbor.IsValid() {
 			continue
 		}
 		loc, ok := nb.of(h.Neighbor, h.NeighborLocal)
-		if !ok || loc.Table == 0 {
+		if !ok || loc.VRF != vrf || k.Table == 0 {
 			continue
 		}
+		loc.Table = k.Table
 		if hp, ok := planHop(h, loc); ok && hp.mode != hopDirect {
 			keys[hp.key] = struct{}{}
 		}

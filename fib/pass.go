@@ -2,7 +2,7 @@ package fib
 
 import (
 	"errors"
-	"net/netip"
+	"slices"
 	"sort"
 	"time"
 
@@ -18,34 +18,63 @@ func (r *Reconciler) runPass(now time.Time) {
 	r.count.passes.Add(1)
 	p := &r.p
 	r.mu.Lock()
-	changes, initial := r.changes, r.initial
-	r.changes, r.initial = nil, false
+	changes := r.changes
+	r.changes = nil
 	gone, lost, foreign := r.gone, r.lost, r.foreign
 	r.gone, r.lost, r.foreign = nil, false, false
 	idx, snap, peersAt := r.index, r.snap, r.peersAt
 	r.mu.Unlock()
 
 	all := false
-	dirty := map[netip.Prefix]struct{}{}
-	mark := func(pfx netip.Prefix) {
+	dirty := map[kroute.Key]struct{}{}
+	noTable := map[pathKey]struct{}{}
+	markKey := func(k kroute.Key) {
 		if !all {
-			dirty[pfx] = struct{}{}
+			dirty[k] = struct{}{}
 		}
 	}
-	// GoBGP's best paths.
-	if initial {
-		p.paths, all = newPaths(), true
+	markPath := func(pk pathKey) {
+		if t := p.tables[pk.vrf]; t != 0 {
+			markKey(kroute.Key{Table: t, Dst: pk.pfx})
+		} else {
+			noTable[pk] = struct{}{}
+		}
 	}
-	for _, cs := range changes {
-		for _, c := range cs {
-			p.paths.set(c.Prefix, c.Paths)
-			mark(c.Prefix)
+	// The peers and the VRFs: where each neighbor's routes go, each VRF's
+	// table (a VRF's first best paths ask for its table too).
+	linksDirty := peersAt != p.peersAt
+	for _, ch := range changes {
+		_, fresh := p.vrfID(ch.vrf)
+		linksDirty = linksDirty || fresh
+	}
+	if linksDirty {
+		p.peersAt = peersAt
+		lk := r.observeLinks(snap, idx, p.vrfs)
+		nb := buildNeighbors(snap, idx, lk)
+		tablesChanged := p.setTables(lk)
+		if tablesChanged || !nb.equal(&p.nb) {
+			all = true
+		}
+		p.nb = nb
+	}
+	// GoBGP's best paths, per VRF (a VRF's init is its whole table: what
+	// was recorded of it goes).
+	for _, ch := range changes {
+		vrf, _ := p.vrfID(ch.vrf)
+		if ch.init {
+			p.paths.dropVRF(vrf)
+			all = true
+		}
+		for _, c := range ch.changes {
+			pk := pathKey{vrf: vrf, pfx: c.Prefix}
+			p.paths.set(pk, c.Paths)
+			markPath(pk)
 		}
 	}
 	// The kernel: read whole when due or when a notification was lost,
 	// else kept by its notifications of our routes.
 	if lost || !now.Before(p.nextLook) {
-		if err := r.look(now, mark); err != nil {
+		if err := r.look(now, markKey); err != nil {
 			p.lastErr = err.Error()
 			r.log.WithError(err).Warn("fib: reading the kernel's routes of ours failed; retried at the next look")
 		} else {
@@ -59,17 +88,8 @@ func (r *Reconciler) runPass(now time.Time) {
 		cur, ok := p.obs.get(g.Key)
 		if ok && (len(g.NextHops) == 0 || cur.Matches(g)) {
 			p.obs.del(g.Key)
-			mark(g.Key.Dst)
+			markKey(g.Key)
 		}
-	}
-	// The peers: where each neighbor's routes go.
-	if peersAt != p.peersAt {
-		p.peersAt = peersAt
-		nb := buildNeighbors(snap, idx, r.observeLinks(snap, idx))
-		if !nb.equal(&p.nb) {
-			all = true
-		}
-		p.nb = nb
 	}
 	// Next hops resolved through routes that changed.
 	if foreign && len(p.res) > 0 {
@@ -82,62 +102,121 @@ func (r *Reconciler) runPass(now time.Time) {
 	}
 	if p.keep != nil && !now.Before(p.keepEnd) {
 		for k := range p.keep {
-			mark(k.Dst)
+			markKey(k)
 		}
 		p.keep = nil
 	}
-	for dst := range p.refused {
-		mark(dst)
+	for pk := range p.refused {
+		markPath(pk)
 	}
 	if all {
 		r.planAll()
 	} else {
-		r.planSome(dirty)
+		for k := range dirty {
+			r.add(k)
+		}
+		for pk := range noTable {
+			r.refuseNoTable(pk)
+		}
+		r.flush()
 	}
 	r.publish(now)
 }
 
-// planAll plans every destination with a best path or a route of ours.
+// vrfID is the index of VRF name in the pass's VRFs; fresh when it is new.
+func (p *pass) vrfID(name string) (id uint16, fresh bool) {
+	if p.vrfIDs == nil {
+		p.vrfIDs, p.vrfs = map[string]uint16{"": 0}, []string{""}
+	}
+	if id, ok := p.vrfIDs[name]; ok {
+		return id, false
+	}
+	id = uint16(len(p.vrfs))
+	p.vrfIDs[name] = id
+	p.vrfs = append(p.vrfs, name)
+	return id, true
+}
+
+// setTables records each VRF's table from lk (0: the VRF has none);
+// changed when any differs from before.
+func (p *pass) setTables(lk links) (changed bool) {
+	if len(p.vrfs) == 0 {
+		p.vrfID("")
+	}
+	tables, owner := map[uint16]uint32{0: kroute.MainTable}, map[uint32]uint16{kroute.MainTable: 0}
+	for id, name := range p.vrfs {
+		if name == "" {
+			continue
+		}
+		if t := lk.tables[name]; t != 0 && t != kroute.MainTable {
+			if _, taken := owner[t]; !taken {
+				tables[uint16(id)], owner[t] = t, uint16(id)
+			}
+		}
+	}
+	changed = len(tables) != len(p.tables)
+	for id, t := range tables {
+		if p.tables[id] != t {
+			changed = true
+		}
+	}
+	p.tables, p.owner = tables, owner
+	return changed
+}
+
+// planAll plans every route a best path wants and every route of ours.
 func (r *Reconciler) planAll() {
 	p := &r.p
-	for pfx := range p.paths.byPrefix {
-		r.add(pfx)
+	for pk := range p.paths.byPrefix {
+		if t := p.tables[pk.vrf]; t != 0 {
+			r.add(kroute.Key{Table: t, Dst: pk.pfx})
+		} else {
+			r.refuseNoTable(pk)
+		}
 	}
-	seen := map[netip.Prefix]struct{}{}
 	for k := range p.obs.routes {
-		if _, ok := p.paths.byPrefix[k.Dst]; ok {
-			continue
+		if vrf, ok := p.owner[k.Table]; ok {
+			if _, wanted := p.paths.byPrefix[pathKey{vrf: vrf, pfx: k.Dst}]; wanted {
+				continue // planned above
+			}
 		}
-		if _, ok := seen[k.Dst]; ok {
-			continue
-		}
-		seen[k.Dst] = struct{}{}
-		r.add(k.Dst)
+		r.add(k)
 	}
-	for dst := range p.refused {
-		if _, ok := p.paths.byPrefix[dst]; !ok {
-			delete(p.refused, dst)
+	for pk := range p.refused {
+		if _, ok := p.paths.byPrefix[pk]; !ok {
+			delete(p.refused, pk)
 		}
 	}
 	r.flush()
 }
 
-func (r *Reconciler) planSome(dirty map[netip.Prefix]struct{}) {
-	for pfx := range dirty {
-		r.add(pfx)
+// refuseNoTable records that pk's VRF has no table (no such VRF device):
+// its best paths cannot go in.
+func (r *Reconciler) refuseNoTable(pk pathKey) {
+	p := &r.p
+	if desiredOf(kroute.Key{Dst: pk.pfx}, p.vrfs[pk.vrf], p.paths.get(pk), &p.nb, p.res).Want {
+		p.refused[pk] = refusal{Key: kroute.Key{Dst: pk.pfx}, VRF: p.vrfs[pk.vrf], Reason: ReasonNoTable}
+	} else {
+		delete(p.refused, pk)
 	}
-	r.flush()
 }
 
-// add puts pfx in the chunk, which is planned and written when full.
-func (r *Reconciler) add(pfx netip.Prefix) {
-	r.p.chunk = append(r.p.chunk, pfx)
+// add puts k in the chunk, which is planned and written when full.
+func (r *Reconciler) add(k kroute.Key) {
+	r.p.chunk = append(r.p.chunk, k)
 	if len(r.p.chunk) >= r.opts.Chunk {
 		r.flush()
 	}
 }
 
-// flush plans the chunk's destinations and writes their routes.
+// wantAt is what the best paths want at key k: the paths of the VRF whose
+// table k is in (none when no VRF has that table).
+func (p *pass) wantAt(k kroute.Key) (pk pathKey, owned bool) {
+	vrf, ok := p.owner[k.Table]
+	return pathKey{vrf: vrf, pfx: k.Dst}, ok
+}
+
+// flush plans the chunk's keys and writes their routes.
 func (r *Reconciler) flush() {
 	p := &r.p
 	if len(p.chunk) == 0 {
@@ -145,8 +224,10 @@ func (r *Reconciler) flush() {
 	}
 	// Observe: the kernel's answers the chunk's next hops need.
 	need := map[resolveKey]struct{}{}
-	for _, pfx := range p.chunk {
-		needs(p.paths.get(pfx), &p.nb, need)
+	for _, k := range p.chunk {
+		if pk, ok := p.wantAt(k); ok {
+			needs(k, p.vrfs[pk.vrf], p.paths.get(pk), &p.nb, need)
+		}
 	}
 	for k := range need {
 		if _, ok := p.res[k]; !ok {
@@ -156,13 +237,18 @@ func (r *Reconciler) flush() {
 	// Plan (pure).
 	p.plan.obs, p.plan.keep = p.obs, p.keep
 	p.plan.reset()
-	for _, pfx := range p.chunk {
-		delete(p.refused, pfx)
-		p.plan.plan(pfx, desiredOf(pfx, p.paths.get(pfx), &p.nb, p.res))
+	for _, k := range p.chunk {
+		var w wanted
+		pk, ok := p.wantAt(k)
+		if ok {
+			delete(p.refused, pk)
+			w = desiredOf(k, p.vrfs[pk.vrf], p.paths.get(pk), &p.nb, p.res)
+		}
+		p.plan.plan(k, pk, w)
 	}
 	p.chunk = p.chunk[:0]
 	for _, ref := range p.plan.refs {
-		p.refused[ref.Key.Dst] = ref
+		p.refused[ref.path] = ref
 	}
 	// Act: one batch.
 	ops := p.plan.ops
@@ -195,7 +281,8 @@ func (r *Reconciler) record(ops []kroute.Op, errs []error) {
 			r.log.WithError(err).Warn("fib: a route of ours could not be removed; retried on the next look")
 		default:
 			r.count.refused.Add(1)
-			p.refused[op.Route.Dst] = refusal{Key: op.Route.Key, VRF: p.nb.vrfs[op.Route.Table], Reason: reasonOf(err), Err: err.Error()}
+			pk, _ := p.wantAt(op.Route.Key)
+			p.refused[pk] = refusal{path: pk, Key: op.Route.Key, VRF: p.vrfs[pk.vrf], Reason: reasonOf(err), Err: err.Error()}
 		}
 	}
 }
@@ -204,7 +291,7 @@ func (r *Reconciler) record(ops []kroute.Op, errs []error) {
 // observed state, in place: changed gets the destinations whose routes
 // differ from what the reconciler knew (the observed state then follows
 // the kernel's answer).
-func (r *Reconciler) look(now time.Time, changed func(netip.Prefix)) error {
+func (r *Reconciler) look(now time.Time, changed func(kroute.Key)) error {
 	r.count.looks.Add(1)
 	start := time.Now()
 	r.p.nextLook = now.Add(r.opts.Look)
@@ -217,13 +304,13 @@ func (r *Reconciler) look(now time.Time, changed func(netip.Prefix)) error {
 		}
 		rt.Normalize()
 		if obs.seen(rt) {
-			changed(rt.Dst)
+			changed(rt.Key)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	obs.endLook(func(k kroute.Key) { changed(k.Dst) })
+	obs.endLook(changed)
 	obs.compact()
 	// A look costs in the number of routes (about 1.5 s at a million):
 	// at most 1% of the time goes to looking.
@@ -243,10 +330,16 @@ func (r *Reconciler) resolve(k resolveKey) resolution {
 	return resolution{Hop: nh}
 }
 
-// observeLinks asks about the devices the sessions' places need.
-func (r *Reconciler) observeLinks(sn *peerindex.Snapshot, idx *peerindex.Index) links {
+// observeLinks asks about the devices the sessions' places need, and the
+// tables of the VRFs that have best paths.
+func (r *Reconciler) observeLinks(sn *peerindex.Snapshot, idx *peerindex.Index, known []string) links {
 	lk := links{ifindex: map[string]int{}, tables: map[string]uint32{}}
 	ifnames, vrfs := devicesOf(sn, idx)
+	for _, v := range known {
+		if v != "" && !slices.Contains(vrfs, v) {
+			vrfs = append(vrfs, v)
+		}
+	}
 	for _, name := range ifnames {
 		if i, err := r.opts.Devices.IfIndex(name); err == nil {
 			lk.ifindex[name] = i
@@ -321,7 +414,7 @@ func (r *Reconciler) publish(now time.Time) {
 	sort.Slice(st.Tables, func(i, j int) bool { return st.Tables[i].Table < st.Tables[j].Table })
 	r.mu.Lock()
 	for _, cs := range r.changes {
-		st.Pending += len(cs)
+		st.Pending += len(cs.changes)
 	}
 	r.mu.Unlock()
 	r.refusedBy.Store(&refusedCounts{counts: counts})

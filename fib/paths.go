@@ -6,12 +6,19 @@ import (
 	"github.com/authbgp/authbgpd/plugin"
 )
 
-// paths is the reconciler's record of GoBGP's best paths: each
-// destination's best path (or multipath set), as the last change told it.
+// pathKey is one destination of one VRF's RIB (vrf: an index in the
+// pass's vrfs; 0 the default VRF).
+type pathKey struct {
+	vrf uint16
+	pfx netip.Prefix
+}
+
+// paths is the reconciler's record of GoBGP's best paths: each VRF's
+// destinations' best path (or multipath set), as the last change told it.
 // The sets are interned (a full table from one neighbor is one set), so a
 // million destinations cost a map entry each.
 type paths struct {
-	byPrefix map[netip.Prefix]uint32 // index in sets
+	byPrefix map[pathKey]uint32 // index in sets
 	sets     [][]plugin.BestPathHop
 	index    map[setKey]uint32 // sets of up to 4 paths
 }
@@ -23,11 +30,11 @@ type setKey struct {
 }
 
 func newPaths() *paths {
-	return &paths{byPrefix: map[netip.Prefix]uint32{}, index: map[setKey]uint32{}}
+	return &paths{byPrefix: map[pathKey]uint32{}, index: map[setKey]uint32{}}
 }
 
 // set records pfx's paths (none: pfx has no best path any more).
-func (p *paths) set(pfx netip.Prefix, hops []plugin.BestPathHop) {
+func (p *paths) set(pfx pathKey, hops []plugin.BestPathHop) {
 	if len(hops) == 0 {
 		delete(p.byPrefix, pfx)
 		return
@@ -49,12 +56,21 @@ func (p *paths) intern(hops []plugin.BestPathHop) uint32 {
 }
 
 // get is pfx's paths (nil: none).
-func (p *paths) get(pfx netip.Prefix) []plugin.BestPathHop {
+func (p *paths) get(pfx pathKey) []plugin.BestPathHop {
 	i, ok := p.byPrefix[pfx]
 	if !ok {
 		return nil
 	}
 	return p.sets[i]
+}
+
+// dropVRF forgets every path of vrf (its whole table is told again).
+func (p *paths) dropVRF(vrf uint16) {
+	for k := range p.byPrefix {
+		if k.vrf == vrf {
+			delete(p.byPrefix, k)
+		}
+	}
 }
 
 // compact drops the sets no destination uses any more (churn through many

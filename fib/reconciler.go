@@ -69,11 +69,10 @@ type Reconciler struct {
 	log  *logrus.Logger
 
 	mu       sync.Mutex
-	changes  [][]plugin.BestPathChange // recorded, not yet in a pass
-	initial  bool                      // changes start with GoBGP's whole table
-	gone     []kroute.Route            // routes of ours the kernel says are gone (no next hops: replaced by another's)
-	lost     bool                      // a notification was lost: a full look
-	foreign  bool                      // routes not ours changed: resolve next hops again
+	changes  []vrfChanges   // recorded, not yet in a pass
+	gone     []kroute.Route // routes of ours the kernel says are gone (no next hops: replaced by another's)
+	lost     bool           // a notification was lost: a full look
+	foreign  bool           // routes not ours changed: resolve next hops again
 	index    *peerindex.Index
 	snap     *peerindex.Snapshot
 	peersAt  uint64 // bumped by SetIndex and Apply
@@ -96,14 +95,27 @@ type counters struct {
 	passes, looks, written, refused atomic.Uint64
 }
 
+// vrfChanges are best-path changes of one VRF's RIB, as GoBGP told them.
+type vrfChanges struct {
+	vrf     string
+	changes []plugin.BestPathChange
+	init    bool // the VRF's whole table
+}
+
 // pass is the state only the reconciler's goroutine touches.
 type pass struct {
-	paths    *paths
+	paths *paths
+	// The VRFs with best paths (index 0: the default VRF), their tables
+	// (0: none) and each table's VRF.
+	vrfs     []string
+	vrfIDs   map[string]uint16
+	tables   map[uint16]uint32
+	owner    map[uint32]uint16
 	obs      *observed
 	nb       neighbors
 	peersAt  uint64
 	res      map[resolveKey]resolution
-	refused  map[netip.Prefix]refusal
+	refused  map[pathKey]refusal
 	keep     map[kroute.Key]struct{} // taken over at start, kept until keepUntil
 	keepEnd  time.Time
 	nextLook time.Time
@@ -111,7 +123,7 @@ type pass struct {
 	lastErr  string
 	plan     planner
 	errs     []error
-	chunk    []netip.Prefix
+	chunk    []kroute.Key
 }
 
 // New makes a Reconciler; Start starts it.
@@ -138,7 +150,7 @@ func New(o Options) *Reconciler {
 		o.Devices = netdevDevices{}
 	}
 	r := &Reconciler{opts: o, log: o.Logger, kick: make(chan struct{}, 1), snap: peerindex.Empty}
-	r.p = pass{paths: newPaths(), obs: newObserved(), res: map[resolveKey]resolution{}, refused: map[netip.Prefix]refusal{}}
+	r.p = pass{paths: newPaths(), obs: newObserved(), res: map[resolveKey]resolution{}, refused: map[pathKey]refusal{}}
 	r.st.Store(&status.FIB{Tables: []status.FIBTable{}, Refused: []status.FIBRefusal{}})
 	r.refusedBy.Store(&refusedCounts{})
 	return r
@@ -176,7 +188,7 @@ func (r *Reconciler) Start(ctx context.Context, h *plugin.Host) error {
 // starts from them, and those no best path wants are kept until the
 // takeover hold ends.
 func (r *Reconciler) begin(now time.Time) error {
-	if err := r.look(now, func(netip.Prefix) {}); err != nil {
+	if err := r.look(now, func(kroute.Key) {}); err != nil {
 		return fmt.Errorf("fib: read the kernel's routes of ours: %w", err)
 	}
 	r.p.keep = make(map[kroute.Key]struct{}, len(r.p.obs.routes))
@@ -231,20 +243,22 @@ func (r *Reconciler) removeAll() error {
 	return nil
 }
 
-// Record records GoBGP's best-path changes (plugin.Host.WatchBestPaths)
-// and asks for a pass. init: changes are GoBGP's whole table.
-func (r *Reconciler) Record(changes []plugin.BestPathChange, init bool) {
+// Record records GoBGP's best-path changes of vrf's RIB
+// (plugin.Host.WatchBestPaths) and asks for a pass. init: changes are the
+// VRF's whole table.
+func (r *Reconciler) Record(vrf string, changes []plugin.BestPathChange, init bool) {
 	r.mu.Lock()
-	if init {
-		r.changes, r.initial = r.changes[:0], true
-	}
-	r.changes = append(r.changes, changes)
+	r.changes = append(r.changes, vrfChanges{vrf: vrf, changes: changes, init: init})
 	r.mu.Unlock()
 	r.ask()
 }
 
-// SetIndex records the peer index of a (re)loaded config.
+// SetIndex records the peer index of a (re)loaded config (nothing on a
+// nil Reconciler: [fib] off).
 func (r *Reconciler) SetIndex(idx *peerindex.Index) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	r.index = idx
 	r.peersAt++
@@ -253,8 +267,12 @@ func (r *Reconciler) SetIndex(idx *peerindex.Index) {
 }
 
 // Apply records the peers manager's snapshot of the sessions (which
-// session, on which link, a neighbor's paths came by).
+// session, on which link, a neighbor's paths came by; nothing on a nil
+// Reconciler).
 func (r *Reconciler) Apply(sn *peerindex.Snapshot) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	r.snap = sn
 	r.peersAt++
@@ -313,8 +331,15 @@ func (r *Reconciler) ask() {
 	}
 }
 
-// Status is the last pass's fib section of /status.
-func (r *Reconciler) Status() status.FIB { return *r.st.Load() }
+// Status is the last pass's fib section of /status (a copy; nil on a nil
+// Reconciler: [fib] off).
+func (r *Reconciler) Status() *status.FIB {
+	if r == nil {
+		return nil
+	}
+	st := *r.st.Load()
+	return &st
+}
 
 func (r *Reconciler) loop(ctx context.Context) {
 	defer close(r.done)

@@ -19,7 +19,7 @@ func TestBestPathsIntoTheMainTable(t *testing.T) {
 	s := newScene(t)
 	s.begin()
 	s.up("192.0.2.2", "192.0.2.1")
-	s.r.Record([]plugin.BestPathChange{
+	s.r.Record("", []plugin.BestPathChange{
 		change("198.51.100.128/25", hop("192.0.2.2", "192.0.2.2", "192.0.2.1")),
 		change("203.0.113.0/24", hop("192.0.2.2", "192.0.2.2", "192.0.2.1")),
 	}, true)
@@ -31,7 +31,7 @@ func TestBestPathsIntoTheMainTable(t *testing.T) {
 		t.Errorf("status tables: %+v", st.Tables)
 	}
 
-	s.r.Record([]plugin.BestPathChange{change("203.0.113.0/24")}, false)
+	s.r.Record("", []plugin.BestPathChange{change("203.0.113.0/24")}, false)
 	s.pass(time.Second)
 	s.want("withdrawn", "198.51.100.128/25 table 254 via 192.0.2.2 dev #2")
 
@@ -56,7 +56,7 @@ func TestNextHopsResolvedAndRefused(t *testing.T) {
 	s := newScene(t)
 	s.begin()
 	s.up("203.0.113.9", "192.0.2.1")
-	s.r.Record([]plugin.BestPathChange{
+	s.r.Record("", []plugin.BestPathChange{
 		change("198.51.100.64/26", hop("203.0.113.9", "203.0.113.9", "192.0.2.1")),
 		change("198.51.100.192/26", hop("203.0.113.77", "203.0.113.9", "192.0.2.1")),
 	}, true)
@@ -93,7 +93,7 @@ func TestKernelRefusalRetried(t *testing.T) {
 		cs = append(cs, change(fmt.Sprintf("203.0.113.%d/32", i), hop("192.0.2.2", "192.0.2.2", "192.0.2.1")))
 	}
 	cs = append(cs, change("198.51.100.0/25", hop("192.0.2.2", "192.0.2.2", "192.0.2.1")))
-	s.r.Record(cs, true)
+	s.r.Record("", cs, true)
 	s.pass(time.Second)
 	if got := len(s.k.table()); got != 8 {
 		t.Fatalf("%d routes in, want the 8 the kernel took", got)
@@ -126,7 +126,7 @@ func TestRepairs(t *testing.T) {
 	s := newScene(t)
 	s.begin()
 	s.up("192.0.2.2", "192.0.2.1")
-	s.r.Record([]plugin.BestPathChange{change("198.51.100.0/25", hop("192.0.2.2", "192.0.2.2", "192.0.2.1"))}, true)
+	s.r.Record("", []plugin.BestPathChange{change("198.51.100.0/25", hop("192.0.2.2", "192.0.2.2", "192.0.2.1"))}, true)
 	s.pass(time.Second)
 	want := "198.51.100.0/25 table 254 via 192.0.2.2 dev #2"
 	s.want("installed", want)
@@ -177,7 +177,7 @@ func TestLinkLocalAndECMP(t *testing.T) {
 	s.up("192.0.2.3", "192.0.2.1")
 	ll := plugin.BestPathHop{Nexthop: netip.MustParseAddr("fe80::2"), Neighbor: netip.MustParseAddr("fe80::2"), NeighborLocal: netip.MustParseAddr("fe80::1")}
 	llGlobal := plugin.BestPathHop{Nexthop: netip.MustParseAddr("2001:db8:a1::1"), LinkLocal: netip.MustParseAddr("fe80::2"), Neighbor: netip.MustParseAddr("fe80::2"), NeighborLocal: netip.MustParseAddr("fe80::1")}
-	s.r.Record([]plugin.BestPathChange{
+	s.r.Record("", []plugin.BestPathChange{
 		change("198.51.100.0/25", ll),
 		change("2001:db8:a1::/48", llGlobal),
 		change("203.0.113.0/24", hop("192.0.2.3", "192.0.2.3", "192.0.2.1"), hop("192.0.2.2", "192.0.2.2", "192.0.2.1")),
@@ -188,7 +188,7 @@ func TestLinkLocalAndECMP(t *testing.T) {
 		"2001:db8:a1::/48 table 254 via fe80::2 dev #3",
 		"203.0.113.0/24 table 254 via 192.0.2.2 dev #2 via 192.0.2.3 dev #2")
 	// One path of the set goes: the route is changed in place.
-	s.r.Record([]plugin.BestPathChange{change("203.0.113.0/24", hop("192.0.2.3", "192.0.2.3", "192.0.2.1"))}, false)
+	s.r.Record("", []plugin.BestPathChange{change("203.0.113.0/24", hop("192.0.2.3", "192.0.2.3", "192.0.2.1"))}, false)
 	s.k.takeWrites()
 	s.pass(time.Second)
 	if w := s.k.takeWrites(); len(w) != 1 || w[0].Delete {
@@ -196,8 +196,10 @@ func TestLinkLocalAndECMP(t *testing.T) {
 	}
 }
 
-// A VRF peer's routes go into its VRF's table, never the main table; a
-// VRF without a device is refused with "no such table".
+// Each VRF's best paths go into its own table (one RIB per VRF: the same
+// prefix in two VRFs is two routes), never the main table; a VRF without a
+// device is refused with "no such table"; a path told in another VRF's RIB
+// than its neighbor's is not installed.
 func TestVRFTables(t *testing.T) {
 	s := newScene(t)
 	s.begin()
@@ -205,14 +207,22 @@ func TestVRFTables(t *testing.T) {
 	s.up("198.51.100.6", "198.51.100.5")
 	s.up("192.0.2.2", "192.0.2.1")
 	s.k.via[netip.MustParseAddr("198.51.100.6")] = kroute.NextHop{Gateway: netip.MustParseAddr("198.51.100.6"), Ifindex: 6}
-	s.r.Record([]plugin.BestPathChange{
+	s.r.Record("blue", []plugin.BestPathChange{
 		change("203.0.113.0/25", hop("198.51.100.2", "198.51.100.2", "198.51.100.1")),
+		change("192.0.2.128/25", hop("198.51.100.2", "198.51.100.2", "198.51.100.1")),
+	}, true)
+	s.r.Record("gone", []plugin.BestPathChange{
 		change("203.0.113.128/25", hop("198.51.100.6", "198.51.100.6", "198.51.100.5")),
+	}, true)
+	s.r.Record("", []plugin.BestPathChange{
 		change("192.0.2.128/25", hop("192.0.2.2", "192.0.2.2", "192.0.2.1")),
+		// A blue neighbor's path in the default VRF's RIB: not ours to install.
+		change("203.0.113.64/26", hop("198.51.100.2", "198.51.100.2", "198.51.100.1")),
 	}, true)
 	s.pass(time.Second)
 	s.want("per VRF",
 		"203.0.113.0/25 table 10 via 198.51.100.2 dev #5",
+		"192.0.2.128/25 table 10 via 198.51.100.2 dev #5",
 		"192.0.2.128/25 table 254 via 192.0.2.2 dev #2")
 	st := s.r.Status()
 	if len(st.Refused) != 1 || st.Refused[0].VRF != "gone" || st.Refused[0].Reason != ReasonNoTable {
@@ -221,12 +231,18 @@ func TestVRFTables(t *testing.T) {
 	var blue bool
 	for _, tb := range st.Tables {
 		if tb.Table == 10 {
-			blue = tb.VRF == "blue" && tb.Routes == 1
+			blue = tb.VRF == "blue" && tb.Routes == 2
 		}
 	}
 	if !blue {
-		t.Errorf("status tables: %+v, want blue's table 10 with 1 route", st.Tables)
+		t.Errorf("status tables: %+v, want blue's table 10 with 2 routes", st.Tables)
 	}
+	// Blue withdraws its 192.0.2.128/25: the default VRF's stays.
+	s.r.Record("blue", []plugin.BestPathChange{change("192.0.2.128/25")}, false)
+	s.pass(time.Second)
+	s.want("blue's withdrawn",
+		"203.0.113.0/25 table 10 via 198.51.100.2 dev #5",
+		"192.0.2.128/25 table 254 via 192.0.2.2 dev #2")
 }
 
 // At start the routes an earlier run left are taken over: those still
@@ -239,7 +255,7 @@ func TestTakeoverAndStop(t *testing.T) {
 	s.k.routes[kept.Key], s.k.routes[stale.Key] = kept, stale
 	s.begin()
 	s.up("192.0.2.2", "192.0.2.1")
-	s.r.Record([]plugin.BestPathChange{change("198.51.100.0/25", hop("192.0.2.2", "192.0.2.2", "192.0.2.1"))}, true)
+	s.r.Record("", []plugin.BestPathChange{change("198.51.100.0/25", hop("192.0.2.2", "192.0.2.2", "192.0.2.1"))}, true)
 	s.pass(time.Second)
 	if w := s.k.takeWrites(); len(w) != 0 {
 		t.Errorf("taking over wrote %v", w)
@@ -259,7 +275,7 @@ func TestUnresolvableRouteRemoved(t *testing.T) {
 	s := newScene(t)
 	s.begin()
 	s.up("203.0.113.9", "192.0.2.1")
-	s.r.Record([]plugin.BestPathChange{change("198.51.100.64/26", hop("203.0.113.9", "203.0.113.9", "192.0.2.1"))}, true)
+	s.r.Record("", []plugin.BestPathChange{change("198.51.100.64/26", hop("203.0.113.9", "203.0.113.9", "192.0.2.1"))}, true)
 	s.pass(time.Second)
 	s.want("resolved", "198.51.100.64/26 table 254 via 192.0.2.254 dev #2")
 	delete(s.k.via, netip.MustParseAddr("203.0.113.9"))
@@ -275,7 +291,7 @@ func TestUnresolvableRouteRemoved(t *testing.T) {
 func TestOwnPathsNotInstalled(t *testing.T) {
 	s := newScene(t)
 	s.begin()
-	s.r.Record([]plugin.BestPathChange{change("198.51.100.0/25", plugin.BestPathHop{Nexthop: netip.MustParseAddr("0.0.0.0"), Local: true})}, true)
+	s.r.Record("", []plugin.BestPathChange{change("198.51.100.0/25", plugin.BestPathHop{Nexthop: netip.MustParseAddr("0.0.0.0"), Local: true})}, true)
 	s.pass(time.Second)
 	s.want("own path")
 	if st := s.r.Status(); len(st.Refused) != 0 {

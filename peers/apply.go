@@ -38,7 +38,7 @@ const (
 	actDeleteListenerAO                     // a scope's MKTs off every listener
 	actSetConnAO                            // a connection's MKTs and RNextKeyID
 	actSetGuards                            // the link-local guards on the listeners (scope.go)
-	actL3mdevAccept                         // net.ipv4.tcp_l3mdev_accept = 1 (VRF peers reach the listeners)
+	actL3mdevAccept                         // net.ipv4.tcp_l3mdev_accept = 0 (each VRF's GoBGP listens bound to its device)
 	actRecord                               // nothing to carry out: a step of the key stage's record alone (recordKey)
 )
 
@@ -117,7 +117,7 @@ func (p *pass) apply(ctx context.Context, a action) error {
 		if err != nil {
 			return err
 		}
-		return m.bgp.AddPeer(ctx, ap)
+		return m.bgp.AddPeerIn(ctx, a.peer.VRF, ap)
 	case actReaddNeighbor:
 		return m.readd(ctx, a.peer, a.adminDown)
 	case actDeleteNeighbor:
@@ -178,7 +178,7 @@ func (m *Manager) readd(ctx context.Context, p *config.Peer, adminDown bool) err
 	if err := m.bgp.DeletePeer(ctx, p.Address.String()); err != nil {
 		return err
 	}
-	return m.bgp.AddPeer(ctx, ap)
+	return m.bgp.AddPeerIn(ctx, p.VRF, ap)
 }
 
 // addRange gives GoBGP a dynamic range: its peer group, then the range.
@@ -187,7 +187,7 @@ func (m *Manager) addRange(ctx context.Context, p *config.Peer) error {
 	if err != nil {
 		return err
 	}
-	if err := m.bgp.AddPeerGroup(ctx, g); err != nil {
+	if err := m.bgp.AddPeerGroupIn(ctx, p.VRF, g); err != nil {
 		return fmt.Errorf("peers: dynamic range %s: %w", p.ID(), err)
 	}
 	if err := m.bgp.AddDynamicNeighbor(ctx, &api.DynamicNeighbor{Prefix: p.Prefix.String(), PeerGroup: g.Conf.PeerGroupName}); err != nil {

@@ -22,10 +22,12 @@ import (
 
 // BGP is what the manager needs of the embedded GoBGP (*plugin.Host).
 type BGP interface {
-	AddPeer(ctx context.Context, p *api.Peer) error
+	// AddPeerIn adds a neighbor to the GoBGP instance of its VRF ("" the
+	// default VRF's): each VRF has a RIB of its own (plugin, vrfs.go).
+	AddPeerIn(ctx context.Context, vrf string, p *api.Peer) error
 	UpdatePeer(ctx context.Context, p *api.Peer) (bool, error)
 	DeletePeer(ctx context.Context, addr string) error
-	AddPeerGroup(ctx context.Context, g *api.PeerGroup) error
+	AddPeerGroupIn(ctx context.Context, vrf string, g *api.PeerGroup) error
 	DeletePeerGroup(ctx context.Context, name string) error
 	AddDynamicNeighbor(ctx context.Context, d *api.DynamicNeighbor) error
 	DeleteDynamicNeighbor(ctx context.Context, prefix, group string) error
@@ -104,7 +106,7 @@ type Manager struct {
 	links  map[string]Link
 	vrfs   map[string]VRF
 	learnt map[string]netip.Addr
-	// l3mdevSet: tcp_l3mdev_accept was found off and turned on.
+	// l3mdevSet: tcp_l3mdev_accept was found on and turned off.
 	l3mdevSet bool
 	// guardsSet are the link-local guards last put on the listeners;
 	// guarded: there are some.

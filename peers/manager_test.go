@@ -38,6 +38,7 @@ type fakeBGP struct {
 	events chan plugin.PeerEvent
 	views  int // PeersAndPasswords calls (a reconcile pass reading GoBGP's view)
 	lost   atomic.Uint64
+	vrfOf  map[string]string // the VRF each neighbor and peer group was added in
 }
 
 // DroppedEvents is how many peer events the fake "lost" (lost.Add).
@@ -60,11 +61,15 @@ func newFakeBGP() *fakeBGP {
 
 func (f *fakeBGP) log(s string) { f.calls = append(f.calls, s) }
 
-func (f *fakeBGP) AddPeer(_ context.Context, p *api.Peer) error {
+func (f *fakeBGP) AddPeerIn(_ context.Context, vrf string, p *api.Peer) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log("add " + p.Conf.NeighborAddress)
 	f.peers[p.Conf.NeighborAddress] = p
+	if f.vrfOf == nil {
+		f.vrfOf = map[string]string{}
+	}
+	f.vrfOf[p.Conf.NeighborAddress] = vrf
 	return nil
 }
 func (f *fakeBGP) UpdatePeer(_ context.Context, p *api.Peer) (bool, error) {
@@ -81,10 +86,14 @@ func (f *fakeBGP) DeletePeer(_ context.Context, a string) error {
 	delete(f.peers, a)
 	return nil
 }
-func (f *fakeBGP) AddPeerGroup(_ context.Context, g *api.PeerGroup) error {
+func (f *fakeBGP) AddPeerGroupIn(_ context.Context, vrf string, g *api.PeerGroup) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.groups[g.Conf.PeerGroupName] = g
+	if f.vrfOf == nil {
+		f.vrfOf = map[string]string{}
+	}
+	f.vrfOf[g.Conf.PeerGroupName] = vrf
 	return nil
 }
 func (f *fakeBGP) DeletePeerGroup(_ context.Context, n string) error {

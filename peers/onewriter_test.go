@@ -15,7 +15,7 @@ func TestOneWriter(t *testing.T) {
 	// Every mutator of GoBGP's peers and of socket keys, by method name,
 	// whatever the receiver: a field (m.bgp, m.socks), the pass's look
 	// (p.socks), an interface value, a method value.
-	mutators := map[string]bool{"AddPeer": true, "UpdatePeer": true, "DeletePeer": true, "AddPeerGroup": true,
+	mutators := map[string]bool{"AddPeerIn": true, "UpdatePeer": true, "DeletePeer": true, "AddPeerGroupIn": true,
 		"DeletePeerGroup": true, "AddDynamicNeighbor": true, "DeleteDynamicNeighbor": true, "ResetPeer": true,
 		"SetListenerKey": true, "DeleteListenerKey": true, "SetConnKey": true,
 		"SetListenerAO": true, "DeleteListenerAO": true, "SetConnAO": true,

@@ -56,7 +56,7 @@ func TestPlanL3mdev(t *testing.T) {
 	if got := planL3mdev(l3mdevView{err: errors.New("no /proc")}); got != nil {
 		t.Errorf("unreadable: %+v", got)
 	}
-	if got, want := planL3mdev(l3mdevView{off: true}), []action{{kind: actL3mdevAccept}}; !reflect.DeepEqual(got, want) {
+	if got, want := planL3mdev(l3mdevView{on: true}), []action{{kind: actL3mdevAccept}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("off: %+v, want %+v", got, want)
 	}
 	if got := observeL3mdev(nil, 179); got != (l3mdevView{}) {

@@ -263,36 +263,37 @@ func (p *pass) recordGuards(want []tcpsock.Guard, err error) {
 }
 
 // l3mdevView is what a pass observed of the tcp_l3mdev_accept sysctl
-// (observeL3mdev): it is off while VRF peers are configured (off), or it
+// (observeL3mdev): it is on while VRF peers are configured (on), or it
 // could not be read (err). The zero value: nothing to do.
 type l3mdevView struct {
-	off bool
+	on  bool
 	err error
 }
 
-// planL3mdev is the sysctl's plan (pure): turn tcp_l3mdev_accept on when
-// VRF peers are configured and it was seen off.
+// planL3mdev is the sysctl's plan (pure): turn tcp_l3mdev_accept off when
+// VRF peers are configured and it was seen on (each VRF's GoBGP instance
+// listens bound to its VRF device, beside the default VRF's listener).
 func planL3mdev(v l3mdevView) []action {
-	if !v.off {
+	if !v.on {
 		return nil
 	}
 	return []action{{kind: actL3mdevAccept}}
 }
 
-// l3mdev turns tcp_l3mdev_accept on where the pass saw it off
+// l3mdev turns tcp_l3mdev_accept off where the pass saw it on
 // (planL3mdev), and records and logs the outcome.
 func (p *pass) l3mdev() {
 	m := p.m
 	if p.l3.err != nil {
-		m.log.WithError(p.l3.err).Warn("reconcile: cannot read net.ipv4.tcp_l3mdev_accept: VRF peers may not reach the listeners")
+		m.log.WithError(p.l3.err).Warn("reconcile: cannot read net.ipv4.tcp_l3mdev_accept: the VRFs' GoBGP instances may not listen")
 	}
 	for _, a := range planL3mdev(p.l3) {
 		if err := p.act(a); err != nil {
-			m.log.WithError(err).Error("reconcile: VRF peers are configured, but net.ipv4.tcp_l3mdev_accept is 0 and cannot be set: their connections find no listener (only our dials come up)")
+			m.log.WithError(err).Error("reconcile: VRF peers are configured, but net.ipv4.tcp_l3mdev_accept is 1 and cannot be set to 0: a VRF's GoBGP instance cannot listen beside the default VRF's")
 			continue
 		}
 		if !m.l3mdevSet {
-			m.log.Info("reconcile: VRF peers are configured: set net.ipv4.tcp_l3mdev_accept = 1 so the listeners accept their connections")
+			m.log.Info("reconcile: VRF peers are configured: set net.ipv4.tcp_l3mdev_accept = 0 so each VRF's GoBGP instance listens in its VRF alone")
 		}
 		m.l3mdevSet = true
 	}

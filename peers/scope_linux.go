@@ -48,15 +48,16 @@ func (kernelScopes) VRF(name string) VRF {
 }
 
 // l3mdevAccept is the sysctl that lets the default VRF's listeners accept
-// connections arriving in a VRF (TCP, IPv4 and IPv6 alike); the accepted
-// socket is bound to the VRF.
+// connections arriving in a VRF (TCP, IPv4 and IPv6 alike). With it on, a
+// listener bound to a VRF device cannot take the port the default VRF's
+// listener has (the kernel's bind conflict rule), so a VRF's GoBGP
+// instance could not listen.
 const l3mdevAccept = "/proc/sys/net/ipv4/tcp_l3mdev_accept"
 
 // observeL3mdev reads tcp_l3mdev_accept when VRF peers are configured and
-// GoBGP listens (port not 0; no lock held): GoBGP's listeners are in the
-// default VRF, and without it a VRF peer's SYN finds no listener (the
-// session would come up only by our dial). The router's network namespace
-// is the daemon's to run.
+// GoBGP listens (port not 0; no lock held): each VRF's GoBGP instance
+// listens bound to its VRF device, which needs it off. The router's
+// network namespace is the daemon's to run.
 func observeL3mdev(vrfs map[string]VRF, port uint16) l3mdevView {
 	if len(vrfs) == 0 || port == 0 {
 		return l3mdevView{}
@@ -65,11 +66,11 @@ func observeL3mdev(vrfs map[string]VRF, port uint16) l3mdevView {
 	if err != nil {
 		return l3mdevView{err: err}
 	}
-	return l3mdevView{off: strings.TrimSpace(string(b)) == "0"}
+	return l3mdevView{on: strings.TrimSpace(string(b)) != "0"}
 }
 
-// setL3mdevAccept turns tcp_l3mdev_accept on (actL3mdevAccept).
-func setL3mdevAccept() error { return os.WriteFile(l3mdevAccept, []byte("1\n"), 0o644) }
+// setL3mdevAccept turns tcp_l3mdev_accept off (actL3mdevAccept).
+func setL3mdevAccept() error { return os.WriteFile(l3mdevAccept, []byte("0\n"), 0o644) }
 
 // KernelAdvertiser is the Advertiser of the daemon: an ndp.Advertiser,
 // opened when an interface peer first wants one (its raw socket needs

@@ -18,16 +18,26 @@ type BestPathChange = server.BestPathChange
 // from and our address on that session, or Local for a path of our own.
 type BestPathHop = server.BestPathHop
 
-// WatchBestPaths calls fn with the changes of best paths of the global
-// RIB: first (init true) every destination that has one, then each change,
-// in order, on a goroutine of GoBGP's watcher, until ctx is done. fn may
-// block: changes wait in the watcher's queue, never in GoBGP's main loop.
-func (h *Host) WatchBestPaths(ctx context.Context, fn func(changes []BestPathChange, init bool)) error {
+// WatchBestPaths calls fn with the changes of best paths of each VRF's
+// RIB (vrf "" the default VRF's, GoBGP's global RIB; a VRF's instance,
+// vrfs.go, from when it is made): first (init true) every destination
+// that has one, then each change, in order, on a goroutine of GoBGP's
+// watcher per VRF, until ctx is done. fn may block: changes wait in the
+// watcher's queue, never in GoBGP's main loop.
+func (h *Host) WatchBestPaths(ctx context.Context, fn func(vrf string, changes []BestPathChange, init bool)) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.bgp.WatchBestPaths(ctx, fn); err != nil {
+	if err := watchBest(ctx, h.bgp, "", fn); err != nil {
 		return fmt.Errorf("plugin: watch best paths: %w", err)
+	}
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	h.vrfs.best = append(h.vrfs.best, bestWatch{ctx: ctx, fn: fn})
+	for vrf, s := range h.vrfs.servers {
+		if err := watchBest(ctx, s, vrf, fn); err != nil {
+			return fmt.Errorf("plugin: watch best paths in VRF %s: %w", vrf, err)
+		}
 	}
 	return nil
 }

@@ -114,18 +114,23 @@ func (h *Host) snapshotLocked() []PeerEvent {
 	now := timeNow()
 	var snap []PeerEvent
 	present := map[netip.Addr]bool{}
-	err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
-		ev, ok := peerEventFromAPI(p, now)
-		if !ok {
-			return
+	var err error
+	for _, srv := range h.servers() {
+		if err = srv.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
+			ev, ok := peerEventFromAPI(p, now)
+			if !ok {
+				return
+			}
+			ev.Local, ev.Remote = netip.AddrPort{}, netip.AddrPort{}
+			if last, ok := e.last[ev.Peer]; ok && last.State == ev.State && last.AdminDown == ev.AdminDown {
+				ev = last
+			}
+			present[ev.Peer] = true
+			snap = append(snap, ev)
+		}); err != nil {
+			break
 		}
-		ev.Local, ev.Remote = netip.AddrPort{}, netip.AddrPort{}
-		if last, ok := e.last[ev.Peer]; ok && last.State == ev.State && last.AdminDown == ev.AdminDown {
-			ev = last
-		}
-		present[ev.Peer] = true
-		snap = append(snap, ev)
-	})
+	}
 	if err != nil {
 		h.log.WithError(err).Warn("plugin: list peers for a new event subscriber")
 		return nil

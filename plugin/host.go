@@ -5,6 +5,10 @@
 //   - host.go: Host, the BGP server with its global configuration (New,
 //     Start, Stop), and the Plugin interface that features implement,
 //     started after GoBGP and stopped before it;
+//   - vrfs.go: a GoBGP instance per VRF (a RIB of its own, listeners bound
+//     to the VRF device), made when the VRF's first neighbor is added
+//     (AddPeerIn, AddPeerGroupIn) and found by neighbor address after;
+//   - bestpaths.go: each instance's best paths (WatchBestPaths);
 //   - grpc.go: GoBGP's gRPC API (so the stock `gobgp` CLI works) behind
 //     interceptors that redact every answer, refuse redacted passwords,
 //     refuse dynamic neighbors of unknown peer groups and ask the APIGuard;
@@ -110,6 +114,8 @@ type Host struct {
 	running []Plugin
 
 	ev events
+
+	vrfs vrfServers // the GoBGP instances of the VRFs (vrfs.go)
 
 	notes     peerNotes      // last NOTIFICATION and down reason per neighbor (fsmevents.go)
 	malformed malformedNotes // malformed messages per neighbor (malformed.go)
@@ -421,7 +427,8 @@ func (h *Host) stopBGP(ctx context.Context) error {
 	go func() {
 		// StopBgp (neighbors deleted with Cease, listeners closed, the
 		// global configuration cleared once their FSMs are freed: the
-		// carried patches/0003), then the gRPC server.
+		// carried patches/0003), then the gRPC server; the VRFs' too.
+		h.stopVRFs()
 		h.bgp.Stop()
 		close(done)
 	}()

@@ -97,9 +97,14 @@ func (h *Host) refreshSnapshot(done chan struct{}) {
 	s.mu.Unlock()
 	start := time.Now()
 	var out []*api.Peer
-	err := h.bgp.ListPeer(context.Background(), &api.ListPeerRequest{EnableAdvertised: adv}, func(p *api.Peer) {
-		out = append(out, redact.Proto(p))
-	})
+	var err error
+	for _, srv := range h.servers() {
+		if err = srv.ListPeer(context.Background(), &api.ListPeerRequest{EnableAdvertised: adv}, func(p *api.Peer) {
+			out = append(out, redact.Proto(p))
+		}); err != nil {
+			break
+		}
+	}
 	s.mu.Lock()
 	if err == nil {
 		s.peers, s.at = out, timeNow()

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	api "github.com/osrg/gobgp/v3/api"
+	"github.com/osrg/gobgp/v3/pkg/server"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/authbgp/authbgpd/keys"
@@ -39,7 +40,11 @@ func (h *Host) acceptSecrets(m proto.Message) error {
 // AddPeer adds a neighbor. With Conf.AuthPassword set GoBGP installs the
 // TCP-MD5 key on its listeners and on the sockets it dials (it only logs a
 // warning if that fails).
-func (h *Host) AddPeer(ctx context.Context, p *api.Peer) error {
+func (h *Host) AddPeer(ctx context.Context, p *api.Peer) error { return h.AddPeerIn(ctx, "", p) }
+
+// AddPeerIn adds a neighbor to the GoBGP instance of vrf ("" the default
+// VRF), made when it is the VRF's first (vrfs.go).
+func (h *Host) AddPeerIn(ctx context.Context, vrf string, p *api.Peer) error {
 	if p == nil || p.Conf == nil {
 		return errors.New("plugin: AddPeer: nil peer or peer config")
 	}
@@ -49,9 +54,14 @@ func (h *Host) AddPeer(ctx context.Context, p *api.Peer) error {
 	if err := h.acceptSecrets(p); err != nil {
 		return fmt.Errorf("plugin: add peer %s: %w", p.Conf.NeighborAddress, err)
 	}
-	if err := h.bgp.AddPeer(ctx, &api.AddPeerRequest{Peer: p}); err != nil {
+	s, err := h.serverIn(ctx, vrf)
+	if err != nil {
 		return fmt.Errorf("plugin: add peer %s: %w", p.Conf.NeighborAddress, err)
 	}
+	if err := s.AddPeer(ctx, &api.AddPeerRequest{Peer: p}); err != nil {
+		return fmt.Errorf("plugin: add peer %s: %w", p.Conf.NeighborAddress, err)
+	}
+	h.place(p.Conf.NeighborAddress, vrf)
 	return nil
 }
 
@@ -69,7 +79,7 @@ func (h *Host) UpdatePeer(ctx context.Context, p *api.Peer) (needsSoftResetIn bo
 	if err := h.acceptSecrets(p); err != nil {
 		return false, fmt.Errorf("plugin: update peer %s: %w", p.Conf.NeighborAddress, err)
 	}
-	r, err := h.bgp.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: p})
+	r, err := h.serverOf(p.Conf.NeighborAddress).UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: p})
 	if err != nil {
 		return false, fmt.Errorf("plugin: update peer %s: %w", p.Conf.NeighborAddress, err)
 	}
@@ -83,7 +93,7 @@ func (h *Host) DeletePeer(ctx context.Context, addr string) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.bgp.DeletePeer(ctx, &api.DeletePeerRequest{Address: addr}); err != nil {
+	if err := h.serverOf(addr).DeletePeer(ctx, &api.DeletePeerRequest{Address: addr}); err != nil {
 		return fmt.Errorf("plugin: delete peer %s: %w", addr, err)
 	}
 	if a, err := netip.ParseAddr(addr); err == nil {
@@ -99,7 +109,7 @@ func (h *Host) DisablePeer(ctx context.Context, addr, communication string) erro
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.bgp.DisablePeer(ctx, &api.DisablePeerRequest{Address: addr, Communication: communication}); err != nil {
+	if err := h.serverOf(addr).DisablePeer(ctx, &api.DisablePeerRequest{Address: addr, Communication: communication}); err != nil {
 		return fmt.Errorf("plugin: disable peer %s: %w", addr, err)
 	}
 	return nil
@@ -110,7 +120,7 @@ func (h *Host) EnablePeer(ctx context.Context, addr string) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.bgp.EnablePeer(ctx, &api.EnablePeerRequest{Address: addr}); err != nil {
+	if err := h.serverOf(addr).EnablePeer(ctx, &api.EnablePeerRequest{Address: addr}); err != nil {
 		return fmt.Errorf("plugin: enable peer %s: %w", addr, err)
 	}
 	return nil
@@ -123,7 +133,7 @@ func (h *Host) ShutdownPeer(ctx context.Context, addr, communication string) err
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.bgp.ShutdownPeer(ctx, &api.ShutdownPeerRequest{Address: addr, Communication: communication}); err != nil {
+	if err := h.serverOf(addr).ShutdownPeer(ctx, &api.ShutdownPeerRequest{Address: addr, Communication: communication}); err != nil {
 		return fmt.Errorf("plugin: shutdown peer %s: %w", addr, err)
 	}
 	return nil
@@ -137,10 +147,18 @@ func (h *Host) ResetPeer(ctx context.Context, addr, communication string, soft b
 		return err
 	}
 	r := &api.ResetPeerRequest{Address: addr, Communication: communication, Soft: soft, Direction: dir}
-	if err := h.bgp.ResetPeer(ctx, r); err != nil {
+	if err := h.serverOf(addr).ResetPeer(ctx, r); err != nil {
 		return fmt.Errorf("plugin: reset peer %s: %w", addr, err)
 	}
 	return nil
+}
+
+// listServers are the servers ListPeer asks: addr's, or all.
+func (h *Host) listServers(addr string) []*server.BgpServer {
+	if addr != "" {
+		return []*server.BgpServer{h.serverOf(addr)}
+	}
+	return h.servers()
 }
 
 // ListPeer returns the neighbor addr ("" = all), with passwords redacted
@@ -168,9 +186,14 @@ func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.P
 	ch := make(chan answer, 1)
 	go func() {
 		var out []*api.Peer
-		err := h.bgp.ListPeer(ctx, req, func(p *api.Peer) {
-			out = append(out, redact.Proto(p))
-		})
+		var err error
+		for _, s := range h.listServers(addr) {
+			if err = s.ListPeer(ctx, req, func(p *api.Peer) {
+				out = append(out, redact.Proto(p))
+			}); err != nil {
+				break
+			}
+		}
 		ch <- answer{out, err}
 	}()
 	select {
@@ -195,14 +218,16 @@ func (h *Host) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Ad
 	}
 	var ps []*api.Peer
 	pw := map[netip.Addr]keys.Secret{}
-	err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
-		if a, ok := NeighborAddr(p); ok {
-			pw[a] = keys.Secret(p.GetConf().GetAuthPassword())
+	for _, s := range h.servers() {
+		err := s.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
+			if a, ok := NeighborAddr(p); ok {
+				pw[a] = keys.Secret(p.GetConf().GetAuthPassword())
+			}
+			ps = append(ps, redact.Proto(p))
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("plugin: list peers and passwords: %w", err)
 		}
-		ps = append(ps, redact.Proto(p))
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("plugin: list peers and passwords: %w", err)
 	}
 	return ps, pw, nil
 }
@@ -210,6 +235,12 @@ func (h *Host) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Ad
 // AddPeerGroup adds a peer group (its AuthPassword applies to members and
 // to dynamic neighbors accepted through it).
 func (h *Host) AddPeerGroup(ctx context.Context, g *api.PeerGroup) error {
+	return h.AddPeerGroupIn(ctx, "", g)
+}
+
+// AddPeerGroupIn adds a peer group to the GoBGP instance of vrf ("" the
+// default VRF); its dynamic neighbors are accepted there.
+func (h *Host) AddPeerGroupIn(ctx context.Context, vrf string, g *api.PeerGroup) error {
 	if g == nil || g.Conf == nil {
 		return errors.New("plugin: AddPeerGroup: nil group or group config")
 	}
@@ -219,9 +250,19 @@ func (h *Host) AddPeerGroup(ctx context.Context, g *api.PeerGroup) error {
 	if err := h.acceptSecrets(g); err != nil {
 		return fmt.Errorf("plugin: add peer group %s: %w", g.Conf.PeerGroupName, err)
 	}
-	if err := h.bgp.AddPeerGroup(ctx, &api.AddPeerGroupRequest{PeerGroup: g}); err != nil {
+	s, err := h.serverIn(ctx, vrf)
+	if err != nil {
 		return fmt.Errorf("plugin: add peer group %s: %w", g.Conf.PeerGroupName, err)
 	}
+	if err := s.AddPeerGroup(ctx, &api.AddPeerGroupRequest{PeerGroup: g}); err != nil {
+		return fmt.Errorf("plugin: add peer group %s: %w", g.Conf.PeerGroupName, err)
+	}
+	h.vrfs.mu.Lock()
+	if h.vrfs.groups == nil {
+		h.vrfs.where, h.vrfs.groups = map[string]string{}, map[string]string{}
+	}
+	h.vrfs.groups[g.Conf.PeerGroupName] = vrf
+	h.vrfs.mu.Unlock()
 	return nil
 }
 
@@ -237,7 +278,7 @@ func (h *Host) UpdatePeerGroup(ctx context.Context, g *api.PeerGroup) (needsSoft
 	if err := h.acceptSecrets(g); err != nil {
 		return false, fmt.Errorf("plugin: update peer group %s: %w", g.Conf.PeerGroupName, err)
 	}
-	r, err := h.bgp.UpdatePeerGroup(ctx, &api.UpdatePeerGroupRequest{PeerGroup: g})
+	r, err := h.groupServer(g.Conf.PeerGroupName).UpdatePeerGroup(ctx, &api.UpdatePeerGroupRequest{PeerGroup: g})
 	if err != nil {
 		return false, fmt.Errorf("plugin: update peer group %s: %w", g.Conf.PeerGroupName, err)
 	}
@@ -250,7 +291,7 @@ func (h *Host) DeletePeerGroup(ctx context.Context, name string) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.bgp.DeletePeerGroup(ctx, &api.DeletePeerGroupRequest{Name: name}); err != nil {
+	if err := h.groupServer(name).DeletePeerGroup(ctx, &api.DeletePeerGroupRequest{Name: name}); err != nil {
 		return fmt.Errorf("plugin: delete peer group %s: %w", name, err)
 	}
 	return nil
@@ -262,11 +303,13 @@ func (h *Host) ListPeerGroup(ctx context.Context, name string) ([]*api.PeerGroup
 		return nil, err
 	}
 	var out []*api.PeerGroup
-	err := h.bgp.ListPeerGroup(ctx, &api.ListPeerGroupRequest{PeerGroupName: name}, func(g *api.PeerGroup) {
-		out = append(out, redact.Proto(g))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("plugin: list peer group %q: %w", name, err)
+	for _, s := range h.servers() {
+		err := s.ListPeerGroup(ctx, &api.ListPeerGroupRequest{PeerGroupName: name}, func(g *api.PeerGroup) {
+			out = append(out, redact.Proto(g))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("plugin: list peer group %q: %w", name, err)
+		}
 	}
 	return out, nil
 }
@@ -278,7 +321,7 @@ func (h *Host) peerGroupExists(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	found := false
-	err := h.bgp.ListPeerGroup(ctx, &api.ListPeerGroupRequest{PeerGroupName: name}, func(g *api.PeerGroup) {
+	err := h.groupServer(name).ListPeerGroup(ctx, &api.ListPeerGroupRequest{PeerGroupName: name}, func(g *api.PeerGroup) {
 		if g.GetConf().GetPeerGroupName() == name {
 			found = true
 		}
@@ -328,7 +371,7 @@ func (h *Host) AddDynamicNeighbor(ctx context.Context, d *api.DynamicNeighbor) e
 	if err := h.checkDynamic(ctx, d.Prefix, d.PeerGroup); err != nil {
 		return fmt.Errorf("plugin: add %w", err)
 	}
-	if err := h.bgp.AddDynamicNeighbor(ctx, &api.AddDynamicNeighborRequest{DynamicNeighbor: d}); err != nil {
+	if err := h.groupServer(d.PeerGroup).AddDynamicNeighbor(ctx, &api.AddDynamicNeighborRequest{DynamicNeighbor: d}); err != nil {
 		return fmt.Errorf("plugin: add dynamic neighbor %s: %w", d.Prefix, err)
 	}
 	return nil
@@ -344,7 +387,7 @@ func (h *Host) DeleteDynamicNeighbor(ctx context.Context, prefix, group string) 
 	if err := h.checkDynamic(ctx, prefix, group); err != nil {
 		return fmt.Errorf("plugin: delete %w", err)
 	}
-	if err := h.bgp.DeleteDynamicNeighbor(ctx, &api.DeleteDynamicNeighborRequest{Prefix: prefix, PeerGroup: group}); err != nil {
+	if err := h.groupServer(group).DeleteDynamicNeighbor(ctx, &api.DeleteDynamicNeighborRequest{Prefix: prefix, PeerGroup: group}); err != nil {
 		return fmt.Errorf("plugin: delete dynamic neighbor %s: %w", prefix, err)
 	}
 	return nil
@@ -356,11 +399,13 @@ func (h *Host) ListDynamicNeighbor(ctx context.Context, group string) ([]*api.Dy
 		return nil, err
 	}
 	var out []*api.DynamicNeighbor
-	err := h.bgp.ListDynamicNeighbor(ctx, &api.ListDynamicNeighborRequest{PeerGroup: group}, func(d *api.DynamicNeighbor) {
-		out = append(out, redact.Proto(d))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("plugin: list dynamic neighbors %q: %w", group, err)
+	for _, s := range h.servers() {
+		err := s.ListDynamicNeighbor(ctx, &api.ListDynamicNeighborRequest{PeerGroup: group}, func(d *api.DynamicNeighbor) {
+			out = append(out, redact.Proto(d))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("plugin: list dynamic neighbors %q: %w", group, err)
+		}
 	}
 	return out, nil
 }

@@ -244,9 +244,7 @@ func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
 		s.shadow.Reload(idx) // after peers: it pins the keys they now use
 	}
 	s.drops.Reload(idx)
-	if s.fib != nil {
-		s.fib.SetIndex(idx)
-	}
+	s.fib.SetIndex(idx) // nil-safe: [fib] off
 	if err != nil {
 		s.log.WithError(err).Error("reload applied with errors")
 		return err
@@ -300,10 +298,7 @@ func (s *Speaker) Status() status.Status {
 		st.Capture = s.shadow.CaptureStatus()
 	}
 	s.drops.Merge(&st)
-	if s.fib != nil {
-		f := s.fib.Status()
-		st.FIB = &f
-	}
+	st.FIB = s.fib.Status() // nil with [fib] off
 	return st
 }
 
@@ -356,7 +351,5 @@ func (o observer) Published(sn *peerindex.Snapshot) {
 	if sh := o.s.shadow; sh != nil {
 		sh.Apply(sn)
 	}
-	if f := o.s.fib; f != nil {
-		f.Apply(sn)
-	}
+	o.s.fib.Apply(sn) // nil-safe: [fib] off
 }

@@ -25,17 +25,20 @@ import (
 // in its default VRF. The steps share the routers:
 //
 //	up:       both sessions Established, each with its own key, /status
-//	          naming the VRF, tcp_l3mdev_accept turned on by the daemon
+//	          naming the VRF; each VRF's GoBGP instance listening bound to
+//	          its VRF (tcp_l3mdev_accept turned off by the daemon)
 //	scoped:   a host in VRF red using the blue peer's address and key
 //	          cannot even complete a handshake with r (the key on r's
 //	          listener is scoped to blue; TCPMD5Unexpected counts it):
 //	          red when the key install drops the l3index
 //	wrong:    the blue peer's key changed on p1 only: blue is diagnosed
 //	          there (bad-digest), red stays up and ok
-//	fib:      each far end originates a prefix (gobgp global rib add): r
-//	          puts each into its VRF's table (blue 10, red 20), via the
-//	          far end on the VRF's link, and neither into the main table
-//	          (issue 43; next hops resolved through the VRF device)
+//	apart:    each far end originates a prefix (gobgp global rib add); no
+//	          far end learns the other VRF's (a RIB per VRF, issue 43): red
+//	          with one GoBGP instance for all VRFs
+//	fib:      r puts each prefix into its VRF's table (blue 10, red 20),
+//	          via the far end on the VRF's link, and neither into the main
+//	          table (next hops resolved through the VRF device)
 //	move:     blue's link and peer moved to VRF red by reload: the session
 //	          is reset and comes up again in red
 
@@ -117,8 +120,16 @@ func TestBGPVRFPeers(t *testing.T) {
 		f1.waitPeer(t, vrfR1.String(), 30*time.Second, "established", func(p *status.Peer) bool { return p.State == "established" })
 		f2.waitPeer(t, vrfR2.String(), 30*time.Second, "established", established)
 		out := netns.Run(t, "ip", "netns", "exec", r, "sysctl", "-n", "net.ipv4.tcp_l3mdev_accept")
-		if strings.TrimSpace(out) != "1" || !strings.Contains(rt.log(), "tcp_l3mdev_accept = 1") {
+		if strings.TrimSpace(out) != "0" {
 			t.Fatalf("tcp_l3mdev_accept = %s; log: %v", out, linesWith(rt.log(), "l3mdev"))
+		}
+		// Each VRF's GoBGP instance listens in its VRF, beside the
+		// default VRF's listener.
+		ls := netns.Run(t, "ip", "netns", "exec", r, "ss", "-Htln", "sport", "= :179")
+		for _, vrf := range []string{"blue", "red"} {
+			if !strings.Contains(ls, "%"+vrf+":179") {
+				t.Errorf("no listener bound to VRF %s:\n%s", vrf, ls)
+			}
 		}
 		// Each session's socket is bound to its VRF.
 		for vrf, peer := range map[string]netip.Addr{"blue": vrfP1, "red": vrfP2} {
@@ -133,12 +144,38 @@ func TestBGPVRFPeers(t *testing.T) {
 		return
 	}
 
-	t.Run("fib", func(t *testing.T) {
+	t.Run("apart", func(t *testing.T) {
 		for ns, pfx := range map[string]string{p1: "203.0.113.0/25", p2: "203.0.113.128/25"} {
 			if out, err := netns.Exec(ns, "gobgp", "global", "rib", "add", "-a", "ipv4", pfx).CombinedOutput(); err != nil {
 				t.Fatalf("gobgp global rib add %s: %v\n%s", pfx, err, out)
 			}
 		}
+		accepted := func(p *status.Peer) bool {
+			for _, f := range p.Families {
+				if f.Name == "ipv4-unicast" && f.Accepted >= 1 {
+					return true
+				}
+			}
+			return false
+		}
+		rt.waitPeer(t, vrfP1.String(), 30*time.Second, "blue's prefix accepted", accepted)
+		rt.waitPeer(t, vrfP2.String(), 30*time.Second, "red's prefix accepted", accepted)
+		// Tenants apart: r's VRFs are RIBs of their own, so neither far
+		// end hears of the other's prefix (with one RIB, r sends each to
+		// the other as soon as it has it).
+		time.Sleep(2 * time.Second)
+		for ns, other := range map[string]string{p1: "203.0.113.128/25", p2: "203.0.113.0/25"} {
+			out, err := netns.Exec(ns, "gobgp", "global", "rib", "-a", "ipv4").CombinedOutput()
+			if err != nil {
+				t.Fatalf("gobgp global rib: %v\n%s", err, out)
+			}
+			if strings.Contains(string(out), other) {
+				t.Errorf("%s learnt the other VRF's %s through r:\n%s", ns, other, out)
+			}
+		}
+	})
+
+	t.Run("fib", func(t *testing.T) {
 		want := map[string]string{
 			"10":   "203.0.113.0/25 via 192.0.2.2 dev blue0 proto bgp metric 20",
 			"20":   "203.0.113.128/25 via 198.51.100.2 dev red0 proto bgp metric 20",

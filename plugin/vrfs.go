@@ -1,0 +1,182 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	api "github.com/osrg/gobgp/v3/api"
+	"github.com/osrg/gobgp/v3/pkg/server"
+)
+
+// vrfServers are the GoBGP servers of the VRFs: one BgpServer per VRF,
+// each a RIB of its own, so that a tenant's routes reach only the peers of
+// its VRF (and only its VRF's table). A VRF's server listens bound to the
+// VRF device (Global.BindToDevice) and dials through it; it shares the
+// Host's hooks (the dial hook keys its dials, the FSM events and malformed
+// messages reach the same records, its log lines the same adapter) and
+// its peer events the Host's fan-out. It is made when the VRF's first
+// neighbor or range is added, and stopped with the Host. Neighbor
+// addresses are unique across VRFs (the config refuses one address in two
+// VRFs), so a neighbor's server is found by its address.
+type vrfServers struct {
+	mu      sync.Mutex
+	servers map[string]*server.BgpServer // by VRF name; the default VRF is Host.bgp
+	cancel  map[string]context.CancelFunc
+	where   map[string]string // neighbor address (as GoBGP names it) -> VRF
+	groups  map[string]string // peer group -> VRF
+	best    []bestWatch       // WatchBestPaths callers, for servers made later
+}
+
+type bestWatch struct {
+	ctx context.Context
+	fn  func(vrf string, changes []BestPathChange, init bool)
+}
+
+// serverIn is the server of vrf ("" the default VRF), made and started
+// when it is the VRF's first.
+func (h *Host) serverIn(ctx context.Context, vrf string) (*server.BgpServer, error) {
+	if vrf == "" {
+		return h.bgp, nil
+	}
+	v := &h.vrfs
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if s, ok := v.servers[vrf]; ok {
+		return s, nil
+	}
+	s := server.NewBgpServer(
+		server.LoggerOption(h.logger),
+		server.PeerDialControlOption(h.dialControl),
+		server.ReceiveErrorOption(h.malformed.record),
+		server.FSMEventOption(h.fsmEvent),
+	)
+	go s.Serve()
+	g := &api.Global{
+		Asn:              h.opts.ASN,
+		RouterId:         h.opts.RouterID,
+		ListenPort:       h.opts.ListenPort,
+		ListenAddresses:  h.opts.ListenAddresses,
+		UseMultiplePaths: h.opts.Multipath,
+		BindToDevice:     vrf,
+	}
+	if err := s.StartBgp(ctx, &api.StartBgpRequest{Global: g}); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("plugin: start BGP in VRF %s: %w", vrf, err)
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	err := s.WatchEvent(wctx, &api.WatchEventRequest{Peer: &api.WatchEventRequest_Peer{}}, func(r *api.WatchEventResponse) {
+		pe := r.GetPeer()
+		if pe == nil || pe.Type == api.WatchEventResponse_PeerEvent_END_OF_INIT {
+			return
+		}
+		if ev, ok := peerEventFromAPI(pe.GetPeer(), time.Now()); ok {
+			h.vrfs.mu.Lock()
+			if _, known := h.vrfs.where[ev.Peer.String()]; !known {
+				h.vrfs.where[ev.Peer.String()] = vrf // a dynamic neighbor's session
+			}
+			h.vrfs.mu.Unlock()
+			h.ev.publish(ev)
+		}
+	})
+	if err == nil {
+		for _, w := range v.best {
+			if err = watchBest(w.ctx, s, vrf, w.fn); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		cancel()
+		s.Stop()
+		return nil, fmt.Errorf("plugin: watch BGP in VRF %s: %w", vrf, err)
+	}
+	if v.servers == nil {
+		v.servers, v.cancel = map[string]*server.BgpServer{}, map[string]context.CancelFunc{}
+	}
+	v.servers[vrf], v.cancel[vrf] = s, cancel
+	h.log.WithField("vrf", vrf).Info("plugin: a GoBGP instance of its own for VRF " + vrf + " (its RIB, its listeners bound to the VRF)")
+	return s, nil
+}
+
+func watchBest(ctx context.Context, s *server.BgpServer, vrf string, fn func(string, []BestPathChange, bool)) error {
+	return s.WatchBestPaths(ctx, func(changes []BestPathChange, init bool) { fn(vrf, changes, init) })
+}
+
+// place records that neighbor addr is in vrf.
+func (h *Host) place(addr, vrf string) {
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	if h.vrfs.where == nil {
+		h.vrfs.where, h.vrfs.groups = map[string]string{}, map[string]string{}
+	}
+	h.vrfs.where[addr] = vrf
+}
+
+// serverOf is the server of neighbor addr (the default VRF's when it is
+// in none).
+func (h *Host) serverOf(addr string) *server.BgpServer {
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	if vrf, ok := h.vrfs.where[addr]; ok && vrf != "" {
+		if s, ok := h.vrfs.servers[vrf]; ok {
+			return s
+		}
+	}
+	return h.bgp
+}
+
+// groupServer is the server of peer group name.
+func (h *Host) groupServer(name string) *server.BgpServer {
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	if vrf, ok := h.vrfs.groups[name]; ok && vrf != "" {
+		if s, ok := h.vrfs.servers[vrf]; ok {
+			return s
+		}
+	}
+	return h.bgp
+}
+
+// servers are every server, the default VRF's first, then the VRFs' by
+// name.
+func (h *Host) servers() []*server.BgpServer {
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	names := make([]string, 0, len(h.vrfs.servers))
+	for n := range h.vrfs.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := []*server.BgpServer{h.bgp}
+	for _, n := range names {
+		out = append(out, h.vrfs.servers[n])
+	}
+	return out
+}
+
+// VRFs are the VRFs that have a GoBGP server of their own, by name.
+func (h *Host) VRFs() []string {
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	names := make([]string, 0, len(h.vrfs.servers))
+	for n := range h.vrfs.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// stopVRFs stops the VRFs' servers (Host.Stop, after the plugins).
+func (h *Host) stopVRFs() {
+	h.vrfs.mu.Lock()
+	servers, cancels := h.vrfs.servers, h.vrfs.cancel
+	h.vrfs.servers, h.vrfs.cancel = nil, nil
+	h.vrfs.mu.Unlock()
+	for vrf, s := range servers {
+		cancels[vrf]()
+		s.Stop()
+	}
+}
