@@ -197,8 +197,9 @@ func (w *offWorker) files(files []offFile) {
 	}
 }
 
-// file reads the packets of r, each handed to packet by reference (a
-// Packet is a hundred bytes: capfile.Each's copies show).
+// file reads the packets of r, each read into one Packet and handed to
+// packet by reference (a Packet is a hundred bytes: capfile.Each's and
+// Next's copies show, each worker reading every packet).
 func (w *offWorker) file(r io.Reader, st *FileStats) error {
 	cr, err := capfile.NewReader(r)
 	if err != nil {
@@ -206,7 +207,7 @@ func (w *offWorker) file(r io.Reader, st *FileStats) error {
 	}
 	var p capfile.Packet
 	for {
-		if p, err = cr.Next(); err != nil {
+		if err = cr.NextInto(&p); err != nil {
 			break
 		}
 		w.packet(&p, st)
@@ -262,14 +263,17 @@ type assigner struct {
 	owner map[netip.Addr]int
 	addrs []int
 	load  []int
-	// The ends and ports of the last two connections' directions, and
+	// The ends and ports of the last connCache connections' directions, and
 	// their workers (-1: not a configured peer's): segments come in runs
 	// of one connection, both ways.
-	last     [2]connEnds
-	lastW    [2]int
-	lastSeen [2]bool
+	last     [connCache]connEnds
+	lastW    [connCache]int
+	lastSeen [connCache]bool
 	lastNext int // the entry to replace
 }
+
+// connCache is how many connection directions an assigner remembers.
+const connCache = 4
 
 // connEnds are a segment's addresses and ports.
 type connEnds struct {
@@ -318,6 +322,6 @@ func (a *assigner) worker(e connEnds) int {
 	}
 	i := a.lastNext
 	a.last[i], a.lastW[i], a.lastSeen[i] = e, w, true
-	a.lastNext = 1 - i
+	a.lastNext = (i + 1) % connCache
 	return w
 }
