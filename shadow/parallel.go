@@ -263,17 +263,14 @@ type assigner struct {
 	owner map[netip.Addr]int
 	addrs []int
 	load  []int
-	// The ends and ports of the last connCache connections' directions, and
+	// The ends and ports of the last two connections' directions, and
 	// their workers (-1: not a configured peer's): segments come in runs
 	// of one connection, both ways.
-	last     [connCache]connEnds
-	lastW    [connCache]int
-	lastSeen [connCache]bool
+	last     [2]connEnds
+	lastW    [2]int
+	lastSeen [2]bool
 	lastNext int // the entry to replace
 }
-
-// connCache is how many connection directions an assigner remembers.
-const connCache = 4
 
 // connEnds are a segment's addresses and ports.
 type connEnds struct {
@@ -322,6 +319,6 @@ func (a *assigner) worker(e connEnds) int {
 	}
 	i := a.lastNext
 	a.last[i], a.lastW[i], a.lastSeen[i] = e, w, true
-	a.lastNext = (i + 1) % connCache
+	a.lastNext = 1 - i
 	return w
 }
