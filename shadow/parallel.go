@@ -16,20 +16,26 @@ import (
 )
 
 // Offline verifies capture files on several goroutines with the same
-// result, count for count, as one Checker reading them in order: one
-// goroutine reads and decodes the files once, and hands each segment to
-// the worker that owns its remote address (a Checker's state is per
-// remote address, and each worker sees that address's segments in file
-// order), so only the digests run in parallel. The addresses are spread
-// evenly over the workers as they first show, so that a capture of a few
-// sessions keeps every worker busy, whatever the addresses.
+// result, count for count, as one Checker reading them in order. A
+// Checker's state is per remote address, so each worker owns some of the
+// addresses and verifies their segments, in file order. Every worker reads
+// and decodes the files itself and skips the segments it does not own:
+// nothing is handed from one goroutine to another (handing every segment's
+// bytes to a worker on the other core slowed the reading goroutine about
+// twofold, docs/PERFORMANCE-shadow.md "On both cores"). The workers agree
+// on the owners without talking: each computes them from the same file
+// order (see assigner). The addresses are spread evenly over the workers
+// as they first show, so that a capture of a few sessions keeps every
+// worker busy, whatever the addresses.
 type Offline struct {
 	Peers   []Peer
 	Options Options
-	// Workers is the number of verifying goroutines; ≤ 0: GOMAXPROCS.
+	// Workers is the number of verifying goroutines; ≤ 0: GOMAXPROCS. A
+	// file that is not a regular file (a pipe) is read once, so by one
+	// worker.
 	Workers int
 	// SRH, when set, is shown every packet with a Segment Routing Header,
-	// on the reading goroutine.
+	// in file order, on one goroutine.
 	SRH SRHFunc
 	// IfNames names the interface indexes of Linux cooked v2 (SLL2)
 	// headers, which carry no names: without it, their link-local
@@ -56,35 +62,10 @@ func (e *FileError) Error() string {
 
 func (e *FileError) Unwrap() error { return e.Err }
 
-// batchLen is how many segments go to a worker at a time (and batchBytes
-// how many bytes at most): enough to make handing over cheap.
-const (
-	batchLen   = 512
-	batchBytes = 512 << 10
-)
-
-// segRef is a segment in its batch: small (32 bytes), for the reading
-// goroutine writes it and a worker, on another core, reads it (with the
-// 104 bytes of a time.Time and two addresses inline, two cores took some
-// 4% longer).
-type segRef struct {
-	off, n uint32 // the bytes, in the batch's buf (n ≤ MaxPacketLen)
-	link   uint32
-	// zoned, when ≥ 0, is the index in the batch's zoned of the src and
-	// dst that replace the decoded addresses (link-local ones zoned with
-	// their interface, see llZoner).
-	zoned int32
-	// The capture time, as time.Unix(sec, nsec).UTC() (which gives back
-	// the Packet's Time, the zero time included).
-	sec  int64
-	nsec int64
-}
-
-type batch struct {
-	buf   []byte
-	segs  []segRef
-	zoned [][2]netip.Addr
-}
+// ownBatch is how many of its own segments a worker checks under one hold
+// of its checker's lock, as the live path does per ring block (the
+// callbacks due run when it is released).
+const ownBatch = 512
 
 // Run verifies the files in order and returns each file's stats and the
 // per-address reports (sorted by address, as Checker.Reports). A file
@@ -94,72 +75,188 @@ func (o Offline) Run(names []string) ([]FileStats, []PeerReport, error) {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	router := New(o.Peers, o.Options)
-	free := make(chan *batch, 4*n)
-	work := make([]chan *batch, n)
-	checkers := make([]*Checker, n)
-	var wg sync.WaitGroup
-	for i := range work {
-		work[i] = make(chan *batch, 2)
-		checkers[i] = New(o.Peers, o.Options)
-		wg.Go(func() { verifyBatches(checkers[i], work[i], free) })
-	}
-	for range cap(free) {
-		free <- &batch{buf: make([]byte, 0, batchBytes), segs: make([]segRef, 0, batchLen)}
-	}
-	r := reader{o: &o, router: router, work: work, free: free, cur: make([]*batch, n),
-		owner: map[netip.Addr]int{}, addrs: make([]int, n), load: make([]int, n), ll: newLLZoner(router, o.IfNames, o.Local)}
-	stats, err := r.files(names)
-	for i, b := range r.cur {
-		if b != nil && len(b.segs) > 0 {
-			work[i] <- b
+	files, openErr := openFiles(names)
+	defer func() {
+		for _, f := range files {
+			f.f.Close()
+		}
+	}()
+	for _, f := range files {
+		if f.size < 0 {
+			n = 1 // a pipe can be read once
 		}
 	}
-	for _, w := range work {
-		close(w)
+	ws := make([]*offWorker, n)
+	var wg sync.WaitGroup
+	for i := range ws {
+		ws[i] = newOffWorker(&o, i, n)
+		wg.Go(func() { ws[i].files(files) })
 	}
 	wg.Wait()
+	// Every worker read the same bytes, so met the same end; one whose
+	// read failed where the others' did not still says the run failed.
+	stats, err := ws[0].stats, ws[0].err
+	for _, w := range ws[1:] {
+		if err == nil && w.err != nil {
+			stats, err = w.stats, w.err
+		}
+	}
+	if err == nil {
+		err = openErr
+	}
 	if err != nil {
 		return stats, nil, err
 	}
 	var reps []PeerReport
-	for _, c := range checkers {
-		reps = append(reps, c.Reports(time.Time{})...)
+	for _, w := range ws {
+		reps = append(reps, w.c.Reports(time.Time{})...)
 	}
 	sort.Slice(reps, func(i, j int) bool { return reps[i].Address.Less(reps[j].Address) })
 	return stats, reps, nil
 }
 
-// verifyBatches checks every segment of the batches it is given, holding
-// the checker's lock once per batch (as the live path does per ring block).
-func verifyBatches(c *Checker, in <-chan *batch, free chan<- *batch) {
-	var tcp frame.TCP
-	for b := range in {
-		c.Begin()
-		for _, s := range b.segs {
-			if frame.DecodeTCP(s.link, b.buf[s.off:s.off+s.n], &tcp) == nil {
-				if s.zoned >= 0 {
-					z := &b.zoned[s.zoned]
-					tcp.Src, tcp.Dst = z[0], z[1]
-				}
-				c.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, time.Unix(s.sec, s.nsec).UTC())
-			}
+// offFile is a capture file opened once for every worker.
+type offFile struct {
+	name string
+	f    *os.File
+	size int64 // -1: not a regular file (read by one worker, to its end)
+}
+
+// reader is a reader of the file of its own: a regular file is read to
+// the length it had when opened, so that every worker reads the same
+// bytes even of a capture still being written.
+func (f *offFile) reader() io.Reader {
+	if f.size < 0 {
+		return f.f
+	}
+	return io.NewSectionReader(f.f, 0, f.size)
+}
+
+// openFiles opens the files in order, up to the first that cannot be:
+// that one's *FileError is returned, to be reported once the files
+// before it are read (as if each were opened when its turn came).
+func openFiles(names []string) ([]offFile, error) {
+	files := make([]offFile, 0, len(names))
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return files, &FileError{Name: name, Open: true, Err: err}
 		}
-		c.End()
-		b.buf, b.segs, b.zoned = b.buf[:0], b.segs[:0], b.zoned[:0]
-		free <- b
+		size := int64(-1)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		files = append(files, offFile{name: name, f: f, size: size})
+	}
+	return files, nil
+}
+
+// offWorker is one worker's state: it reads every file and verifies the
+// segments of the remote addresses it owns.
+type offWorker struct {
+	me    int
+	c     *Checker // verifies the worker's own segments
+	held  int      // own segments checked since c.Begin (0: not held)
+	srh   SRHFunc  // worker 0's only: every packet is shown once
+	tcp   frame.TCP
+	ll    *llZoner
+	as    assigner
+	stats []FileStats
+	err   error // a *FileError
+}
+
+func newOffWorker(o *Offline, me, n int) *offWorker {
+	router := New(o.Peers, o.Options) // attribution only
+	w := &offWorker{me: me, c: New(o.Peers, o.Options), ll: newLLZoner(router, o.IfNames, o.Local),
+		as: assigner{router: router, owner: map[netip.Addr]int{}, addrs: make([]int, n), load: make([]int, n)}}
+	if me == 0 {
+		w.srh = o.SRH
+	}
+	return w
+}
+
+// files reads the files in order, up to the first that cannot be read to
+// its end.
+func (w *offWorker) files(files []offFile) {
+	defer func() {
+		if w.held > 0 {
+			w.c.End()
+			w.held = 0
+		}
+	}()
+	for i := range files {
+		var st FileStats
+		if err := w.file(files[i].reader(), &st); err != nil {
+			if st.Packets > 0 {
+				err = fmt.Errorf("shadow: after %d packets: %w", st.Packets, err)
+			}
+			w.err = &FileError{Name: files[i].name, Err: err}
+			return
+		}
+		w.stats = append(w.stats, st)
 	}
 }
 
-// reader is the reading goroutine's state.
-type reader struct {
-	o      *Offline
+// file reads the packets of r, each read into one Packet and handed to
+// packet by reference (a Packet is a hundred bytes: capfile.Each's and
+// Next's copies show, each worker reading every packet).
+func (w *offWorker) file(r io.Reader, st *FileStats) error {
+	cr, err := capfile.NewReader(r)
+	if err != nil {
+		return err
+	}
+	var p capfile.Packet
+	for {
+		if err = cr.NextInto(&p); err != nil {
+			break
+		}
+		w.packet(&p, st)
+	}
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// packet counts p as ReadCapture does and verifies it when it is a BGP
+// segment of a configured peer whose remote address the worker owns.
+func (w *offWorker) packet(p *capfile.Packet, st *FileStats) {
+	st.Packets++
+	tcp := &w.tcp
+	derr := frame.DecodeTCP(p.LinkType, p.Data, tcp)
+	if w.srh != nil && tcp.SRH != nil && (derr == nil || errors.Is(derr, frame.ErrNotTCP)) {
+		w.srh(tcp, p.Data)
+	}
+	if derr != nil {
+		st.Undecoded++
+		return
+	}
+	st.TCP++
+	w.ll.zone(p, tcp, st)
+	owner := w.as.worker(connEnds{tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort})
+	if owner < 0 {
+		return
+	}
+	st.Checked++
+	w.as.load[owner] += len(p.Data) + segCost
+	if owner != w.me {
+		return
+	}
+	if w.held == 0 {
+		w.c.Begin()
+	}
+	w.c.CheckHeld(tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort, tcp.Segment, p.Time)
+	if w.held++; w.held == ownBatch {
+		w.c.End()
+		w.held = 0
+	}
+}
+
+// assigner gives each remote address its worker. Every worker runs one,
+// on the same segments in the same order, so all of them give every
+// address the same worker without a word between them.
+type assigner struct {
 	router *Checker // attribution only
-	work   []chan *batch
-	free   chan *batch
-	cur    []*batch // the batch being filled, per worker
-	tcp    frame.TCP
-	ll     *llZoner
 	// owner is the worker of each remote address seen; addrs counts
 	// each worker's addresses, load the work given to it so far
 	// (segments' bytes plus segCost each).
@@ -192,117 +289,36 @@ func (e *connEnds) same(o *connEnds) bool {
 // hashing that many bytes does.
 const segCost = 256
 
-func (r *reader) files(names []string) ([]FileStats, error) {
-	stats := make([]FileStats, 0, len(names))
-	for _, name := range names {
-		f, err := os.Open(name)
-		if err != nil {
-			return stats, &FileError{Name: name, Open: true, Err: err}
-		}
-		var st FileStats
-		err = r.file(f, &st)
-		f.Close()
-		if err != nil {
-			if st.Packets > 0 {
-				err = fmt.Errorf("shadow: after %d packets: %w", st.Packets, err)
-			}
-			return stats, &FileError{Name: name, Err: err}
-		}
-		stats = append(stats, st)
-	}
-	return stats, nil
-}
-
-// file reads the packets of f, each handed to packet by reference (a
-// Packet is a hundred bytes: capfile.Each's copies show).
-func (r *reader) file(f *os.File, st *FileStats) error {
-	cr, err := capfile.NewReader(f)
-	if err != nil {
-		return err
-	}
-	var p capfile.Packet
-	for {
-		if p, err = cr.Next(); err != nil {
-			break
-		}
-		r.packet(&p, st)
-	}
-	if errors.Is(err, io.EOF) {
-		return nil
-	}
-	return err
-}
-
-// packet counts p as ReadCapture does and hands a BGP segment of a
-// configured peer to the worker of its remote address.
-func (r *reader) packet(p *capfile.Packet, st *FileStats) {
-	st.Packets++
-	tcp := &r.tcp
-	derr := frame.DecodeTCP(p.LinkType, p.Data, tcp)
-	if r.o.SRH != nil && tcp.SRH != nil && (derr == nil || errors.Is(derr, frame.ErrNotTCP)) {
-		r.o.SRH(tcp, p.Data)
-	}
-	if derr != nil {
-		st.Undecoded++
-		return
-	}
-	st.TCP++
-	zoned := r.ll.zone(p, tcp, st)
-	w := r.worker(connEnds{tcp.Src, tcp.Dst, tcp.SrcPort, tcp.DstPort})
-	if w < 0 {
-		return
-	}
-	st.Checked++
-	r.load[w] += len(p.Data) + segCost
-	b := r.cur[w]
-	if b == nil {
-		b = <-r.free
-		r.cur[w] = b
-	}
-	off := len(b.buf)
-	b.buf = append(b.buf, p.Data...)
-	ref := segRef{off: uint32(off), n: uint32(len(p.Data)), link: p.LinkType, zoned: -1,
-		sec: p.Time.Unix(), nsec: int64(p.Time.Nanosecond())}
-	if zoned {
-		ref.zoned = int32(len(b.zoned))
-		b.zoned = append(b.zoned, [2]netip.Addr{tcp.Src, tcp.Dst})
-	}
-	b.segs = append(b.segs, ref)
-	if len(b.segs) == batchLen || len(b.buf) > batchBytes-capfile.MaxPacketLen {
-		r.work[w] <- b
-		r.cur[w] = nil
-	}
-}
-
 // worker is the worker that owns the remote address of a segment between
 // e's ends, or -1 when it is not a BGP segment of a configured peer. An
 // address seen first goes to the worker with the fewest addresses, of
-// those the least loaded: what an address will carry is not known when it
-// first shows (a capture's first seconds are its handshakes), so the
-// addresses are spread evenly, which a hash does only on average (four
-// sessions on two workers: all on one in one run of eight).
-func (r *reader) worker(e connEnds) int {
-	for i := range r.last {
-		if r.lastSeen[i] && e.same(&r.last[i]) {
-			return r.lastW[i]
+// those the least loaded (of those the first): what an address will carry
+// is not known when it first shows (a capture's first seconds are its
+// handshakes), so the addresses are spread evenly, which a hash does only
+// on average (four sessions on two workers: all on one in one run of
+// eight). All of it follows from the segments before, in file order.
+func (a *assigner) worker(e connEnds) int {
+	for i := range a.last {
+		if a.lastSeen[i] && e.same(&a.last[i]) {
+			return a.lastW[i]
 		}
 	}
 	w := -1
-	if remote, ok := r.router.Remote(e.src, e.dst, e.srcPort, e.dstPort); ok {
+	if remote, ok := a.router.Remote(e.src, e.dst, e.srcPort, e.dstPort); ok {
 		var seen bool
-		if w, seen = r.owner[remote]; !seen {
+		if w, seen = a.owner[remote]; !seen {
 			w = 0
-			for i := range r.addrs {
-				if r.addrs[i] < r.addrs[w] || r.addrs[i] == r.addrs[w] && r.load[i] < r.load[w] {
+			for i := range a.addrs {
+				if a.addrs[i] < a.addrs[w] || a.addrs[i] == a.addrs[w] && a.load[i] < a.load[w] {
 					w = i
 				}
 			}
-			r.owner[remote] = w
-			r.addrs[w]++
+			a.owner[remote] = w
+			a.addrs[w]++
 		}
 	}
-	i := r.lastNext
-	r.last[i], r.lastW[i], r.lastSeen[i] = e, w, true
-	r.lastNext = 1 - i
+	i := a.lastNext
+	a.last[i], a.lastW[i], a.lastSeen[i] = e, w, true
+	a.lastNext = 1 - i
 	return w
 }

@@ -167,6 +167,35 @@ func TestOfflineMatchesSequential(t *testing.T) {
 	t.Logf("%d addresses, diagnoses %v, stats %+v", len(wantReps), diags, wantStats)
 }
 
+// TestOfflinePipe: a capture that can be read only once (a pipe) is read
+// by one worker, with the same result.
+func TestOfflinePipe(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no /dev/fd")
+	}
+	dir := t.TempDir()
+	peers, a := mixedCapture(t, dir, 4, 2000)
+	o := Options{IdleAfter: -1}
+	wantStats, wantReps := sequential(t, peers, o, []string{a})
+	b, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		w.Write(b)
+		w.Close()
+	}()
+	stats, reps, err := Offline{Peers: peers, Options: o, Workers: 2}.Run([]string{fmt.Sprintf("/dev/fd/%d", r.Fd())})
+	if err != nil || !reflect.DeepEqual(stats, wantStats) || !reflect.DeepEqual(reps, wantReps) {
+		t.Fatalf("through a pipe: %v, stats %+v (want %+v), %d reports (want %d)", err, stats, wantStats, len(reps), len(wantReps))
+	}
+}
+
 // TestOfflineFileErrors: a missing file and a truncated one stop the run
 // with a FileError that says which, like the sequential reader.
 func TestOfflineFileErrors(t *testing.T) {
@@ -187,7 +216,7 @@ func TestOfflineFileErrors(t *testing.T) {
 }
 
 // BenchmarkOffline: verify-pcap's engine on one core (GOMAXPROCS=1, so one
-// worker beside the reader, as `GOMAXPROCS=1 authbgpd verify-pcap` runs)
+// worker, as `GOMAXPROCS=1 authbgpd verify-pcap` runs)
 // and on all of them (GOMAXPROCS workers) over the same 100k-segment
 // capture (payloads up to 1,000 bytes, as BGP UPDATEs), timed alternately
 // in the same run; x-speedup is the one-core time over the all-core time.

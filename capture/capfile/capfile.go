@@ -25,7 +25,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"time"
 )
 
@@ -202,20 +201,33 @@ func (r *Reader) Format() string { return r.format }
 // Next returns the next packet. At the clean end of the input it returns
 // io.EOF. Errors are sticky: after one, Next keeps returning it.
 func (r *Reader) Next() (Packet, error) {
-	if r.err != nil {
-		return Packet{}, r.err
-	}
 	var p Packet
+	if err := r.NextInto(&p); err != nil {
+		return Packet{}, err
+	}
+	return p, nil
+}
+
+// NextInto is Next that stores the packet in *p (left as it was on an
+// error): a loop over a file's packets copies no Packet (a hundred bytes)
+// per packet.
+func (r *Reader) NextInto(p *Packet) error {
+	if r.err != nil {
+		return r.err
+	}
 	var err error
 	if r.format == "pcap" {
-		p, err = r.nextPcap()
+		err = r.nextPcap(p)
 	} else {
-		p, err = r.nextPcapng()
+		var q Packet
+		if q, err = r.nextPcapng(); err == nil {
+			*p = q
+		}
 	}
 	if err != nil {
 		r.err = err
 	}
-	return p, err
+	return err
 }
 
 // readBufLen is the size of the read buffer: large enough that reading a
@@ -275,7 +287,7 @@ func (r *Reader) grow(n int) []byte {
 	return r.buf[:n]
 }
 
-func (r *Reader) nextPcap() (Packet, error) {
+func (r *Reader) nextPcap(p *Packet) error {
 	idx, start := r.index, r.off
 	// The record's header and data are read in place when they lie
 	// whole in the read buffer (nearly always): no copy. (h is read
@@ -285,9 +297,9 @@ func (r *Reader) nextPcap() (Packet, error) {
 		h = r.hdr[:16]
 		if err := r.readFull(h); err != nil {
 			if err == io.EOF {
-				return Packet{}, io.EOF
+				return io.EOF
 			}
-			return Packet{}, fmt.Errorf("capfile: pcap packet %d at offset %d: record header: %w", idx, start, err)
+			return fmt.Errorf("capfile: pcap packet %d at offset %d: record header: %w", idx, start, err)
 		}
 	}
 	sec := r.order.Uint32(h[0:4])
@@ -295,13 +307,13 @@ func (r *Reader) nextPcap() (Packet, error) {
 	incl := r.order.Uint32(h[8:12])
 	orig := r.order.Uint32(h[12:16])
 	if incl > MaxPacketLen {
-		return Packet{}, fmt.Errorf("%w: pcap packet %d at offset %d: captured length %d exceeds %d", ErrTooLarge, idx, start, incl, MaxPacketLen)
+		return fmt.Errorf("%w: pcap packet %d at offset %d: captured length %d exceeds %d", ErrTooLarge, idx, start, incl, MaxPacketLen)
 	}
 	data := r.peek(int(incl))
 	if data == nil {
 		data = r.grow(int(incl))
 		if err := r.readFull(data); err != nil {
-			return Packet{}, fmt.Errorf("capfile: pcap packet %d at offset %d: %d of %d data bytes: %w", idx, start, r.off-start-16, incl, eofIsUnexpected(err))
+			return fmt.Errorf("capfile: pcap packet %d at offset %d: %d of %d data bytes: %w", idx, start, r.off-start-16, incl, eofIsUnexpected(err))
 		}
 	}
 	r.index++
@@ -309,12 +321,10 @@ func (r *Reader) nextPcap() (Packet, error) {
 	if !r.nano {
 		nsec *= 1000
 	}
-	return Packet{
-		LinkType: r.linkType,
-		Time:     time.Unix(int64(sec), nsec).UTC(),
-		Data:     data,
-		OrigLen:  intLen(orig),
-	}, nil
+	// Field by field: *p = Packet{...} built the packet aside and copied it.
+	p.LinkType, p.Time, p.Data, p.OrigLen = r.linkType, time.Unix(int64(sec), nsec).UTC(), data, intLen(orig)
+	p.Interface, p.Section, p.InterfaceName, p.Direction = 0, 0, "", DirUnknown
+	return nil
 }
 
 // readSHB reads a Section Header Block whose type field has already been
@@ -659,40 +669,4 @@ func splitTS(ts uint64, resol uint8, pow2 bool) (sec, nsec uint64) {
 		nsec = frac / pow10[resol-9]
 	}
 	return sec, nsec
-}
-
-// Each calls fn for every packet of the capture read from r, in order;
-// pkt.Data is valid only during fn. It returns nil at a clean end of the
-// capture, the first error fn returns, or the reader's error (a file that
-// is not a capture, torn or malformed: it names the record and offset).
-func Each(r io.Reader, fn func(Packet) error) error {
-	cr, err := NewReader(r)
-	if err != nil {
-		return err
-	}
-	for {
-		p, err := cr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := fn(p); err != nil {
-			return err
-		}
-	}
-}
-
-// EachFile is Each on the named file; errors name the file.
-func EachFile(name string, fn func(Packet) error) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := Each(f, fn); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
 }

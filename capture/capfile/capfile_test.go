@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -869,6 +870,44 @@ func TestNoAllocs(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocations per Next", r.Format(), allocs)
+		}
+		var p Packet
+		if allocs := testing.AllocsPerRun(200, func() {
+			if err := r.NextInto(&p); err != nil {
+				t.Fatal(err)
+			}
+		}); allocs != 0 {
+			t.Errorf("%s: %v allocations per NextInto", r.Format(), allocs)
+		}
+	}
+}
+
+// TestNextInto: NextInto gives what Next does, whatever the Packet held
+// before, and leaves the Packet as it was at the end and on an error.
+func TestNextInto(t *testing.T) {
+	dirty := Packet{LinkType: 7, Time: time.Unix(1, 2), Data: []byte("old"), OrigLen: 9, Interface: 3, Section: 2,
+		InterfaceName: "eth9", Direction: DirOutbound}
+	for _, name := range captures(t) {
+		full := readTestdata(t, name)
+		_, want, _ := readAll(t, full)
+		for _, b := range [][]byte{full, full[:len(full)-3]} {
+			r, err := NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; ; i++ {
+				p := dirty
+				err := r.NextInto(&p)
+				if err != nil {
+					if len(b) == len(full) && (err != io.EOF || i != len(want)) || !reflect.DeepEqual(p, dirty) {
+						t.Fatalf("%s (%d bytes): packet %d: %v, packet %+v", name, len(b), i, err, p)
+					}
+					break
+				}
+				if i >= len(want) || !reflect.DeepEqual(p, want[i].Packet) {
+					t.Fatalf("%s: packet %d: %+v", name, i, p)
+				}
+			}
 		}
 	}
 }
