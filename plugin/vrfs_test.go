@@ -1,0 +1,82 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	api "github.com/osrg/gobgp/v3/api"
+)
+
+// A VRF's neighbor goes to the VRF's own GoBGP instance (made for it), is
+// found there by address afterwards, and the default instance never sees
+// it; every listing covers all instances.
+func TestVRFInstances(t *testing.T) {
+	h := newTestHost(t, Options{ListenPort: -1})
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	peer := func(addr string) *api.Peer {
+		return &api.Peer{Conf: &api.PeerConf{NeighborAddress: addr, PeerAsn: 65002}, Transport: &api.Transport{PassiveMode: true}}
+	}
+	// No VRF device is needed without listeners (ListenPort -1).
+	if err := h.AddPeerIn(ctx, "blue", peer("198.51.100.2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.AddPeerIn(ctx, "", peer("192.0.2.2")); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.VRFs(); fmt.Sprint(got) != "[blue]" {
+		t.Fatalf("VRFs = %v", got)
+	}
+	var inDefault []string
+	if err := h.bgp.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) { inDefault = append(inDefault, p.Conf.NeighborAddress) }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(inDefault) != "[192.0.2.2]" {
+		t.Errorf("the default instance has %v, want only 192.0.2.2", inDefault)
+	}
+	all, err := h.ListPeer(ctx, "")
+	if err != nil || len(all) != 2 {
+		t.Fatalf("ListPeer(all) = %d peers, %v", len(all), err)
+	}
+	if one, err := h.ListPeer(ctx, "198.51.100.2"); err != nil || len(one) != 1 {
+		t.Fatalf("ListPeer(blue's) = %v, %v", one, err)
+	}
+	if err := h.DeletePeer(ctx, "198.51.100.2"); err != nil {
+		t.Fatalf("DeletePeer of blue's neighbor: %v", err)
+	}
+	if all, _ := h.ListPeer(ctx, ""); len(all) != 1 {
+		t.Errorf("after the delete: %d peers", len(all))
+	}
+}
+
+// BenchmarkVRFInstance reports what one more VRF costs: the heap of one
+// more GoBGP instance (made and started, no listeners, no neighbors).
+//
+//	go test -run x -bench VRFInstance -benchtime 20x ./plugin/
+func BenchmarkVRFInstance(b *testing.B) {
+	h := newTestHost(b, Options{ListenPort: -1})
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before, goroutines := heap(), runtime.NumGoroutine()
+	for i := range b.N {
+		if _, err := h.serverIn(ctx, fmt.Sprintf("vrf%d", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	after := heap()
+	b.ReportMetric(float64(after-before)/float64(b.N)/1024, "KiB/vrf")
+	b.ReportMetric(float64(runtime.NumGoroutine()-goroutines)/float64(b.N), "goroutines/vrf")
+}
