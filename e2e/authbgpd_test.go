@@ -153,8 +153,15 @@ func httpClient(ns string) *http.Client {
 }
 
 // HTTPGet fetches path from the router's HTTP API; non-200 is an error.
-func (a *Authbgpd) HTTPGet(path string) (string, error) {
-	resp, err := httpClient(a.ns).Get("http://" + AuthbgpdHTTP + path)
+func (a *Authbgpd) HTTPGet(path string) (string, error) { return a.HTTPGetTimeout(path, 0) }
+
+// HTTPGetTimeout is HTTPGet with the client's timeout d (0: 5 s).
+func (a *Authbgpd) HTTPGetTimeout(path string, d time.Duration) (string, error) {
+	c := httpClient(a.ns)
+	if d > 0 {
+		c.Timeout = d
+	}
+	resp, err := c.Get("http://" + AuthbgpdHTTP + path)
 	if err != nil {
 		return "", err
 	}

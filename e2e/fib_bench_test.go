@@ -146,6 +146,7 @@ type fibTrial struct {
 // fibReceiver is a running receiver: its processes, the route protocol
 // it installs with (0: none, count its RIB with rib instead).
 type fibReceiver struct {
+	a        *Authbgpd // authbgpd's receivers
 	pids     []int
 	proto    uint8
 	rib      func(ctx context.Context) (int, error)
@@ -179,6 +180,24 @@ func fibTrialRun(b *testing.B, name string, n int, idle time.Duration) fibTrial 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	start := time.Now()
+	// FIB_PPROF=DIR: authbgpd's CPU profile of the transfer's first 20 s,
+	// and its heap (in use, and everything allocated) once all are in.
+	profDir := os.Getenv("FIB_PPROF")
+	profile := func(path, file string) {
+		if profDir == "" || rc.a == nil {
+			return
+		}
+		body, err := rc.a.HTTPGetTimeout(path, time.Minute)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(profDir, name+"."+file), []byte(body), 0o644)
+		}
+		if err != nil {
+			b.Logf("%s: pprof %s: %v", name, path, err)
+		}
+	}
+	go profile("/debug/pprof/profile?seconds=20", "cpu.pprof")
+	defer profile("/debug/pprof/allocs", "allocs.pprof")
+	defer profile("/debug/pprof/heap", "heap.pprof")
 	f := startFRRConf(b, tp, nsS, fibSenderConfig(b, n))
 	var end time.Time
 	var cost time.Duration // of the last count
@@ -277,7 +296,7 @@ func startFIBReceiver(b *testing.B, tp *netns.Topology, ns, name string) fibRece
 	case "authbgpd", "authbgpd-nofib":
 		fib := name == "authbgpd"
 		a := StartAuthbgpd(b, tp, ns, fibAuthbgpdConfig(fib), AuthbgpdOptions{LogLevel: "info", Files: map[string]string{"pw": fibPassword + "\n"}})
-		rc := fibReceiver{pids: []int{a.cmd.Process.Pid}}
+		rc := fibReceiver{a: a, pids: []int{a.cmd.Process.Pid}}
 		if fib {
 			rc.proto = rtprotBGP
 		} else {
@@ -329,6 +348,7 @@ func checkComm(b testing.TB, pid int, comm string) {
 // (TCP-MD5, the key in the file "pw"), [fib] enabled = fib.
 func fibAuthbgpdConfig(fib bool) string {
 	return abConf{
+		Pprof: os.Getenv("FIB_PPROF") != "",
 		Peers: []abPeer{{addr: pairB4.String(), asn: 65002, src: "password-file", ref: "pw"}},
 		Tail:  fmt.Sprintf("\n[fib]\nenabled = %t\n", fib),
 	}.String()

@@ -1,8 +1,6 @@
 package fib
 
 import (
-	"net/netip"
-
 	"github.com/authbgp/authbgpd/kroute"
 )
 
@@ -11,7 +9,7 @@ import (
 // kernel's route notifications. Next-hop sets are interned: a full table
 // through one neighbor is one set.
 type observed struct {
-	routes map[kroute.Key]obsEntry
+	routes map[okey]obsEntry
 	look   uint32 // the current look (compare)
 	sets   [][]kroute.NextHop
 	index  map[nhKey]uint32 // sets of up to 4 next hops
@@ -30,11 +28,11 @@ type nhKey struct {
 }
 
 func newObserved() *observed {
-	return &observed{routes: map[kroute.Key]obsEntry{}, index: map[nhKey]uint32{}, tables: map[uint32]int{}}
+	return &observed{routes: map[okey]obsEntry{}, index: map[nhKey]uint32{}, tables: map[uint32]int{}}
 }
 
 func (o *observed) get(k kroute.Key) (kroute.Route, bool) {
-	e, ok := o.routes[k]
+	e, ok := o.routes[compactKey(k)]
 	if !ok {
 		return kroute.Route{}, false
 	}
@@ -48,10 +46,11 @@ func (o *observed) has(r kroute.Route) bool {
 }
 
 func (o *observed) put(r kroute.Route) {
-	if _, ok := o.routes[r.Key]; !ok {
+	k := compactKey(r.Key)
+	if _, ok := o.routes[k]; !ok {
 		o.tables[r.Table]++
 	}
-	o.routes[r.Key] = obsEntry{set: o.intern(r.NextHops), look: o.look}
+	o.routes[k] = obsEntry{set: o.intern(r.NextHops), look: o.look}
 }
 
 // startLook begins a comparison with the kernel's routes read whole: seen
@@ -62,11 +61,12 @@ func (o *observed) startLook() { o.look++ }
 // observed state did not say so.
 func (o *observed) seen(r kroute.Route) (changed bool) {
 	set := o.intern(r.NextHops)
-	e, ok := o.routes[r.Key]
+	k := compactKey(r.Key)
+	e, ok := o.routes[k]
 	if !ok {
 		o.tables[r.Table]++
 	}
-	o.routes[r.Key] = obsEntry{set: set, look: o.look}
+	o.routes[k] = obsEntry{set: set, look: o.look}
 	return !ok || e.set != set
 }
 
@@ -74,8 +74,8 @@ func (o *observed) seen(r kroute.Route) (changed bool) {
 func (o *observed) endLook(gone func(kroute.Key)) {
 	for k, e := range o.routes {
 		if e.look != o.look {
-			o.del(k)
-			gone(k)
+			o.del(k.key())
+			gone(k.key())
 		}
 	}
 }
@@ -102,10 +102,11 @@ func (o *observed) compact() {
 }
 
 func (o *observed) del(k kroute.Key) {
-	if _, ok := o.routes[k]; !ok {
+	ck := compactKey(k)
+	if _, ok := o.routes[ck]; !ok {
 		return
 	}
-	delete(o.routes, k)
+	delete(o.routes, ck)
 	if o.tables[k.Table]--; o.tables[k.Table] <= 0 {
 		delete(o.tables, k.Table)
 	}
@@ -122,14 +123,4 @@ func (o *observed) intern(nhs []kroute.NextHop) uint32 {
 	}
 	o.sets = append(o.sets, append([]kroute.NextHop(nil), nhs...))
 	return uint32(len(o.sets) - 1)
-}
-
-// keysAt are the keys of ours for dst, one per table that has it.
-func (o *observed) keysAt(dst netip.Prefix, fn func(kroute.Key)) {
-	for t := range o.tables {
-		k := kroute.Key{Table: t, Dst: dst}
-		if _, ok := o.routes[k]; ok {
-			fn(k)
-		}
-	}
 }

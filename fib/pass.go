@@ -167,23 +167,23 @@ func (p *pass) setTables(lk links) (changed bool) {
 // planAll plans every route a best path wants and every route of ours.
 func (r *Reconciler) planAll() {
 	p := &r.p
-	for pk := range p.paths.byPrefix {
+	for ck := range p.paths.byPrefix {
+		pk := ck.path()
 		if t := p.tables[pk.vrf]; t != 0 {
 			r.add(kroute.Key{Table: t, Dst: pk.pfx})
 		} else {
 			r.refuseNoTable(pk)
 		}
 	}
-	for k := range p.obs.routes {
-		if vrf, ok := p.owner[k.Table]; ok {
-			if _, wanted := p.paths.byPrefix[pathKey{vrf: vrf, pfx: k.Dst}]; wanted {
-				continue // planned above
-			}
+	for ck := range p.obs.routes {
+		k := ck.key()
+		if vrf, ok := p.owner[k.Table]; ok && p.paths.has(pathKey{vrf: vrf, pfx: k.Dst}) {
+			continue // planned above
 		}
 		r.add(k)
 	}
 	for pk := range p.refused {
-		if _, ok := p.paths.byPrefix[pk]; !ok {
+		if !p.paths.has(pk) {
 			delete(p.refused, pk)
 		}
 	}

@@ -13,12 +13,22 @@ type pathKey struct {
 	pfx netip.Prefix
 }
 
+// ckey is a pathKey in 20 bytes (the map key of paths).
+type ckey struct {
+	vrf uint16
+	pfx cpfx
+}
+
+func (k pathKey) compact() ckey { return ckey{vrf: k.vrf, pfx: compactPrefix(k.pfx)} }
+
+func (k ckey) path() pathKey { return pathKey{vrf: k.vrf, pfx: k.pfx.prefix()} }
+
 // paths is the reconciler's record of GoBGP's best paths: each VRF's
 // destinations' best path (or multipath set), as the last change told it.
 // The sets are interned (a full table from one neighbor is one set), so a
 // million destinations cost a map entry each.
 type paths struct {
-	byPrefix map[pathKey]uint32 // index in sets
+	byPrefix map[ckey]uint32 // index in sets
 	sets     [][]plugin.BestPathHop
 	index    map[setKey]uint32 // sets of up to 4 paths
 }
@@ -30,16 +40,16 @@ type setKey struct {
 }
 
 func newPaths() *paths {
-	return &paths{byPrefix: map[pathKey]uint32{}, index: map[setKey]uint32{}}
+	return &paths{byPrefix: map[ckey]uint32{}, index: map[setKey]uint32{}}
 }
 
 // set records pfx's paths (none: pfx has no best path any more).
 func (p *paths) set(pfx pathKey, hops []plugin.BestPathHop) {
 	if len(hops) == 0 {
-		delete(p.byPrefix, pfx)
+		delete(p.byPrefix, pfx.compact())
 		return
 	}
-	p.byPrefix[pfx] = p.intern(hops)
+	p.byPrefix[pfx.compact()] = p.intern(hops)
 }
 
 func (p *paths) intern(hops []plugin.BestPathHop) uint32 {
@@ -55,9 +65,15 @@ func (p *paths) intern(hops []plugin.BestPathHop) uint32 {
 	return uint32(len(p.sets) - 1)
 }
 
+// has reports whether pk has paths.
+func (p *paths) has(pk pathKey) bool {
+	_, ok := p.byPrefix[pk.compact()]
+	return ok
+}
+
 // get is pfx's paths (nil: none).
 func (p *paths) get(pfx pathKey) []plugin.BestPathHop {
-	i, ok := p.byPrefix[pfx]
+	i, ok := p.byPrefix[pfx.compact()]
 	if !ok {
 		return nil
 	}

@@ -193,7 +193,7 @@ func (r *Reconciler) begin(now time.Time) error {
 	}
 	r.p.keep = make(map[kroute.Key]struct{}, len(r.p.obs.routes))
 	for k := range r.p.obs.routes {
-		r.p.keep[k] = struct{}{}
+		r.p.keep[k.key()] = struct{}{}
 	}
 	r.p.keepEnd = now.Add(r.opts.TakeoverHold)
 	if n := len(r.p.keep); n > 0 {

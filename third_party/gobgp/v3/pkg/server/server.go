@@ -982,16 +982,20 @@ func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.P
 		// Note: If best path selection disabled, no best path to notify.
 		return
 	}
-	m := make(map[uint32]bool)
+	// The VRF IDs are zebra's only: without zebra, no map per event.
+	var m map[uint32]bool
+	if s.zclient != nil {
+		m = make(map[uint32]bool)
+	}
 	clonedM := make([][]*table.Path, len(multipath))
 	for i, pathList := range multipath {
 		clonedM[i] = clonePathList(pathList)
-		if table.UseMultiplePaths.Enabled {
+		if table.UseMultiplePaths.Enabled && m != nil {
 			s.setPathVrfIdMap(clonedM[i], m)
 		}
 	}
 	clonedB := clonePathList(best)
-	if !table.UseMultiplePaths.Enabled {
+	if !table.UseMultiplePaths.Enabled && m != nil {
 		s.setPathVrfIdMap(clonedB, m)
 	}
 	w := &watchEventBestPath{PathList: clonedB, MultiPathList: clonedM}
