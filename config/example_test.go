@@ -135,5 +135,5 @@ asn = 65012
 	// swp1 interface=true vrf="" [ipv4-unicast ipv6-unicast]
 	// 10.0.0.0/16 interface=false vrf="blue" [ipv4-unicast]
 	// 10.0.1.5 interface=false vrf="blue" [ipv4-unicast]
-	// r1.toml:11: address: peer 10.0.1.5 in VRF red is also a peer in VRF blue (line 6): one embedded GoBGP keys its neighbors by address alone, so one address cannot be a peer in two VRFs; give each VRF's peer its own address
+	// r1.toml:11: address: peer 10.0.1.5 in VRF red is also a peer in VRF blue (line 6): peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one address cannot be a peer in two VRFs; give each VRF's peer its own address
 }

@@ -18,8 +18,8 @@ const ifNameRule = `1..15 bytes, no '/', ':' or whitespace, not "." or ".."`
 // connection goes to the static neighbor of its address, else to the
 // longest range containing it, whatever the VRF it came in on.
 const (
-	reasonAddressTwoVRFs = "one embedded GoBGP keys its neighbors by address alone, so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
-	reasonRangeTwoVRFs   = "one embedded GoBGP keys its neighbors by address alone, so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
+	reasonAddressTwoVRFs = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
+	reasonRangeTwoVRFs   = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
 )
 
 // validIfName reports whether Linux would take name as a network device

@@ -14,8 +14,8 @@ import (
 // entries' lines where two entries conflict. G is lines 1-3 and a blank
 // line 4, so the first [[peers]] is at line 5.
 func TestInterfaceVRFErrors(t *testing.T) {
-	const two = "one embedded GoBGP keys its neighbors by address alone, so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
-	const twoRanges = "one embedded GoBGP keys its neighbors by address alone, so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
+	const two = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
+	const twoRanges = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
 	const rule = `1..15 bytes, no '/', ':' or whitespace, not "." or ".."`
 	cases := []struct {
 		name string
