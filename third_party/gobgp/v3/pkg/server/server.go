@@ -975,6 +975,39 @@ func (s *BgpServer) setPathVrfIdMap(paths []*table.Path, m map[uint32]bool) {
 	}
 }
 
+// defaultVrfOnly is the VRF ID map of an event whose paths are all of the
+// default VRF (every family but the VPNs'): one map shared by every such
+// event, which its reader (zebra's watcher) only ranges over. At a full
+// table, a map of one entry per event was most of what the watcher's queue
+// held.
+var defaultVrfOnly = map[uint32]bool{zebra.DefaultVrf: true}
+
+// pathVrfIdMap is setPathVrfIdMap's map of the paths of lists, without a
+// map of its own when they are all of the default VRF.
+func (s *BgpServer) pathVrfIdMap(lists ...[]*table.Path) map[uint32]bool {
+	any, vpn := false, false
+	for _, l := range lists {
+		for _, p := range l {
+			any = true
+			switch p.GetRouteFamily() {
+			case bgp.RF_IPv4_VPN, bgp.RF_IPv6_VPN:
+				vpn = true
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	if !vpn {
+		return defaultVrfOnly
+	}
+	m := make(map[uint32]bool)
+	for _, l := range lists {
+		s.setPathVrfIdMap(l, m)
+	}
+	return m
+}
+
 // Note: the destination would be the same for all the paths passed here
 // The wather (only zapi) needs a unique list of vrf IDs
 func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.Path) {
@@ -982,21 +1015,16 @@ func (s *BgpServer) notifyBestWatcher(best []*table.Path, multipath [][]*table.P
 		// Note: If best path selection disabled, no best path to notify.
 		return
 	}
-	// The VRF IDs are zebra's only: without zebra, no map per event.
-	var m map[uint32]bool
-	if s.zclient != nil {
-		m = make(map[uint32]bool)
-	}
 	clonedM := make([][]*table.Path, len(multipath))
 	for i, pathList := range multipath {
 		clonedM[i] = clonePathList(pathList)
-		if table.UseMultiplePaths.Enabled && m != nil {
-			s.setPathVrfIdMap(clonedM[i], m)
-		}
 	}
 	clonedB := clonePathList(best)
-	if !table.UseMultiplePaths.Enabled && m != nil {
-		s.setPathVrfIdMap(clonedB, m)
+	var m map[uint32]bool
+	if table.UseMultiplePaths.Enabled {
+		m = s.pathVrfIdMap(clonedM...)
+	} else {
+		m = s.pathVrfIdMap(clonedB)
 	}
 	w := &watchEventBestPath{PathList: clonedB, MultiPathList: clonedM}
 	if len(m) > 0 {
