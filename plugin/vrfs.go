@@ -117,25 +117,18 @@ func (h *Host) place(addr, vrf string) {
 
 // serverOf is the server of neighbor addr (the default VRF's when it is
 // in none).
-func (h *Host) serverOf(addr string) *server.BgpServer {
-	h.vrfs.mu.Lock()
-	defer h.vrfs.mu.Unlock()
-	if vrf, ok := h.vrfs.where[addr]; ok && vrf != "" {
-		if s, ok := h.vrfs.servers[vrf]; ok {
-			return s
-		}
-	}
-	return h.bgp
-}
+func (h *Host) serverOf(addr string) *server.BgpServer { return h.serverBy(h.vrfs.where, addr) }
 
 // groupServer is the server of peer group name.
-func (h *Host) groupServer(name string) *server.BgpServer {
+func (h *Host) groupServer(name string) *server.BgpServer { return h.serverBy(h.vrfs.groups, name) }
+
+// serverBy is the server of the VRF that in (where or groups) names for
+// key; the default VRF's when none.
+func (h *Host) serverBy(in map[string]string, key string) *server.BgpServer {
 	h.vrfs.mu.Lock()
 	defer h.vrfs.mu.Unlock()
-	if vrf, ok := h.vrfs.groups[name]; ok && vrf != "" {
-		if s, ok := h.vrfs.servers[vrf]; ok {
-			return s
-		}
+	if s, ok := h.vrfs.servers[in[key]]; ok {
+		return s
 	}
 	return h.bgp
 }

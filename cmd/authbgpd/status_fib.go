@@ -16,11 +16,7 @@ func printFIB(w io.Writer, f *status.FIB) {
 	table(w, func(tw io.Writer) {
 		fmt.Fprintln(tw, "FIB\tVRF\tROUTES\tREFUSED\tPENDING\tLAST-LOOK\tERROR")
 		for _, t := range f.Tables {
-			vrf := t.VRF
-			if vrf == "" {
-				vrf = "default"
-			}
-			fmt.Fprintf(tw, "table %d\t%s\t%d\t%d\t%d\t%s\t%s\n", t.Table, vrf, t.Routes, t.Refused, f.Pending, orDash(f.LastLook), oneLine(f.LastError))
+			fmt.Fprintf(tw, "table %d\t%s\t%d\t%d\t%d\t%s\t%s\n", t.Table, vrfName(t.VRF), t.Routes, t.Refused, f.Pending, orDash(f.LastLook), oneLine(f.LastError))
 		}
 	})
 	if len(f.Refused) == 0 {
@@ -29,11 +25,15 @@ func printFIB(w io.Writer, f *status.FIB) {
 	table(w, func(tw io.Writer) {
 		fmt.Fprintln(tw, "REFUSED ROUTE\tVRF\tTABLE\tREASON\tSINCE\tERROR")
 		for _, r := range f.Refused {
-			vrf := r.VRF
-			if vrf == "" {
-				vrf = "default"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.Prefix, vrf, r.Table, r.Reason, orDash(r.Since), oneLine(r.Error))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.Prefix, vrfName(r.VRF), r.Table, r.Reason, orDash(r.Since), oneLine(r.Error))
 		}
 	})
+}
+
+// vrfName names a VRF, "default" for the default VRF's "".
+func vrfName(v string) string {
+	if v == "" {
+		return "default"
+	}
+	return v
 }
