@@ -25,10 +25,22 @@ type vrfServers struct {
 	mu      sync.Mutex
 	servers map[string]*server.BgpServer // by VRF name; the default VRF is Host.bgp
 	cancel  map[string]context.CancelFunc
-	where   map[string]string // neighbor address (as GoBGP names it) -> VRF
+	failed  map[string]vrfFailure // VRFs whose instance did not start, retried after vrfRetry
+	where   map[string]string     // neighbor address (as GoBGP names it) -> VRF
 	groups  map[string]string // peer group -> VRF
 	best    []bestWatch       // WatchBestPaths callers, for servers made later
 }
+
+// vrfFailure is a VRF whose instance did not start, and why.
+type vrfFailure struct {
+	at  time.Time
+	err error
+}
+
+// vrfRetry is how soon a VRF's instance that did not start is tried
+// again: each try leaves GoBGP's Serve goroutine behind (it never
+// returns), so a VRF that cannot listen must not cost one every pass.
+const vrfRetry = 30 * time.Second
 
 type bestWatch struct {
 	ctx context.Context
@@ -47,6 +59,24 @@ func (h *Host) serverIn(ctx context.Context, vrf string) (*server.BgpServer, err
 	if s, ok := v.servers[vrf]; ok {
 		return s, nil
 	}
+	if f, ok := v.failed[vrf]; ok && time.Since(f.at) < vrfRetry {
+		return nil, f.err
+	}
+	s, err := h.startVRF(ctx, vrf)
+	if err != nil {
+		if v.failed == nil {
+			v.failed = map[string]vrfFailure{}
+		}
+		v.failed[vrf] = vrfFailure{at: time.Now(), err: err}
+		return nil, err
+	}
+	delete(v.failed, vrf)
+	return s, nil
+}
+
+// startVRF makes and starts vrf's instance; the caller holds vrfs.mu.
+func (h *Host) startVRF(ctx context.Context, vrf string) (*server.BgpServer, error) {
+	v := &h.vrfs
 	s := server.NewBgpServer(
 		server.LoggerOption(h.logger),
 		server.PeerDialControlOption(h.dialControl),

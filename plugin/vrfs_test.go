@@ -80,3 +80,29 @@ func BenchmarkVRFInstance(b *testing.B) {
 	b.ReportMetric(float64(after-before)/float64(b.N)/1024, "KiB/vrf")
 	b.ReportMetric(float64(runtime.NumGoroutine()-goroutines)/float64(b.N), "goroutines/vrf")
 }
+
+// A VRF instance that cannot start (its listener cannot bind to a VRF
+// device that does not exist) is an error, and is not tried again for
+// vrfRetry: each try leaves GoBGP's Serve goroutine behind.
+func TestVRFInstanceFailureNotRetriedAtOnce(t *testing.T) {
+	h := newTestHost(t, Options{ListenPort: int32(freePort(t)), ListenAddresses: []string{"127.0.0.1"}})
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.serverIn(ctx, "nosuchvrf9"); err == nil {
+		t.Fatal("an instance bound to a device that does not exist started")
+	}
+	n := runtime.NumGoroutine()
+	for range 5 {
+		if _, err := h.serverIn(ctx, "nosuchvrf9"); err == nil {
+			t.Fatal("started on a retry")
+		}
+	}
+	if d := runtime.NumGoroutine() - n; d > 0 {
+		t.Errorf("5 retries within vrfRetry left %d goroutines more", d)
+	}
+	if len(h.VRFs()) != 0 {
+		t.Errorf("VRFs = %v", h.VRFs())
+	}
+}
