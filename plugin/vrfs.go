@@ -27,8 +27,8 @@ type vrfServers struct {
 	cancel  map[string]context.CancelFunc
 	failed  map[string]vrfFailure // VRFs whose instance did not start, retried after vrfRetry
 	where   map[string]string     // neighbor address (as GoBGP names it) -> VRF
-	groups  map[string]string // peer group -> VRF
-	best    []bestWatch       // WatchBestPaths callers, for servers made later
+	groups  map[string]string     // peer group -> VRF
+	best    []bestWatch           // WatchBestPaths callers, for servers made later
 }
 
 // vrfFailure is a VRF whose instance did not start, and why.
