@@ -386,6 +386,12 @@ func TestMetricsExposed(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.ReadFIB(func() metrics.FIBState {
+		return metrics.FIBState{Tables: []metrics.FIBTable{{Table: 254, Routes: 4}}, Refused: []metrics.FIBRefused{{Reason: "next hop unresolved", Count: 1}},
+			Writes: 5, Refusals: 1, Looks: 2}
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	_, base := start(t, designSource(), m)
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)
