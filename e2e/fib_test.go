@@ -7,7 +7,8 @@ package e2e
 // their prefixes goes through it; the kernel's routes are reconciled (an
 // operator's `ip route del` and `flush` are repaired), a next hop it cannot
 // reach is refused and reported while the others go in, a dead session
-// takes its routes out, and a stop leaves no route behind.
+// takes its routes out (an ECMP route down to the other's path), and a
+// stop leaves no route behind.
 
 import (
 	"context"
@@ -62,7 +63,9 @@ func (l fibLeaf) frrConfig() string {
 	for _, n := range []string{l.spine4, l.spine6} {
 		fmt.Fprintf(&b, " neighbor %s remote-as 65100\n neighbor %s password %s\n neighbor %s timers connect %d\n", n, n, fibPassword, n, connectRetry)
 	}
-	fmt.Fprintf(&b, " address-family ipv4 unicast\n  neighbor %s activate\n  network %s\n%s exit-address-family\n", l.spine4, l.pfx4, l.extra)
+	// 203.0.113.64/26 from both leaves, alike: with [fib] multipath the
+	// spine installs it as one ECMP route.
+	fmt.Fprintf(&b, " address-family ipv4 unicast\n  neighbor %s activate\n  network %s\n  network 203.0.113.64/26\n%s exit-address-family\n", l.spine4, l.pfx4, l.extra)
 	fmt.Fprintf(&b, " address-family ipv6 unicast\n  neighbor %s activate\n  network %s\n exit-address-family\n!\n", l.spine6, l.pfx6)
 	return b.String()
 }
@@ -87,7 +90,7 @@ func TestFIBForwards(t *testing.T) {
 		leaves[l.name] = startBgpd(t, tp, ns, "frr-"+l.name, l.frrConfig())
 		leaves[l.name].waitVty(t)
 	}
-	c := abConf{ASN: 65100, RouterID: "192.0.2.100"}
+	c := abConf{ASN: 65100, RouterID: "192.0.2.100", Tail: "\n[fib]\nmultipath = true\n"}
 	for _, l := range fibLeaves {
 		for _, a := range []string{l.v4, l.v6} {
 			c.Peers = append(c.Peers, abPeer{addr: a, asn: l.asn, src: "password-file", ref: "pw"})
@@ -108,6 +111,7 @@ func TestFIBForwards(t *testing.T) {
 		`198.51.100.128/25 via 192.0.2.6 dev eth2 proto bgp metric 20`,
 		`2001:db8:a1::/48 via 2001:db8:1::2 dev eth1 proto bgp metric 20`,
 		`2001:db8:a2::/48 via 2001:db8:2::2 dev eth2 proto bgp metric 20`,
+		`203.0.113.64/26 proto bgp metric 20 nexthop via 192.0.2.2 dev eth1 weight 1 nexthop via 192.0.2.6 dev eth2 weight 1`,
 	}
 	if !t.Run("installed", func(t *testing.T) {
 		waitKernelRoutes(t, spine, 15*time.Second, "the leaves' prefixes in the spine's main table", wantRoutes)
@@ -127,8 +131,8 @@ func TestFIBForwards(t *testing.T) {
 	}
 
 	// /status, `authbgpd status` and the metrics say the same.
-	st := waitFIB(t, a, 10*time.Second, "4 routes in the main table and 203.0.113.0/24 refused", func(f *status.FIB) bool {
-		return len(f.Tables) == 1 && f.Tables[0].Table == 254 && f.Tables[0].Routes == 4 && f.Tables[0].Refused == 1 && len(f.Refused) == 1
+	st := waitFIB(t, a, 10*time.Second, "5 routes in the main table and 203.0.113.0/24 refused", func(f *status.FIB) bool {
+		return len(f.Tables) == 1 && f.Tables[0].Table == 254 && f.Tables[0].Routes == 5 && f.Tables[0].Refused == 1 && len(f.Refused) == 1
 	})
 	if r := st.Refused[0]; r.Prefix != "203.0.113.0/24" || r.Reason != "next hop unresolved" || r.Table != 254 || r.VRF != "" {
 		t.Errorf("/status fib.refused: %+v", st.Refused)
@@ -140,7 +144,7 @@ func TestFIBForwards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`authbgpd_fib_routes{table="254",vrf=""} 4`, `authbgpd_fib_refused{reason="next hop unresolved",vrf=""} 1`} {
+	for _, want := range []string{`authbgpd_fib_routes{table="254",vrf=""} 5`, `authbgpd_fib_refused{reason="next hop unresolved",vrf=""} 1`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics has no %s", want)
 		}
@@ -159,7 +163,8 @@ func TestFIBForwards(t *testing.T) {
 
 	// A dead session takes its routes out: right's bgpd goes away.
 	netns.Stop(leaves["right"].cmd)
-	waitKernelRoutes(t, spine, 30*time.Second, "right's routes gone with its sessions", wantRoutes[:1:1], wantRoutes[2])
+	waitKernelRoutes(t, spine, 30*time.Second, "right's routes gone with its sessions (the ECMP route down to left's path)",
+		wantRoutes[:1:1], wantRoutes[2], `203.0.113.64/26 via 192.0.2.2 dev eth1 proto bgp metric 20`)
 	fibPing(t, nss["left"], fibLeaves[0], fibLeaves[1], false)
 
 	// A stop leaves no route of ours behind.
@@ -202,9 +207,10 @@ func waitKernelRoutes(t *testing.T, ns string, d time.Duration, what string, wan
 func kernelRoutes(t *testing.T, ns string) []string {
 	var out []string
 	for _, fam := range []string{"-4", "-6"} {
-		// Not `show proto bgp`: ip leaves out what it filters on.
-		for _, l := range strings.Split(netns.Run(t, "ip", "-n", ns, fam, "route", "show", "table", "main"), "\n") {
-			if l = strings.Join(strings.Fields(l), " "); strings.Contains(l, " proto bgp ") {
+		// Not `show proto bgp`: ip leaves out what it filters on. -o: a
+		// multipath route's next hops on its line (after "\").
+		for _, l := range strings.Split(netns.Run(t, "ip", "-o", "-n", ns, fam, "route", "show", "table", "main"), "\n") {
+			if l = strings.Join(strings.Fields(strings.ReplaceAll(l, "\\", " ")), " "); strings.Contains(l, " proto bgp ") {
 				out = append(out, strings.TrimSuffix(l, " pref medium"))
 			}
 		}
