@@ -170,6 +170,9 @@ func New(opts Options) (*Host, error) {
 		grpcFatal: make(chan string, 1),
 	}
 	h.ev.init()
+	// Written by the VRF instances' event callbacks too, from their first
+	// event on (vrfs.go): never nil.
+	h.vrfs.where, h.vrfs.groups, h.vrfs.failed = map[string]string{}, map[string]string{}, map[string]vrfFailure{}
 	h.notes.malformed = &h.malformed
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
 	h.logger.onFatal = h.grpcListenFailed

@@ -258,9 +258,6 @@ func (h *Host) AddPeerGroupIn(ctx context.Context, vrf string, g *api.PeerGroup)
 		return fmt.Errorf("plugin: add peer group %s: %w", g.Conf.PeerGroupName, err)
 	}
 	h.vrfs.mu.Lock()
-	if h.vrfs.groups == nil {
-		h.vrfs.where, h.vrfs.groups = map[string]string{}, map[string]string{}
-	}
 	h.vrfs.groups[g.Conf.PeerGroupName] = vrf
 	h.vrfs.mu.Unlock()
 	return nil

@@ -25,10 +25,12 @@ type vrfServers struct {
 	mu      sync.Mutex
 	servers map[string]*server.BgpServer // by VRF name; the default VRF is Host.bgp
 	cancel  map[string]context.CancelFunc
-	failed  map[string]vrfFailure // VRFs whose instance did not start, retried after vrfRetry
-	where   map[string]string     // neighbor address (as GoBGP names it) -> VRF
-	groups  map[string]string     // peer group -> VRF
-	best    []bestWatch           // WatchBestPaths callers, for servers made later
+	// failed, where and groups are made by New: an instance's event
+	// callback writes where from its first event on.
+	failed map[string]vrfFailure // VRFs whose instance did not start, retried after vrfRetry
+	where  map[string]string     // neighbor address (as GoBGP names it) -> VRF
+	groups map[string]string     // peer group -> VRF
+	best   []bestWatch           // WatchBestPaths callers, for servers made later
 }
 
 // vrfFailure is a VRF whose instance did not start, and why.
@@ -64,9 +66,6 @@ func (h *Host) serverIn(ctx context.Context, vrf string) (*server.BgpServer, err
 	}
 	s, err := h.startVRF(ctx, vrf)
 	if err != nil {
-		if v.failed == nil {
-			v.failed = map[string]vrfFailure{}
-		}
 		v.failed[vrf] = vrfFailure{at: time.Now(), err: err}
 		return nil, err
 	}
@@ -139,9 +138,6 @@ func watchBest(ctx context.Context, s *server.BgpServer, vrf string, fn func(str
 func (h *Host) place(addr, vrf string) {
 	h.vrfs.mu.Lock()
 	defer h.vrfs.mu.Unlock()
-	if h.vrfs.where == nil {
-		h.vrfs.where, h.vrfs.groups = map[string]string{}, map[string]string{}
-	}
 	h.vrfs.where[addr] = vrf
 }
 

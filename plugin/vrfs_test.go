@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
 )
@@ -104,5 +105,35 @@ func TestVRFInstanceFailureNotRetriedAtOnce(t *testing.T) {
 	}
 	if len(h.VRFs()) != 0 {
 		t.Errorf("VRFs = %v", h.VRFs())
+	}
+}
+
+// An instance's peer events can come before AddPeerIn records where its
+// neighbor is (and are all that tells of a dynamic neighbor's session):
+// its event callback records the neighbor's VRF from the first event on.
+// (Its map was made lazily by AddPeerIn once: an event first was a panic,
+// a nil map, in 1 of 13 VM runs.)
+func TestVRFInstanceEventFirst(t *testing.T) {
+	h := newTestHost(t, Options{ListenPort: -1})
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.serverIn(ctx, "green")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Straight to the instance, as a dynamic neighbor's session appears:
+	// no AddPeerIn, so only its events tell where it is.
+	p := &api.Peer{Conf: &api.PeerConf{NeighborAddress: "198.51.100.9", PeerAsn: 65002}, Transport: &api.Transport{PassiveMode: true}}
+	if err := s.AddPeer(ctx, &api.AddPeerRequest{Peer: p}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for h.serverOf("198.51.100.9") != s {
+		if time.Now().After(deadline) {
+			t.Fatal("the instance's peer event did not place its neighbor in VRF green")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
