@@ -370,7 +370,10 @@ func (r *Reconciler) publish(now time.Time) {
 		if bt, ok := byTable[t]; ok {
 			return bt
 		}
-		bt := &status.FIBTable{Table: t, VRF: p.nb.vrfs[t]}
+		bt := &status.FIBTable{Table: t}
+		if id, ok := p.owner[t]; ok {
+			bt.VRF = p.vrfs[id]
+		}
 		byTable[t] = bt
 		return bt
 	}

@@ -3,7 +3,6 @@ package fib
 import (
 	"net/netip"
 
-	"github.com/authbgp/authbgpd/kroute"
 	"github.com/authbgp/authbgpd/peerindex"
 )
 
@@ -12,7 +11,7 @@ import (
 // ifindex, the device of its link-local next hops.
 type where struct {
 	VRF   string
-	Table uint32 // 0: the VRF has no table (no such VRF device)
+	Table uint32 // the table the routes are planned in (desiredOf sets it)
 	Link  int    // 0: not on a known link
 }
 
@@ -25,7 +24,6 @@ type neighbors struct {
 	exact  map[neighborKey]where   // by both ends of the session
 	byAddr map[netip.Addr]where    // by the neighbor's address, when only one session has it
 	names  map[netip.Addr]struct{} // addresses of more than one session
-	vrfs   map[uint32]string       // the VRF of each table
 }
 
 // links are the observed answers about devices: ifindex by interface name,
@@ -66,20 +64,17 @@ func peerOf(idx *peerindex.Index, a netip.Addr) *peerindex.Peer {
 }
 
 // buildNeighbors is where every session's routes go (pure): the VRF of its
-// peer in the index, that VRF's table and the session's link from lk.
+// peer in the index and the session's link from lk (the VRF's table is the
+// pass's: setTables).
 func buildNeighbors(sn *peerindex.Snapshot, idx *peerindex.Index, lk links) neighbors {
-	n := neighbors{exact: map[neighborKey]where{}, byAddr: map[netip.Addr]where{}, names: map[netip.Addr]struct{}{}, vrfs: map[uint32]string{kroute.MainTable: ""}}
+	n := neighbors{exact: map[neighborKey]where{}, byAddr: map[netip.Addr]where{}, names: map[netip.Addr]struct{}{}}
 	for a, s := range sn.Sessions {
-		w := where{Table: kroute.MainTable}
-		if p := peerOf(idx, a); p != nil && p.Config.VRF != "" {
+		var w where
+		if p := peerOf(idx, a); p != nil {
 			w.VRF = p.Config.VRF
-			w.Table = lk.tables[w.VRF] // 0 when the VRF has no device
 		}
 		if z := a.Zone(); z != "" {
 			w.Link = lk.ifindex[z]
-		}
-		if w.Table != 0 {
-			n.vrfs[w.Table] = w.VRF
 		}
 		addr := a.WithZone("")
 		if s.Established {
