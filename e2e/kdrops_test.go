@@ -1056,15 +1056,19 @@ func TestKernelDropsGoodPathIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The dial has given up: its SYNs are all counted in TcpExt; /status
-	// has them after dropwatch's next read (every second).
+	// The dial has given up: its SYNs are all counted in TcpExt and their
+	// tracepoints have fired (both in the same kernel function, one after
+	// the other); /status has them after dropwatch's next read (every
+	// second). The oracle for the daemon is the witness: every firing of
+	// the tracepoints in the router's namespace that reached a BPF program.
 	fails := counter(t, pair.A, "TCPMD5Failure") - failBase
+	own, foreign := kdSplit(w0, w.read(t), cookieR)
 	p, waitErr := pollPeer(a, send.String(), 10*time.Second, func(p *status.Peer) bool {
-		return p.KernelDrops != nil && p.KernelDrops.BadDigest == fails
+		return p.KernelDrops != nil && p.KernelDrops.BadDigest == own
 	})
 	runs := runCount(t, progs) - runs0
-	own, foreign := kdSplit(w0, w.read(t), cookieR)
-	if waitErr != nil {
+	own2, foreign2 := kdSplit(w0, w.read(t), cookieR)
+	if waitErr != nil || own2 != own {
 		// Everything that tells where a drop went: the programs' runs and
 		// the kernel's recursion misses, the witness, the daemon's drops of
 		// no peer, and its counts map as it is now.
@@ -1077,14 +1081,23 @@ func TestKernelDropsGoodPathIdle(t *testing.T) {
 		if p != nil {
 			last = kdString(p.KernelDrops)
 		}
-		t.Fatalf("/status peer %s: not kernel_drops.bad_digest = %d (the TCPMD5Failure delta) within 10s; last kernel_drops %s (%v); "+
-			"kdrops program runs %d, recursion misses %d, witness %d in the router's namespace (+%d elsewhere), drops of no peer %d, the daemon's counts map %v",
-			send, fails, last, waitErr, runs, recursionMisses(t, progs), own, foreign, other, daemonKdropsCounts(t, pid))
+		t.Fatalf("/status peer %s: not kernel_drops.bad_digest = %d (the witness's firings in the router's namespace; %d later) within 10s; last kernel_drops %s (%v); "+
+			"TCPMD5Failure +%d, kdrops program runs %d, recursion misses %d, witness +%d elsewhere, drops of no peer %d, the daemon's counts map %v",
+			send, own, own2, last, waitErr, fails, runs, recursionMisses(t, progs), foreign2, other, daemonKdropsCounts(t, pid))
 	}
 	t.Logf("one wrong-key attempt: kdrops program runs %d, router TCPMD5Failure +%d, witness: %d in the router's namespace, %d elsewhere; /status %s",
 		runs, fails, own, foreign, kdString(p.KernelDrops))
-	if fails == 0 || own != fails || runs < fails || runs > own+foreign {
-		t.Errorf("after a wrong-key attempt: %d program runs, %d TCPMD5Failure drops, witness %d in the router's namespace (+%d elsewhere): want runs >= drops = witness > 0, runs <= all the witness saw", runs, fails, own, foreign)
+	if own == 0 || fails < own || runs < own || runs > own2+foreign2 {
+		t.Errorf("after a wrong-key attempt: %d program runs, %d TCPMD5Failure drops, witness %d in the router's namespace (+%d elsewhere): want TcpExt drops >= witness > 0, the witness <= runs <= all the witness saw", runs, fails, own, foreign2)
+	}
+	if fails > own {
+		// Seen once in about 12 full test runs under CI's load: the
+		// kernel counted a TCPMD5Failure whose tcp_hash_md5_mismatch
+		// firing reached neither the daemon's program nor the witness,
+		// with no recursion miss counted. No tracepoint consumer can count
+		// such a drop; the daemon's TcpExt metric (authbgpd_kernel_tcp_md5_drops_total) does.
+		t.Logf("the kernel counted %d TCPMD5Failure drops, its tracepoint reached BPF programs %d times (recursion misses %d): %d drop(s) invisible to every tracepoint consumer",
+			fails, own, recursionMisses(t, progs), fails-own)
 	}
 	with.frr.Stop()
 	a.StopClean()
