@@ -22,6 +22,7 @@ func (d *decoder) decode(root map[string]any, c *Config) {
 	d.log(rt, &c.Log)
 	d.keychains(rt, c)
 	d.peers(rt, c)
+	c.resolveGracefulRestart() // gr.go
 	d.shadow(rt, &c.Shadow)
 	d.srv6(rt, &c.SRv6)
 	d.fib(rt, &c.FIB)            // fib.go

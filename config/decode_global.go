@@ -38,5 +38,6 @@ func (d *decoder) global(rt *table, g *Global) {
 	} else {
 		g.ListenAddresses = DefaultListenAddresses()
 	}
+	d.gracefulRestart(t, g) // gr.go
 	t.finish()
 }

@@ -44,6 +44,12 @@ type Peer struct {
 	HoldTime          uint16
 	KeepaliveInterval uint16
 
+	// GracefulRestart is graceful restart (RFC 4724) on the peer's
+	// sessions: its graceful-restart key, else [global]'s;
+	// GracefulRestartTime is [global] graceful-restart-time (gr.go).
+	GracefulRestart     bool
+	GracefulRestartTime uint16
+
 	// Line is the line of this peer's [[peers]] header.
 	Line int
 	m    meta
@@ -71,6 +77,9 @@ var peerAttrs = []peerAttr{
 		func(a, b *Peer) bool { x, _ := a.Timers(); y, _ := b.Timers(); return x == y }},
 	{"keepalive-interval", func(t *table, p *Peer) { decodeUint(t, "keepalive-interval", math.MaxUint16, &p.KeepaliveInterval) },
 		func(a, b *Peer) bool { _, x := a.Timers(); _, y := b.Timers(); return x == y }},
+	{"graceful-restart", decodePeerGracefulRestart, func(a, b *Peer) bool {
+		return a.GracefulRestart == b.GracefulRestart && (!a.GracefulRestart || a.GracefulRestartTime == b.GracefulRestartTime)
+	}},
 	{"families", decodeFamilies, func(a, b *Peer) bool { return slices.Equal(sortedCopy(a.Families), sortedCopy(b.Families)) }},
 }
 

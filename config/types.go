@@ -169,6 +169,11 @@ type Global struct {
 	// ListenPort is the BGP port; -1 means do not listen.
 	ListenPort      int
 	ListenAddresses []netip.Addr
+	// GracefulRestart (graceful-restart) is every peer's graceful restart
+	// (RFC 4724) unless it says otherwise; GracefulRestartTime
+	// (graceful-restart-time) its Restart Time in seconds (gr.go).
+	GracefulRestart     bool
+	GracefulRestartTime uint16
 	// Line is the line of the [global] header (1 when absent).
 	Line int
 	m    meta

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	api "github.com/osrg/gobgp/v3/api"
 	"github.com/sirupsen/logrus"
 
 	"github.com/authbgp/authbgpd/kroute"
@@ -41,8 +42,9 @@ type Devices interface {
 
 // Options configure a Reconciler.
 type Options struct {
-	Kernel  KernelRoutes // nil: OpenKernel in Start
-	Devices Devices      // nil: netdev
+	Kernel  KernelRoutes     // nil: OpenKernel in Start
+	Devices Devices          // nil: netdev
+	Index   *peerindex.Index // the config's peers (SetIndex); nil: none yet
 	Logger  *logrus.Logger
 	// Look is how often the kernel's routes of ours are read whole (a
 	// repair of what no notification told); default 60 s.
@@ -57,6 +59,11 @@ type Options struct {
 	// no best path wants them, after start (the sessions are coming back);
 	// default 30 s.
 	TakeoverHold time.Duration
+	// Graceful: the neighbors restart gracefully (RFC 4724): the hold
+	// lasts until every neighbor with graceful restart is back with its
+	// End-of-RIB, or RestartTime (default 120 s) at most (graceful.go).
+	Graceful    bool
+	RestartTime time.Duration
 	// Chunk is how many destinations a pass plans and writes at a time;
 	// default 4096.
 	Chunk int
@@ -75,13 +82,21 @@ type Reconciler struct {
 	foreign  bool           // routes not ours changed: resolve next hops again
 	index    *peerindex.Index
 	snap     *peerindex.Snapshot
-	peersAt  uint64 // bumped by SetIndex and Apply
-	watchErr string // why the kernel's notifications are not followed
+	peersAt  uint64          // bumped by SetIndex and Apply
+	watchErr string          // why the kernel's notifications are not followed
+	eors     map[eorKey]bool // End-of-RIB markers heard (graceful.go)
 	kick     chan struct{}
 
 	stop    context.CancelFunc
 	done    chan struct{}
 	started bool
+	host    *plugin.Host
+
+	once     sync.Once // takeOver: by Restarting or Start, whichever first
+	beginErr error
+	// peers lists GoBGP's neighbors for the graceful hold (the host's
+	// ListPeer; nil: never synced, the hold runs its time).
+	peers func(ctx context.Context) ([]*api.Peer, error)
 
 	st        atomic.Pointer[status.FIB]
 	refusedBy atomic.Pointer[refusedCounts]
@@ -140,6 +155,9 @@ func New(o Options) *Reconciler {
 	if o.TakeoverHold <= 0 {
 		o.TakeoverHold = 30 * time.Second
 	}
+	if o.RestartTime <= 0 {
+		o.RestartTime = 120 * time.Second
+	}
 	if o.Chunk <= 0 {
 		o.Chunk = 4096
 	}
@@ -153,6 +171,9 @@ func New(o Options) *Reconciler {
 	r.p = pass{paths: newPaths(), obs: newObserved(), res: map[resolveKey]resolution{}, refused: map[pathKey]refusal{}}
 	r.st.Store(&status.FIB{Tables: []status.FIBTable{}, Refused: []status.FIBRefusal{}})
 	r.refusedBy.Store(&refusedCounts{})
+	if o.Index != nil {
+		r.SetIndex(o.Index)
+	}
 	return r
 }
 
@@ -163,19 +184,15 @@ func (r *Reconciler) Name() string { return "fib" }
 // wanted, removed after the takeover hold when not), watches the kernel's
 // notifications and GoBGP's best paths, and runs the passes.
 func (r *Reconciler) Start(ctx context.Context, h *plugin.Host) error {
-	if r.opts.Kernel == nil {
-		k, err := kroute.OpenKernel()
-		if err != nil {
-			return fmt.Errorf("fib: %w", err)
-		}
-		r.opts.Kernel = k
+	r.once.Do(r.takeOver)
+	if r.beginErr != nil {
+		return r.beginErr
 	}
-	if err := r.begin(time.Now()); err != nil {
-		return err
-	}
+	r.host = h
+	r.peers = func(ctx context.Context) ([]*api.Peer, error) { return h.ListPeer(ctx, "") }
 	lctx, cancel := context.WithCancel(context.Background())
 	go r.watchKernel(lctx)
-	if err := h.WatchBestPaths(lctx, r.Record); err != nil {
+	if err := h.WatchBestPathsAndEndOfRIB(lctx, r.Record, r.RecordEndOfRIB); err != nil {
 		cancel()
 		return fmt.Errorf("fib: %w", err)
 	}
@@ -191,18 +208,22 @@ func (r *Reconciler) begin(now time.Time) error {
 	if err := r.look(now, func(kroute.Key) {}); err != nil {
 		return fmt.Errorf("fib: read the kernel's routes of ours: %w", err)
 	}
+	if len(r.p.obs.routes) == 0 {
+		return nil // nothing to take over, nothing to hold
+	}
 	r.p.keep = make(map[kroute.Key]struct{}, len(r.p.obs.routes))
 	for k := range r.p.obs.routes {
 		r.p.keep[k.key()] = struct{}{}
 	}
-	r.p.keepEnd = now.Add(r.opts.TakeoverHold)
+	r.p.keepEnd = r.holdEnd(now)
 	if n := len(r.p.keep); n > 0 {
-		r.log.WithFields(logrus.Fields{"routes": n, "hold": r.opts.TakeoverHold}).Info("fib: routes of an earlier run taken over; those no best path wants go after the hold")
+		r.log.WithFields(logrus.Fields{"routes": n, "hold": r.p.keepEnd.Sub(now), "graceful": r.opts.Graceful}).Info("fib: routes of an earlier run taken over; those no best path wants go after the hold")
 	}
 	return nil
 }
 
-// Stop ends the passes and removes every route of ours from the kernel.
+// Stop ends the passes and removes every route of ours from the kernel,
+// or, for a graceful restart (the host's GracefulStop), leaves them.
 func (r *Reconciler) Stop(ctx context.Context) error {
 	if !r.started {
 		return nil
@@ -212,6 +233,10 @@ func (r *Reconciler) Stop(ctx context.Context) error {
 	case <-r.done:
 	case <-ctx.Done():
 		return fmt.Errorf("fib: stop: %w", ctx.Err())
+	}
+	if r.host != nil && r.host.GracefulStop() {
+		r.log.Info("fib: graceful restart: the routes of ours stay in the kernel")
+		return r.opts.Kernel.Close()
 	}
 	err := r.removeAll()
 	return errors.Join(err, r.opts.Kernel.Close())
@@ -359,6 +384,7 @@ func (r *Reconciler) loop(ctx context.Context) {
 		case <-timer.C:
 		}
 		now := time.Now()
+		r.checkSynced(ctx, now) // graceful.go
 		r.runPass(now)
 		timer.Reset(r.nextDue(now))
 	}
@@ -370,6 +396,11 @@ func (r *Reconciler) nextDue(now time.Time) time.Duration {
 	due := r.p.nextLook
 	if r.p.keep != nil && r.p.keepEnd.Before(due) {
 		due = r.p.keepEnd
+	}
+	if r.p.keep != nil && r.opts.Graceful && r.peers != nil {
+		if t := now.Add(syncPoll); t.Before(due) {
+			due = t
+		}
 	}
 	if len(r.p.refused) > 0 {
 		if t := now.Add(r.opts.Retry); t.Before(due) {

@@ -117,6 +117,7 @@ func (p *pass) apply(ctx context.Context, a action) error {
 		if err != nil {
 			return err
 		}
+		m.markRestarting(ap.GracefulRestart) // graceful.go
 		return m.bgp.AddPeerIn(ctx, a.peer.VRF, ap)
 	case actReaddNeighbor:
 		return m.readd(ctx, a.peer, a.adminDown)
@@ -175,6 +176,7 @@ func (m *Manager) readd(ctx context.Context, p *config.Peer, adminDown bool) err
 	if err != nil {
 		return err
 	}
+	m.markRestarting(ap.GracefulRestart)
 	if err := m.bgp.DeletePeer(ctx, p.Address.String()); err != nil {
 		return err
 	}
@@ -187,6 +189,7 @@ func (m *Manager) addRange(ctx context.Context, p *config.Peer) error {
 	if err != nil {
 		return err
 	}
+	m.markRestarting(g.GracefulRestart)
 	if err := m.bgp.AddPeerGroupIn(ctx, p.VRF, g); err != nil {
 		return fmt.Errorf("peers: dynamic range %s: %w", p.ID(), err)
 	}

@@ -85,6 +85,7 @@ type shape struct {
 	timers   *api.Timers
 	afiSafis []*api.AfiSafi
 	multihop *api.EbgpMultihop
+	graceful *api.GracefulRestart // nil: no graceful restart
 }
 
 func neighborShape(p *config.Peer) (shape, error) {
@@ -101,6 +102,14 @@ func neighborShape(p *config.Peer) (shape, error) {
 	}}}
 	if p.MultihopTTL > 0 {
 		s.multihop = &api.EbgpMultihop{Enabled: true, MultihopTtl: uint32(p.MultihopTTL)}
+	}
+	if p.GracefulRestart {
+		// RFC 4724 in every family, with the N bit of RFC 8538 (a Cease
+		// then ends graceful restart only as a Hard Reset).
+		s.graceful = &api.GracefulRestart{Enabled: true, RestartTime: uint32(p.GracefulRestartTime), NotificationEnabled: true}
+		for _, af := range s.afiSafis {
+			af.MpGracefulRestart = &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}
+		}
 	}
 	return s, nil
 }
@@ -120,10 +129,11 @@ func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 			PeerAsn:         p.ASN,
 			AdminDown:       adminDown,
 		},
-		Timers:       s.timers,
-		Transport:    &api.Transport{PassiveMode: p.Passive},
-		AfiSafis:     s.afiSafis,
-		EbgpMultihop: s.multihop,
+		Timers:          s.timers,
+		Transport:       &api.Transport{PassiveMode: p.Passive},
+		AfiSafis:        s.afiSafis,
+		EbgpMultihop:    s.multihop,
+		GracefulRestart: s.graceful,
 	}
 	switch {
 	case p.IsInterface():
@@ -158,10 +168,11 @@ func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
 		return nil, err
 	}
 	return &api.PeerGroup{
-		Conf:         &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
-		Timers:       s.timers,
-		Transport:    &api.Transport{PassiveMode: true},
-		AfiSafis:     s.afiSafis,
-		EbgpMultihop: s.multihop,
+		Conf:            &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
+		Timers:          s.timers,
+		Transport:       &api.Transport{PassiveMode: true},
+		AfiSafis:        s.afiSafis,
+		EbgpMultihop:    s.multihop,
+		GracefulRestart: s.graceful,
 	}, nil
 }

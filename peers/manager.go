@@ -112,6 +112,8 @@ type Manager struct {
 	// guarded: there are some.
 	guardsSet []tcpsock.Guard
 	guarded   bool
+	// restart: the daemon restarted with its forwarding state (graceful.go).
+	restart restartState
 
 	mu sync.Mutex
 	// Inputs, recorded by the triggers.
@@ -193,6 +195,9 @@ type Options struct {
 	// Index is Config's peer index (peerindex.New), shared with the other
 	// subsystems; nil: the manager makes its own.
 	Index *peerindex.Index
+	// Restarting reports whether the daemon restarts with its forwarding
+	// state kept (fib.Reconciler.Restarting); nil: never (graceful.go).
+	Restarting func() bool
 }
 
 // New returns a manager for cfg's peers; they are applied when the plugin
@@ -222,6 +227,7 @@ func New(o Options) *Manager {
 		scopes:        o.Scopes,
 		adv:           o.Advertiser,
 		learnt:        map[string]netip.Addr{},
+		restart:       restartState{ask: o.Restarting},
 	}
 	if m.scopes == nil {
 		m.scopes = defaultScopes()

@@ -36,6 +36,10 @@ func TestSameShapeCoversEveryField(t *testing.T) {
 		if name == "Address" || name == "Prefix" || name == "Interface" {
 			continue // the identity: another peer (sameShape compares IDs first)
 		}
+		base := base
+		if name == "GracefulRestartTime" {
+			base.GracefulRestart = true // the time is graceful restart's
+		}
 		np := base
 		np.Families = append([]config.Family(nil), base.Families...)
 		switch name {

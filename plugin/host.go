@@ -123,6 +123,8 @@ type Host struct {
 
 	guard atomic.Pointer[APIGuard]
 
+	graceful atomic.Bool // SetGracefulStop (graceful.go)
+
 	loop *loopWatch // the watchdog of GoBGP's main loop (loopwatch.go)
 
 	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (fsmevents.go)
@@ -395,8 +397,9 @@ func stopPlugin(ctx context.Context, p Plugin) (err error) {
 
 // Stop stops the watchdog of GoBGP's loop, the plugins in reverse order,
 // then GoBGP: every peer with a session gets a NOTIFICATION Cease (subcode
-// 3, Peer De-configured: each neighbor is deleted by GoBGP's StopBgp), the
-// listeners and the gRPC API close, and subscriber channels are closed.
+// 3, Peer De-configured: each neighbor is deleted by GoBGP's StopBgp), or
+// none after SetGracefulStop(true), the listeners and the gRPC API close,
+// and subscriber channels are closed.
 // Stop is idempotent; it returns the plugins' errors, or ctx's error if
 // GoBGP (or the watchdog's last question to it) did not finish in time.
 func (h *Host) Stop(ctx context.Context) error {
@@ -432,7 +435,7 @@ func (h *Host) stopBGP(ctx context.Context) error {
 		// global configuration cleared once their FSMs are freed: the
 		// carried patches/0003), then the gRPC server; the VRFs' too.
 		h.stopVRFs()
-		h.bgp.Stop()
+		h.stopServer(h.bgp)
 		close(done)
 	}()
 	var err error

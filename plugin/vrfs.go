@@ -47,6 +47,7 @@ const vrfRetry = 30 * time.Second
 type bestWatch struct {
 	ctx context.Context
 	fn  func(vrf string, changes []BestPathChange, init bool)
+	eor func(vrf string, e EndOfRIB) // nil: not asked
 }
 
 // serverIn is the server of vrf ("" the default VRF), made and started
@@ -112,7 +113,7 @@ func (h *Host) startVRF(ctx context.Context, vrf string) (*server.BgpServer, err
 	})
 	if err == nil {
 		for _, w := range v.best {
-			if err = watchBest(w.ctx, s, vrf, w.fn); err != nil {
+			if err = watchBest(w.ctx, s, vrf, w); err != nil {
 				break
 			}
 		}
@@ -130,8 +131,12 @@ func (h *Host) startVRF(ctx context.Context, vrf string) (*server.BgpServer, err
 	return s, nil
 }
 
-func watchBest(ctx context.Context, s *server.BgpServer, vrf string, fn func(string, []BestPathChange, bool)) error {
-	return s.WatchBestPaths(ctx, func(changes []BestPathChange, init bool) { fn(vrf, changes, init) })
+func watchBest(ctx context.Context, s *server.BgpServer, vrf string, w bestWatch) error {
+	var eor func(EndOfRIB)
+	if w.eor != nil {
+		eor = func(e EndOfRIB) { w.eor(vrf, e) }
+	}
+	return s.WatchBestPathsAndEndOfRIB(ctx, func(changes []BestPathChange, init bool) { w.fn(vrf, changes, init) }, eor)
 }
 
 // place records that neighbor addr is in vrf.
@@ -196,6 +201,6 @@ func (h *Host) stopVRFs() {
 	h.vrfs.mu.Unlock()
 	for vrf, s := range servers {
 		cancels[vrf]()
-		s.Stop()
+		h.stopServer(s)
 	}
 }

@@ -104,8 +104,11 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	for _, sec := range cfg.Secrets() {
 		s.host.RegisterSecret(sec)
 	}
+	if cfg.FIB.Enabled {
+		s.fib = fib.New(fib.Options{Logger: log, Index: idx, Graceful: cfg.GracefulRestartAny(), RestartTime: time.Duration(cfg.Global.GracefulRestartTime) * time.Second})
+	}
 	s.ra = peers.NewKernelAdvertiser(log)
-	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}, Advertiser: s.ra, Index: idx})
+	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}, Advertiser: s.ra, Index: idx, Restarting: s.fib.Restarting})
 	s.host.Register(s.peers)
 	s.host.SetAPIGuard(s.peers.GuardAPI)
 	// SRv6 keys go into the kernel before policies use them, and the
@@ -119,10 +122,7 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 		})
 		s.host.Register(plugin.Detached(s.shadow))
 	}
-	if cfg.FIB.Enabled {
-		// Last: best paths go into the kernel once the sessions are keyed.
-		s.fib = fib.New(fib.Options{Logger: log})
-		s.fib.SetIndex(idx)
+	if s.fib != nil { // last: best paths go into the kernel once the sessions are keyed
 		s.host.Register(s.fib)
 	}
 	hooks := dropwatch.Hooks{BadDigest: s.peers.BadDigest}
@@ -272,9 +272,11 @@ func (s *Speaker) applyGlobal(next *config.Config, ch config.Changes) {
 	}
 }
 
-// Stop sends NOTIFICATION Cease to every peer and stops.
+// Stop sends NOTIFICATION Cease to every peer and stops; with graceful
+// restart, it leaves the kernel routes and closes the sessions without one.
 func (s *Speaker) Stop(ctx context.Context) error {
 	s.watch.Close()
+	s.host.SetGracefulStop(s.peers.GracefulRestart())
 	var errs []error
 	if s.http != nil {
 		errs = append(errs, s.http.Shutdown(ctx))

@@ -42,19 +42,53 @@ type BestPathHop struct {
 // take its time: changes wait in the watcher's unbounded queue, never in
 // the server's loop. Call it after StartBgp.
 func (s *BgpServer) WatchBestPaths(ctx context.Context, fn func(changes []BestPathChange, init bool)) error {
+	return s.WatchBestPathsAndEndOfRIB(ctx, fn, nil)
+}
+
+// EndOfRIB is an End-of-RIB marker (RFC 4724 section 2) a neighbor sent:
+// its initial routes of the family have all been received.
+type EndOfRIB struct {
+	// Neighbor is the neighbor's address, NeighborLocal ours on the
+	// session (both unzoned).
+	Neighbor, NeighborLocal netip.Addr
+	// Afi and Safi are the family's (bgp.AFI_IP, bgp.SAFI_UNICAST, ...).
+	Afi  uint16
+	Safi uint8
+}
+
+// WatchBestPathsAndEndOfRIB is WatchBestPaths that also calls eor (when
+// not nil) with every End-of-RIB marker the neighbors send, on the same
+// goroutine, in order with fn: by the time eor is told a neighbor's marker
+// for a family, fn has been told every change of best path its routes
+// before the marker made. A program that keeps a forwarding table across
+// a graceful restart removes the stale routes then, not before the
+// neighbor's routes have reached it (GoBGP's own End-of-RIB state may read
+// received before: when both ends restart it is set on the OPEN).
+func (s *BgpServer) WatchBestPathsAndEndOfRIB(ctx context.Context, fn func(changes []BestPathChange, init bool), eor func(EndOfRIB)) error {
 	if fn == nil {
 		return errors.New("nil function")
 	}
 	if s.active() != nil {
 		return errors.New("the server is not started")
 	}
-	w := s.watch(watchBestPath(true))
+	opts := []watchOption{watchBestPath(true)}
+	if eor != nil {
+		opts = append(opts, watchEor(false))
+	}
+	w := s.watch(opts...)
 	go func() {
 		defer w.Stop()
 		init := true
 		for {
 			select {
 			case ev := <-w.Event():
+				if e, ok := ev.(*watchEventEor); ok {
+					if eor != nil && e.PeerInfo != nil {
+						afi, safi := bgp.RouteFamilyToAfiSafi(e.Family)
+						eor(EndOfRIB{Neighbor: addrOf(e.PeerInfo.Address), NeighborLocal: addrOf(e.PeerInfo.LocalAddress), Afi: afi, Safi: safi})
+					}
+					continue
+				}
 				msg, ok := ev.(*watchEventBestPath)
 				if !ok {
 					continue

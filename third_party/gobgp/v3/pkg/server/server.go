@@ -386,6 +386,22 @@ func (s *BgpServer) Stop() {
 	}
 }
 
+// StopGraceful is Stop for a graceful restart (RFC 4724 section 4.1): every
+// session is closed without a NOTIFICATION, so that its peer, as a helper,
+// keeps our routes marked stale until we are back, and nothing is
+// withdrawn, neither from the RIB (its watchers see no change) nor towards
+// the other peers, whose sessions are closed in the same operation. Stop
+// instead deletes the neighbors one by one, with a Cease (a Hard Reset
+// where the N bit was negotiated, RFC 8538) to each, and withdraws each
+// one's routes from the peers not yet deleted.
+func (s *BgpServer) StopGraceful() {
+	s.stopBgp(true)
+
+	if s.apiServer != nil {
+		s.apiServer.grpcServer.Stop()
+	}
+}
+
 // addIncoming makes f send its messages to Serve. Call it before f's
 // handler starts.
 func (s *BgpServer) addIncoming(f *fsm) {
@@ -2212,6 +2228,25 @@ func (s *BgpServer) StopBgp(ctx context.Context, r *api.StopBgpRequest) error {
 	if r == nil {
 		return fmt.Errorf("nil request")
 	}
+	s.stopBgp(false)
+	return nil
+}
+
+// closeGracefully ends neighbor addr for a graceful restart: its FSM is
+// cancelled with no NOTIFICATION queued, so its handler closes the
+// connection without one, and its routes stay where they are.
+func (s *BgpServer) closeGracefully(addr string) {
+	n := s.neighborMap[addr]
+	s.logger.Info("Close a peer for a graceful restart",
+		log.Fields{
+			"Topic": "Peer",
+			"Key":   addr})
+	n.stopPeerRestarting()
+	n.fsm.h.ctxCancel()
+	delete(s.neighborMap, addr)
+}
+
+func (s *BgpServer) stopBgp(graceful bool) {
 	s.mgmtOperation(func() error {
 		names := make([]string, 0, len(s.neighborMap))
 		for k := range s.neighborMap {
@@ -2223,6 +2258,10 @@ func (s *BgpServer) StopBgp(ctx context.Context, r *api.StopBgpRequest) error {
 			s.shutdownWG.Add(1)
 		}
 		for _, name := range names {
+			if graceful {
+				s.closeGracefully(name)
+				continue
+			}
 			if err := s.deleteNeighbor(&oc.Neighbor{Config: oc.NeighborConfig{
 				NeighborAddress: name}}, bgp.BGP_ERROR_CEASE, bgp.BGP_ERROR_SUB_PEER_DECONFIGURED); err != nil {
 				return err
@@ -2245,7 +2284,6 @@ func (s *BgpServer) StopBgp(ctx context.Context, r *api.StopBgpRequest) error {
 		s.bgpConfig.Global = oc.Global{}
 		return nil
 	}, false)
-	return nil
 }
 
 func (s *BgpServer) SetPolicies(ctx context.Context, r *api.SetPoliciesRequest) error {
