@@ -3,12 +3,17 @@ package peers
 import (
 	"context"
 	"io"
+	"net/netip"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
+
+	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/status"
 )
 
 // TestPrefixLimitNeighbor: max-prefixes is GoBGP's PrefixLimit on each of
@@ -132,5 +137,58 @@ func TestPrefixLimitReload(t *testing.T) {
 	m.Reconcile(context.Background())
 	if got := b.calls[before:]; len(got) != 0 {
 		t.Errorf("after the update: GoBGP calls %q", got)
+	}
+}
+
+// TestPrefixLimitExceeded: GoBGP's prefix-limit Cease counts for the
+// configured peer that owns the address (a range for its sessions), is
+// logged naming the peer and its limit, and shows in /status: the peer's
+// prefix_limit, and last_error's max_prefixes when the session's end was
+// the limit's.
+func TestPrefixLimitExceeded(t *testing.T) {
+	c := cfg(t, strings.Replace(strings.Replace(twoPeers, "asn = 65002\n", "asn = 65002\nmax-prefixes = 3\nmax-prefixes-warning = 80\n", 1),
+		"asn = 65010\n", "asn = 65010\nmax-prefixes = 9\n", 1))
+	logs := &strings.Builder{}
+	m, b := start(t, c, newFakeSockets(), logs)
+	// The sessions' events come first (each reads the index the hook
+	// reads too).
+	established(b, "192.0.2.2")
+	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
+	a2 := netip.MustParseAddr("192.0.2.2")
+	m.PrefixLimitExceeded(a2)
+	m.PrefixLimitExceeded(a2)
+	m.PrefixLimitExceeded(netip.MustParseAddr("198.51.100.7"))
+	if l := logs.String(); !strings.Contains(l, "max-prefixes exceeded") || !strings.Contains(l, "peer=192.0.2.2") ||
+		!strings.Contains(l, "max_prefixes=3") || !strings.Contains(l, "exceeded=2") ||
+		!strings.Contains(l, "peer=198.51.100.7") || !strings.Contains(l, "range=198.51.100.0/24") || !strings.Contains(l, "max_prefixes=9") {
+		t.Errorf("log:\n%s", l)
+	}
+	byID := map[string]status.Peer{}
+	for _, p := range m.Status() {
+		byID[p.Address] = p
+	}
+	for id, want := range map[string]*status.PrefixLimit{
+		"192.0.2.2":       {MaxPrefixes: 3, WarningPct: 80, Exceeded: 2},
+		"198.51.100.0/24": {MaxPrefixes: 9, Exceeded: 1},
+		"192.0.2.3":       nil,
+	} {
+		if got := byID[id].PrefixLimit; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: prefix_limit %+v, want %+v", id, got, want)
+		}
+	}
+
+	// The session's end: named for the limit when it was the limit's.
+	a3 := netip.MustParseAddr("192.0.2.3")
+	src := fakeSessions{down: map[netip.Addr]plugin.Down{
+		a2: {Reason: "notification-sent code 6(cease) subcode 1(maximum number of prefixes reached)", PrefixLimit: true},
+		a3: {Reason: "hold-timer-expired"},
+	}}
+	out := []status.Peer{byID["192.0.2.2"], {Address: "192.0.2.3", PrefixLimit: &status.PrefixLimit{MaxPrefixes: 4}}}
+	addSessions(context.Background(), out, src, time.Now(), time.Now())
+	if e := out[0].LastError; e == nil || e.MaxPrefixes != 3 {
+		t.Errorf("the limit's end: last error %+v, want max_prefixes 3", e)
+	}
+	if e := out[1].LastError; e == nil || e.MaxPrefixes != 0 {
+		t.Errorf("another end: last error %+v, want no max_prefixes", e)
 	}
 }
