@@ -11,7 +11,7 @@ func BenchmarkScrapePeers(b *testing.B) {
 	peers := make([]PeerState, 1000)
 	for i := range peers {
 		peers[i] = PeerState{Peer: fmt.Sprintf("192.0.%d.%d", i/250, i%250+1), Up: true,
-			Prefixes: []FamilyPrefixes{{Family: "ipv4-unicast", Received: 10, Accepted: 10, Sent: 3}, {Family: "ipv6-unicast", Received: 5}},
+			Prefixes:            []FamilyPrefixes{{Family: "ipv4-unicast", Received: 10, Accepted: 10, Sent: 3}, {Family: "ipv6-unicast", Received: 5}},
 			MaxPrefixesExceeded: uint64(i % 3)}
 	}
 	m := New("bench")
