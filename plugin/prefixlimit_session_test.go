@@ -4,8 +4,6 @@ package plugin
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -64,13 +62,7 @@ func TestPrefixLimitSession(t *testing.T) {
 	}
 	up := func() *crafted.Peer {
 		t.Helper()
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: peer.AsSlice()}, Timeout: 5 * time.Second}
-		c, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		p := &crafted.Peer{Conn: c}
+		p := dialRaw(t, peer, port)
 		if err := p.Handshake(crafted.Open(crafted.PeerAS, [4]byte{192, 0, 2, 2}), nil); err != nil {
 			t.Fatal(err)
 		}
