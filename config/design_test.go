@@ -64,7 +64,7 @@ func TestDesignExample(t *testing.T) {
 	p := c.Peers[0]
 	if p.ID() != "192.0.2.2" || p.ASN != 65002 || string(p.Password) != "s3cret" || p.Auth() != (Auth{Mode: AuthMD5, Source: SourcePassword}) ||
 		p.LocalAddress != netip.MustParseAddr("192.0.2.1") || p.Passive || p.MultihopTTL != 0 ||
-		!slices.Equal(p.Families, []Family{IPv4Unicast}) || p.Line != 22 || p.LineOf("password") != 26 {
+		!slices.Equal(p.Families, []Family{IPv4Unicast}) || p.MaxPrefixes != 1000 || p.MaxPrefixesWarning != 90 || p.Line != 22 || p.LineOf("password") != 26 {
 		t.Errorf("peer: %+v", p)
 	}
 	if s := c.Shadow; !s.Enabled || s.EffectiveMode() != ShadowAlways || len(s.Interfaces) != 0 || s.FollowPeerRollover {

@@ -52,7 +52,8 @@ type PeerChange struct {
 	Old, New *Peer
 	// Fields names what changed, as config keys, sorted: "asn",
 	// "families", "hold-time", "keepalive-interval", "local-address",
-	// "multihop-ttl", "passive", "vrf" (the peer moves to another VRF: a
+	// "max-prefixes", "max-prefixes-warning" (in place for a static peer:
+	// InPlace), "multihop-ttl", "passive", "vrf" (the peer moves to another VRF: a
 	// session reset, see VRFMove), "auth" (the
 	// source of the key: password / password-file / password-env /
 	// keychain, or its keychain's name) and "secret" (the key material:

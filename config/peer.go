@@ -50,6 +50,13 @@ type Peer struct {
 	GracefulRestart     bool
 	GracefulRestartTime uint16
 
+	// MaxPrefixes (max-prefixes) is the most prefixes the peer may send
+	// in each of its families (0: no limit); MaxPrefixesWarning
+	// (max-prefixes-warning) the percent of it past which a warning is
+	// logged (0: none). See prefixlimit.go.
+	MaxPrefixes        uint32
+	MaxPrefixesWarning uint8
+
 	// Line is the line of this peer's [[peers]] header.
 	Line int
 	m    meta
@@ -81,6 +88,10 @@ var peerAttrs = []peerAttr{
 		return a.GracefulRestart == b.GracefulRestart && (!a.GracefulRestart || a.GracefulRestartTime == b.GracefulRestartTime)
 	}},
 	{"families", decodeFamilies, func(a, b *Peer) bool { return slices.Equal(sortedCopy(a.Families), sortedCopy(b.Families)) }},
+	{"max-prefixes", func(t *table, p *Peer) { decodeMin1(t, "max-prefixes", math.MaxUint32, &p.MaxPrefixes) },
+		func(a, b *Peer) bool { return a.MaxPrefixes == b.MaxPrefixes }},
+	{"max-prefixes-warning", func(t *table, p *Peer) { decodeMin1(t, "max-prefixes-warning", 100, &p.MaxPrefixesWarning) },
+		func(a, b *Peer) bool { return a.MaxPrefixesWarning == b.MaxPrefixesWarning }},
 }
 
 // peerAttr is a row of peerAttrs.

@@ -380,6 +380,7 @@ func (c *Config) validatePeers(p *problems) {
 		}
 		validateFamilies(p, pr)
 		validateTimers(p, pr)
+		validatePrefixLimit(p, pr)
 	}
 }
 

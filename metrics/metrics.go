@@ -20,6 +20,7 @@
 //	authbgpd_peer_malformed_updates_total{peer}  counter  malformed UPDATEs from the peer (ReadPeers)
 //	authbgpd_peer_malformed_messages_total{peer,handling} counter  handling: session-reset, treat-as-withdraw, attribute-discard, afi-safi-disable
 //	authbgpd_peer_receive_panics_total{peer}     counter  recovered panics of GoBGP's receive path
+//	authbgpd_peer_max_prefixes_exceeded_total{peer} counter  sessions closed for max-prefixes (Cease/1)
 //	authbgpd_shadow_capture_running              gauge    1 while the shadow's capture runs (ReadCaptureRunning)
 //	authbgpd_kernel_tcp_md5_drops_total{reason}  counter  the kernel's TcpExt TCPMD5* (ReadKernelDrops)
 //	authbgpd_kernel_tcp_ao_algorithm{algorithm}  gauge    1 the kernel accepts the keychain algorithm, 0 it refused it (ReadAOAlgorithms)

@@ -88,7 +88,8 @@ func TestContractNamesAndTypes(t *testing.T) {
 	m.ConfigReloaded(nil)
 	if err := m.ReadPeers(func() ([]PeerState, error) {
 		return []PeerState{{Peer: "192.0.2.2", Up: true, Prefixes: []FamilyPrefixes{{Family: "ipv4-unicast", Received: 1}},
-			Malformed: PeerMalformed{Updates: 3, Panics: 1, ByHandling: map[string]uint64{"treat-as-withdraw": 2, "session-reset": 2}}}}, nil
+			Malformed:           PeerMalformed{Updates: 3, Panics: 1, ByHandling: map[string]uint64{"treat-as-withdraw": 2, "session-reset": 2}},
+			MaxPrefixesExceeded: 4}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -100,21 +101,22 @@ func TestContractNamesAndTypes(t *testing.T) {
 	}
 
 	want := map[string]dto.MetricType{
-		"authbgpd_md5_segments_total":            dto.MetricType_COUNTER,
-		"authbgpd_tcpao_segments_total":          dto.MetricType_COUNTER,
-		"authbgpd_peer_up":                       dto.MetricType_GAUGE,
-		"authbgpd_md5_key_installed":             dto.MetricType_GAUGE,
-		"authbgpd_shadow_drops_total":            dto.MetricType_COUNTER,
-		"authbgpd_srh_hmac_total":                dto.MetricType_COUNTER,
-		"authbgpd_srv6_policy_installed":         dto.MetricType_GAUGE,
-		"authbgpd_md5_key_changes_total":         dto.MetricType_COUNTER,
-		"authbgpd_config_reloads_total":          dto.MetricType_COUNTER,
-		"authbgpd_build_info":                    dto.MetricType_GAUGE,
-		"authbgpd_peer_prefixes":                 dto.MetricType_GAUGE,
-		"authbgpd_peer_malformed_updates_total":  dto.MetricType_COUNTER,
-		"authbgpd_peer_malformed_messages_total": dto.MetricType_COUNTER,
-		"authbgpd_peer_receive_panics_total":     dto.MetricType_COUNTER,
-		"authbgpd_shadow_capture_running":        dto.MetricType_GAUGE,
+		"authbgpd_md5_segments_total":               dto.MetricType_COUNTER,
+		"authbgpd_tcpao_segments_total":             dto.MetricType_COUNTER,
+		"authbgpd_peer_up":                          dto.MetricType_GAUGE,
+		"authbgpd_md5_key_installed":                dto.MetricType_GAUGE,
+		"authbgpd_shadow_drops_total":               dto.MetricType_COUNTER,
+		"authbgpd_srh_hmac_total":                   dto.MetricType_COUNTER,
+		"authbgpd_srv6_policy_installed":            dto.MetricType_GAUGE,
+		"authbgpd_md5_key_changes_total":            dto.MetricType_COUNTER,
+		"authbgpd_config_reloads_total":             dto.MetricType_COUNTER,
+		"authbgpd_build_info":                       dto.MetricType_GAUGE,
+		"authbgpd_peer_prefixes":                    dto.MetricType_GAUGE,
+		"authbgpd_peer_malformed_updates_total":     dto.MetricType_COUNTER,
+		"authbgpd_peer_malformed_messages_total":    dto.MetricType_COUNTER,
+		"authbgpd_peer_receive_panics_total":        dto.MetricType_COUNTER,
+		"authbgpd_peer_max_prefixes_exceeded_total": dto.MetricType_COUNTER,
+		"authbgpd_shadow_capture_running":           dto.MetricType_GAUGE,
 
 		"authbgpd_gobgp_loop_last_answer_age_seconds": dto.MetricType_GAUGE,
 		"authbgpd_gobgp_loop_stalled":                 dto.MetricType_GAUGE,
@@ -150,6 +152,7 @@ func TestContractNamesAndTypes(t *testing.T) {
 	mustValue(t, m, "authbgpd_peer_malformed_updates_total", map[string]string{"peer": "192.0.2.2"}, 3)
 	mustValue(t, m, "authbgpd_peer_malformed_messages_total", map[string]string{"peer": "192.0.2.2", "handling": "session-reset"}, 2)
 	mustValue(t, m, "authbgpd_peer_receive_panics_total", map[string]string{"peer": "192.0.2.2"}, 1)
+	mustValue(t, m, "authbgpd_peer_max_prefixes_exceeded_total", map[string]string{"peer": "192.0.2.2"}, 4)
 	mustValue(t, m, "authbgpd_build_info", map[string]string{"version": "1.2.3", "gobgp": linkedGoBGP(), "go": runtime.Version()}, 1)
 
 	// Lint the exposition the way promtool does.

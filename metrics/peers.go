@@ -22,6 +22,10 @@ type PeerState struct {
 	// Malformed counts the peer's messages GoBGP found malformed, since
 	// the daemon started (a range: its current sessions').
 	Malformed PeerMalformed
+	// MaxPrefixesExceeded counts the sessions closed because the peer
+	// sent more prefixes than its max-prefixes (a range: its sessions),
+	// since the daemon started.
+	MaxPrefixesExceeded uint64
 }
 
 // PeerMalformed counts a peer's malformed messages.
@@ -54,6 +58,9 @@ var (
 	receivePanicsDesc = prometheus.NewDesc("authbgpd_peer_receive_panics_total",
 		"Messages from the peer whose processing panicked inside GoBGP (a bug: recovered, and only this peer's session was reset), since the daemon started.",
 		[]string{"peer"}, nil)
+	maxPrefixesExceededDesc = prometheus.NewDesc("authbgpd_peer_max_prefixes_exceeded_total",
+		"Sessions closed with a Cease NOTIFICATION, subcode 1 (maximum number of prefixes reached), because the peer sent more prefixes in a family than its max-prefixes (a dynamic range: its sessions), since the daemon started.",
+		[]string{"peer"}, nil)
 )
 
 // prefixesDesc is authbgpd_peer_prefixes{peer,family,direction}.
@@ -72,6 +79,7 @@ func (c peerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- malformedUpdatesDesc
 	ch <- malformedMessagesDesc
 	ch <- receivePanicsDesc
+	ch <- maxPrefixesExceededDesc
 }
 
 func (c peerCollector) Collect(ch chan<- prometheus.Metric) {
@@ -100,6 +108,7 @@ func (c peerCollector) Collect(ch chan<- prometheus.Metric) {
 		mf := p.Malformed
 		ch <- prometheus.MustNewConstMetric(malformedUpdatesDesc, prometheus.CounterValue, float64(mf.Updates), p.Peer)
 		ch <- prometheus.MustNewConstMetric(receivePanicsDesc, prometheus.CounterValue, float64(mf.Panics), p.Peer)
+		ch <- prometheus.MustNewConstMetric(maxPrefixesExceededDesc, prometheus.CounterValue, float64(p.MaxPrefixesExceeded), p.Peer)
 		for _, h := range MalformedHandlings {
 			ch <- prometheus.MustNewConstMetric(malformedMessagesDesc, prometheus.CounterValue, float64(mf.ByHandling[h]), p.Peer, h)
 		}

@@ -40,6 +40,7 @@ const (
 	actSetGuards                            // the link-local guards on the listeners (scope.go)
 	actL3mdevAccept                         // net.ipv4.tcp_l3mdev_accept = 0 (each VRF's GoBGP listens bound to its device)
 	actRecord                               // nothing to carry out: a step of the key stage's record alone (recordKey)
+	actUpdateLimits                         // UpdatePeer: a static neighbor's prefix limit, in place
 )
 
 // action is one change the pass decided.
@@ -82,7 +83,7 @@ func (p *pass) act(a action) error {
 	}
 	p.done = append(p.done, a)
 	p.unlocked(func() { err = p.apply(p.ctx, a) })
-	if err != nil && a.kind >= actAddNeighbor && a.kind <= actDeleteRange {
+	if err != nil && (a.kind >= actAddNeighbor && a.kind <= actDeleteRange || a.kind == actUpdateLimits) {
 		p.errs = append(p.errs, err)
 	}
 	return err
@@ -139,6 +140,8 @@ func (p *pass) apply(ctx context.Context, a action) error {
 		return setL3mdevAccept()
 	case actRecord:
 		return nil
+	case actUpdateLimits:
+		return m.updateLimits(ctx, a.peer, a.adminDown)
 	}
 	return fmt.Errorf("peers: unknown action %d", a.kind)
 }
@@ -181,6 +184,23 @@ func (m *Manager) readd(ctx context.Context, p *config.Peer, adminDown bool) err
 		return err
 	}
 	return m.bgp.AddPeerIn(ctx, p.VRF, ap)
+}
+
+// updateLimits gives GoBGP the static peer's neighbor with its new prefix
+// limit, in place: GoBGP's UpdatePeer changes a neighbor's prefix limits
+// without a session reset. Only the limit differs (sameShape), and GoBGP
+// holds no password (observeStatic replaces a neighbor that does), so
+// UpdatePeer neither deletes nor re-adds the neighbor: the listener keys,
+// which readd's comment fears for, are not touched.
+func (m *Manager) updateLimits(ctx context.Context, p *config.Peer, adminDown bool) error {
+	ap, err := apiPeer(p, adminDown)
+	if err != nil {
+		return err
+	}
+	if _, err := m.bgp.UpdatePeer(ctx, ap); err != nil {
+		return fmt.Errorf("peers: peer %s: update its prefix limit (max-prefixes %d): %w", p.ID(), p.MaxPrefixes, err)
+	}
+	return nil
 }
 
 // addRange gives GoBGP a dynamic range: its peer group, then the range.

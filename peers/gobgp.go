@@ -64,14 +64,16 @@ func apiFamily(f config.Family) (*api.Family, error) {
 	return nil, fmt.Errorf("peers: unknown address family %q", f)
 }
 
-func afiSafis(fams []config.Family) ([]*api.AfiSafi, error) {
-	out := make([]*api.AfiSafi, 0, len(fams))
-	for _, f := range fams {
+// afiSafis are the peer's families, each with its prefix limit
+// (prefixLimit; nil: none).
+func afiSafis(p *config.Peer) ([]*api.AfiSafi, error) {
+	out := make([]*api.AfiSafi, 0, len(p.Families))
+	for _, f := range p.Families {
 		af, err := apiFamily(f)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &api.AfiSafi{Config: &api.AfiSafiConfig{Family: af, Enabled: true}})
+		out = append(out, &api.AfiSafi{Config: &api.AfiSafiConfig{Family: af, Enabled: true}, PrefixLimits: prefixLimit(p, af)})
 	}
 	return out, nil
 }
@@ -89,7 +91,7 @@ type shape struct {
 }
 
 func neighborShape(p *config.Peer) (shape, error) {
-	fams, err := afiSafis(p.Families)
+	fams, err := afiSafis(p)
 	if err != nil {
 		return shape{}, err
 	}

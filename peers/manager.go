@@ -122,6 +122,9 @@ type Manager struct {
 	// sessionTable: GoBGP's sessions, the sessions to end, and the
 	// observers' view of them (sessions.go).
 	sessionTable
+	// prefixLimitHits: the sessions ended for a prefix limit
+	// (prefixlimit.go), under their own mutex.
+	prefixLimitHits
 	// rekeyHeld: the last pass left a connection on a replaced key.
 	rekeyHeld bool
 	preErr    error
@@ -265,6 +268,7 @@ func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
 	h.OnDial(m.dialKey)
 	h.OnIdleRefusal(m.IdleRefused)
 	h.OnOpenSentRefusal(m.OpenSentRefused)
+	h.OnPrefixLimit(m.PrefixLimitExceeded)
 	return m.start(ctx, h)
 }
 

@@ -19,7 +19,11 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 	for _, p := range st {
 		if p.Prefix == "" || p.Prefix == p.Address { // a static peer or a range
 			idx[metricID(p)] = len(out)
-			out = append(out, metrics.PeerState{Peer: metricID(p), Up: p.State == "established"})
+			ps := metrics.PeerState{Peer: metricID(p), Up: p.State == "established"}
+			if l := p.PrefixLimit; l != nil {
+				ps.MaxPrefixesExceeded = l.Exceeded // the configured peer's count (a range's: its sessions')
+			}
+			out = append(out, ps)
 		}
 	}
 	for _, p := range st {

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"maps"
 	"testing"
 
 	api "github.com/osrg/gobgp/v3/api"
@@ -83,6 +84,27 @@ func TestPeerStatesMalformed(t *testing.T) {
 		if got[id] != w {
 			t.Errorf("%s: %+v, want %+v", id, got[id], w)
 		}
+	}
+}
+
+// A configured peer's prefix-limit count (a range's: its sessions') is its
+// counter; the sessions of a range add nothing (they show the range's);
+// a peer without one has 0.
+func TestPeerStatesMaxPrefixesExceeded(t *testing.T) {
+	lim := &status.PrefixLimit{MaxPrefixes: 3, Exceeded: 2}
+	st := []status.Peer{
+		{Address: "192.0.2.2", State: "idle", PrefixLimit: &status.PrefixLimit{MaxPrefixes: 5, Exceeded: 1}},
+		{Address: "192.0.2.3", State: "established"},
+		{Address: "10.9.0.0/24", Prefix: "10.9.0.0/24", State: "listening", PrefixLimit: lim},
+		{Address: "10.9.0.5", Prefix: "10.9.0.0/24", State: "established", PrefixLimit: lim},
+		{Address: "10.9.0.6", Prefix: "10.9.0.0/24", State: "established", PrefixLimit: lim},
+	}
+	got := map[string]uint64{}
+	for _, p := range MetricStates(st, nil, nil) {
+		got[p.Peer] = p.MaxPrefixesExceeded
+	}
+	if want := map[string]uint64{"192.0.2.2": 1, "192.0.2.3": 0, "10.9.0.0/24": 2}; !maps.Equal(got, want) {
+		t.Errorf("counts %v, want %v", got, want)
 	}
 }
 

@@ -419,7 +419,8 @@ func sameShape(a, b *config.Peer) bool {
 	}
 	x, e1 := apiPeer(a, false)
 	y, e2 := apiPeer(b, false)
-	return e1 == nil && e2 == nil && protoEqual(x, y)
+	// A static neighbor's prefix limit changes in place (limitsDiffer).
+	return e1 == nil && e2 == nil && protoEqual(withoutLimits(x), withoutLimits(y))
 }
 
 // record returns the reconciler's record of w's peer, made if new.

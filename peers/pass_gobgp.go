@@ -52,6 +52,9 @@ type gobgpFacts struct {
 	restart  string
 	stuck    bool
 	refusals int
+	// limits (static): GoBGP's neighbor has another prefix limit than
+	// the config's (limitsDiffer): updated in place.
+	limits bool
 }
 
 // actStep is why a stage takes an action, when its kind does not say it
@@ -66,6 +69,7 @@ const (
 	stepRemove                      // taken out of GoBGP (removed, changed, or a range GoBGP lost)
 	stepUnsigned                    // a connection without a key is keyed (and its session ended)
 	stepRekey                       // a connection is re-keyed in place
+	stepLimits                      // its neighbor's prefix limit is updated in place
 )
 
 // planGoBGP is the GoBGP stage's plan (pure): for each desired peer, in
@@ -100,6 +104,8 @@ func planStatic(f gobgpFacts) []action {
 		re.step, re.why = stepRestart, f.restart
 	case f.stuck:
 		re.step, re.refusals = stepStuck, f.refusals
+	case f.limits:
+		re.kind, re.step = actUpdateLimits, stepLimits
 	default:
 		return nil
 	}
@@ -156,6 +162,7 @@ func (p *pass) observeNeighbor(w Want, st *peer) gobgpFacts {
 		// refusals it finds stuck.
 		f.refusals, f.stuck = p.stuckOpenSent(w)
 	}
+	f.limits = f.inGoBGP && limitsDiffer(st.shape, w.Cfg)
 	return f
 }
 
@@ -250,6 +257,12 @@ func (p *pass) actNeighbor(a action) {
 		case st.heldDown:
 			log.Info("key installed: peer no longer held down")
 		}
+	case stepLimits:
+		if err != nil {
+			log.WithError(err).Error("cannot update the peer's prefix limit in GoBGP")
+			return
+		}
+		log.WithFields(logrus.Fields{"max_prefixes": a.peer.MaxPrefixes, "max_prefixes_warning": a.peer.MaxPrefixesWarning}).Info("prefix limit updated in place (no session reset)")
 	case stepRestart, stepStuck:
 		if err != nil {
 			log.WithError(err).Error("cannot restart the peer's neighbor in GoBGP")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/authbgp/authbgpd/config"
@@ -64,7 +65,8 @@ func (m *Manager) readds(next *config.Config) []string {
 		}
 		w := d.Peers[id]
 		f := gobgpFacts{w: w, inGoBGP: keepsNeighbor(st.shape, w, true), heldDown: st.heldDown}
-		if !f.inGoBGP || len(planGoBGP([]gobgpFacts{f})) > 0 {
+		f.limits = f.inGoBGP && limitsDiffer(st.shape, w.Cfg) // in place: not a re-add
+		if !f.inGoBGP || slices.ContainsFunc(planGoBGP([]gobgpFacts{f}), func(a action) bool { return a.kind != actUpdateLimits }) {
 			out = append(out, id)
 		}
 	}

@@ -19,6 +19,9 @@ var notShape = map[string]bool{
 	"Address": true, "Prefix": true, "Interface": true, // identity
 	// Key material and bookkeeping: never the neighbor's.
 	"Password": true, "PasswordRef": true, "Keychain": true, "Line": true,
+	// A static neighbor's prefix limit: updated in place (limitsDiffer,
+	// TestPrefixLimitPlan); a range's shapes its peer group.
+	"MaxPrefixes": true, "MaxPrefixesWarning": true,
 }
 
 // TestSameShapeCoversEveryField: a change of each field of config.Peer

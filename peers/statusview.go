@@ -89,7 +89,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			a.DialError = m.dialError(cp.Address)
 		}
 		if !cp.IsDynamic() {
-			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a}
+			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a, PrefixLimit: m.prefixLimitStatus(id, cp)}
 			if cp.IsInterface() {
 				p.Address = ""
 				if cp.Address.IsValid() {
@@ -109,7 +109,8 @@ func (m *Manager) statusLocked() []status.Peer {
 			out = append(out, p)
 			continue
 		}
-		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a}
+		lim := m.prefixLimitStatus(id, cp)
+		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a, PrefixLimit: lim}
 		if st.heldDown {
 			rng.State = "admin-down"
 		}
@@ -118,7 +119,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			if !cp.Prefix.Contains(addr) || m.peers[addr.String()] != nil || m.peerFor(addr) != id {
 				continue
 			}
-			p := status.Peer{Address: addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a}
+			p := status.Peer{Address: addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a, PrefixLimit: lim}
 			if s.state == "established" && !s.since.IsZero() {
 				p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 			}
@@ -203,6 +204,9 @@ func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now, c
 			p.LastError = &status.LastError{Reason: d.Reason, At: d.At.UTC().Format(time.RFC3339)}
 			if d.Malformed != nil {
 				p.LastError.Malformed = d.Malformed.String()
+			}
+			if d.PrefixLimit && p.PrefixLimit != nil {
+				p.LastError.MaxPrefixes = p.PrefixLimit.MaxPrefixes
 			}
 		}
 		if m, ok := g.Malformed(a); ok {

@@ -36,6 +36,9 @@ type Down struct {
 	// Malformed is the message the neighbor sent that ended the session
 	// (GoBGP reset it with a NOTIFICATION), when one did.
 	Malformed *MalformedMessage
+	// PrefixLimit: GoBGP ended the session because the neighbor sent
+	// more prefixes than its limit (a Cease, subcode 1: prefixlimit.go).
+	PrefixLimit bool
 }
 
 // peerNotes remembers, per neighbor, the last NOTIFICATION and the last
@@ -46,6 +49,9 @@ type peerNotes struct {
 	down  map[netip.Addr]Down
 	// malformed, when set, tells the malformed message a down was for.
 	malformed *malformedNotes
+	// overLimit: a Cease for the prefix limit was sent to the neighbor,
+	// and its session has not gone down since (prefixlimit.go).
+	overLimit map[netip.Addr]bool
 }
 
 // notification records a NOTIFICATION sent to or received from addr (dir
@@ -59,6 +65,12 @@ func (n *peerNotes) notification(addr netip.Addr, dir string, code, sub uint8) {
 	}
 	n.notif[addr] = Notification{Code: code, Subcode: sub, Direction: dir,
 		Text: bgp.NewNotificationErrorCode(code, sub).String(), At: now}
+	if dir == "sent" && isPrefixLimit(code, sub) {
+		if n.overLimit == nil {
+			n.overLimit = map[netip.Addr]bool{}
+		}
+		n.overLimit[addr] = true
+	}
 }
 
 // peerDown records that addr's session left Established, for reason, and
@@ -70,7 +82,8 @@ func (n *peerNotes) peerDown(addr netip.Addr, reason string) {
 	if n.down == nil {
 		n.down = map[netip.Addr]Down{}
 	}
-	d := Down{Reason: reason, At: now}
+	d := Down{Reason: reason, At: now, PrefixLimit: n.overLimit[addr]}
+	delete(n.overLimit, addr)
 	if n.malformed != nil {
 		if m, ok := n.malformed.takeReset(addr, now); ok {
 			d.Malformed = &m
@@ -92,6 +105,9 @@ func (h *Host) fsmEvent(e server.FSMEvent) {
 		h.connectionRefused(addr, e.State)
 	case server.FSMEventNotificationSent:
 		h.notes.notification(addr, "sent", e.Code, e.Subcode)
+		if isPrefixLimit(e.Code, e.Subcode) {
+			h.overPrefixLimit(addr)
+		}
 	case server.FSMEventNotificationReceived:
 		h.notes.notification(addr, "received", e.Code, e.Subcode)
 	case server.FSMEventPeerDown:

@@ -70,16 +70,7 @@ func TestFSMEventsFromSession(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dial := func() *crafted.Peer {
-		t.Helper()
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: peer.AsSlice()}, Timeout: 5 * time.Second}
-		c, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return &crafted.Peer{Conn: c}
-	}
+	dial := func() *crafted.Peer { return dialRaw(t, peer, port) }
 	id := [4]byte{192, 0, 2, 2}
 	open := crafted.Open(crafted.PeerAS, id)
 
@@ -143,4 +134,17 @@ func TestFSMEventsFromSession(t *testing.T) {
 	if n := len(refusals["established"]) + len(refusals["idle"]) + len(refusals["opensent"]); n != 3 {
 		t.Errorf("refusals %v: want one of each", refusals)
 	}
+}
+
+// dialRaw is a raw peer's connection from peer to the Host's listener on
+// 127.0.0.1:port, closed when the test ends.
+func dialRaw(t *testing.T, peer netip.Addr, port int) *crafted.Peer {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: peer.AsSlice()}, Timeout: 5 * time.Second}
+	c, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &crafted.Peer{Conn: c}
 }

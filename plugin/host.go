@@ -132,6 +132,7 @@ type Host struct {
 
 	idleRefused     atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (fsmevents.go)
 	openSentRefused atomic.Pointer[func(netip.Addr)] // OnOpenSentRefusal (fsmevents.go)
+	prefixLimit     atomic.Pointer[func(netip.Addr)] // OnPrefixLimit (prefixlimit.go)
 }
 
 type hostState int

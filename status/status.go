@@ -216,6 +216,19 @@ type Peer struct {
 	// LastNotification is the last NOTIFICATION sent or received, since
 	// start.
 	LastNotification *Notification `json:"last_notification,omitempty"`
+	// PrefixLimit is the peer's max-prefixes and how often it was
+	// exceeded (absent without a limit, unless it was exceeded before a
+	// reload took it away). A session of a range shows its range's.
+	PrefixLimit *PrefixLimit `json:"prefix_limit,omitempty"`
+}
+
+// PrefixLimit is a peer's prefix limit (max-prefixes), per family.
+type PrefixLimit struct {
+	MaxPrefixes uint32 `json:"max_prefixes"`          // 0: none (any more)
+	WarningPct  uint8  `json:"warning_pct,omitempty"` // max-prefixes-warning
+	// Exceeded counts the sessions closed because the peer sent more (a
+	// range: its sessions), since the daemon started.
+	Exceeded uint64 `json:"exceeded"`
 }
 
 // Timers are the session's timers in seconds: configured, and negotiated
@@ -263,6 +276,10 @@ type LastError struct {
 	// "malformed update: nexthop length isn't correct (session-reset,
 	// code 3(update) subcode 5(attribute length error))".
 	Malformed string `json:"malformed,omitempty"`
+	// MaxPrefixes, when the session ended because the peer sent more
+	// prefixes in a family than its max-prefixes (we sent a Cease,
+	// subcode 1: Reason says so), is that limit, as configured now.
+	MaxPrefixes uint32 `json:"max_prefixes,omitempty"`
 }
 
 // Malformed counts a peer's messages that GoBGP's receive path found

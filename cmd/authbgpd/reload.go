@@ -155,8 +155,11 @@ func printPreview(w io.Writer, p *config.Preview) {
 	}
 	for _, c := range p.Changed {
 		what, how := "change", "session reset"
-		if c.Rekey && !c.Reset {
+		switch {
+		case c.Rekey && !c.Reset:
 			what, how = "re-key", "in place, no session reset"
+		case !c.Reset:
+			how = "in place, no session reset"
 		}
 		line(what, fmt.Sprintf("%s: %s (%s)", c.Peer, strings.Join(c.Fields, ", "), how))
 	}

@@ -37,6 +37,9 @@ func printPeer(w io.Writer, p *status.Peer, c *status.Capture, sessions []string
 		fmt.Fprint(w, s)
 	}
 	printFamilies(w, p.Families)
+	if l := p.PrefixLimit; l != nil {
+		fmt.Fprintln(w, prefixLimitLine(l))
+	}
 	printMessages(w, p.Messages)
 	printAuth(w, p.Auth)
 	printShadow(w, p.Shadow, c)
@@ -47,6 +50,9 @@ func lastErrorLines(p *status.Peer) string {
 	var b strings.Builder
 	if e := p.LastError; e != nil {
 		fmt.Fprintf(&b, "  last error: %s at %s (%s)\n", oneLine(e.Reason), e.At, ago(e.At))
+		if e.MaxPrefixes > 0 {
+			fmt.Fprintf(&b, "    because of: more than max-prefixes %d prefixes in a family\n", e.MaxPrefixes)
+		}
 		if e.Malformed != "" {
 			fmt.Fprintf(&b, "    because of: %s\n", oneLine(e.Malformed))
 		}
@@ -145,4 +151,16 @@ func printAOAuth(w io.Writer, a status.Auth) {
 	if a.Kernel != nil {
 		fmt.Fprintf(w, "  tcp-ao kernel counters (its sessions): %s\n", aoCounts(*a.Kernel))
 	}
+}
+
+// prefixLimitLine is a peer's prefix limit and how often it was exceeded.
+func prefixLimitLine(l *status.PrefixLimit) string {
+	s := "  max-prefixes: none"
+	if l.MaxPrefixes > 0 {
+		s = fmt.Sprintf("  max-prefixes: %d per family", l.MaxPrefixes)
+		if l.WarningPct > 0 {
+			s += fmt.Sprintf(", warning at %d%%", l.WarningPct)
+		}
+	}
+	return s + fmt.Sprintf("; exceeded %d time(s) since start", l.Exceeded)
 }

@@ -212,7 +212,9 @@ var carried = map[string]string{
 	"0026-server-dynamic-neighbor-unknown-peer-group.patch":        "+\t\t\treturn fmt.Errorf(\"no such peer-group: %s\", r.PeerGroup)",
 	"0027-server-fsm-event-hook.patch":                             "+func FSMEventOption(f FSMEventHook) ServerOption {",
 	"0028-server-best-path-watch.patch":                            "+func (s *BgpServer) WatchBestPaths(ctx context.Context, fn func(changes []BestPathChange, init bool)) error {",
+	"0030-server-prefix-limit-restart-and-log.patch":               "+\t\t\t\th.changeadminState(adminStateUp)",
 	"0033-server-graceful-stop.patch":                              "+func (s *BgpServer) StopGraceful() {",
+	"0034-server-best-path-watch-end-of-rib.patch":                 "+func (s *BgpServer) WatchBestPathsAndEndOfRIB(",
 	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }
 

@@ -477,6 +477,15 @@ func (h *fsmHandler) idle(ctx context.Context) (bgp.FSMState, *fsmStateReason) {
 
 		case <-idleHoldTimer.C:
 			fsm.lock.RLock()
+			prefixLimit := fsm.adminState == adminStatePfxCt
+			fsm.lock.RUnlock()
+			if prefixLimit {
+				// A prefix-limit shutdown holds the neighbor down for
+				// its idle hold, not for ever: a router tries the peer
+				// again (FRR's maximum-prefix restart).
+				h.changeadminState(adminStateUp)
+			}
+			fsm.lock.RLock()
 			adminStateUp := fsm.adminState == adminStateUp
 			fsm.lock.RUnlock()
 

@@ -509,21 +509,29 @@ func (peer *peer) doPrefixLimit(k bgp.RouteFamily, c *oc.PrefixLimitConfig) *bgp
 	if maxPrefixes := int(c.MaxPrefixes); maxPrefixes > 0 {
 		count := peer.adjRibIn.Count([]bgp.RouteFamily{k})
 		pct := int(c.ShutdownThresholdPct)
-		if pct > 0 && !peer.prefixLimitWarned[k] && count > (maxPrefixes*pct/100) {
+		if pct > 0 && count <= (maxPrefixes*pct/100) {
+			// Below the threshold again: the next crossing warns again.
+			peer.prefixLimitWarned[k] = false
+		}
+		if pct > 0 && !peer.prefixLimitWarned[k] && count > (maxPrefixes*pct/100) && count <= maxPrefixes {
 			peer.prefixLimitWarned[k] = true
-			peer.fsm.logger.Warn("prefix limit reached",
+			peer.fsm.logger.Warn("prefix limit warning threshold crossed",
 				log.Fields{
-					"Topic":  "Peer",
-					"Key":    peer.ID(),
-					"Family": k.String(),
-					"Pct":    pct})
+					"Topic":       "Peer",
+					"Key":         peer.ID(),
+					"Family":      k.String(),
+					"Pct":         pct,
+					"MaxPrefixes": maxPrefixes,
+					"Count":       count})
 		}
 		if count > maxPrefixes {
 			peer.fsm.logger.Warn("prefix limit reached",
 				log.Fields{
-					"Topic":  "Peer",
-					"Key":    peer.ID(),
-					"Family": k.String()})
+					"Topic":       "Peer",
+					"Key":         peer.ID(),
+					"Family":      k.String(),
+					"MaxPrefixes": maxPrefixes,
+					"Count":       count})
 			return bgp.NewBGPNotificationMessage(bgp.BGP_ERROR_CEASE, bgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED, nil)
 		}
 	}
