@@ -57,6 +57,24 @@ func TestOriginatorGoBGP(t *testing.T) {
 	if paths, err := h.LocalPathsIn(ctx, "blue", v4, []string{"192.0.2.0/24"}); err != nil || len(paths) != 0 {
 		t.Errorf("VRF without instance: %v %v", paths, err)
 	}
+	// A network of VRF blue is in blue's RIB only (its instance made for
+	// it: no VRF device is needed without listeners).
+	blue := net("203.0.113.0/24", "blue", 65001<<16|7)
+	if err := o.Set(ctx, append(nets[1:], blue)); err != nil {
+		t.Fatal(err)
+	}
+	if paths, err := h.LocalPathsIn(ctx, "blue", v4, []string{"203.0.113.0/24"}); err != nil || len(paths) != 1 {
+		t.Errorf("in VRF blue: %v %v", paths, err)
+	}
+	if paths, err := h.LocalPathsIn(ctx, "", v4, []string{"203.0.113.0/24"}); err != nil || len(paths) != 0 {
+		t.Errorf("VRF blue's network in the default VRF: %v %v", paths, err)
+	}
+	if err := o.Set(ctx, nets[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if paths, err := h.LocalPathsIn(ctx, "blue", v4, []string{"203.0.113.0/24"}); err != nil || len(paths) != 0 {
+		t.Errorf("withdrawn from VRF blue: %v %v", paths, err)
+	}
 	if !plugin.IsLocalPath(&api.Path{NeighborIp: "<nil>"}) || plugin.IsLocalPath(&api.Path{NeighborIp: "192.0.2.2"}) {
 		t.Error("IsLocalPath")
 	}
