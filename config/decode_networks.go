@@ -7,29 +7,26 @@ func (d *decoder) networks(rt *table, c *Config) {
 	c.Networks = appendTables(c.Networks, rt, "networks", "[[networks]]", Network{}, func(t *table, n *Network) {
 		d.networkPrefix(t, n)
 		decodeStr(t, "vrf", &n.VRF)
-		if ss, lines, _ := t.strings("communities"); ss != nil {
-			for i, s := range ss {
-				cm, err := ParseCommunity(s)
-				if err != nil {
-					t.bad("communities")
-					d.errorf(lines[i], "communities: %v", err)
-					continue
-				}
-				n.Communities = append(n.Communities, cm)
-			}
-		}
-		if ss, lines, _ := t.strings("large-communities"); ss != nil {
-			for i, s := range ss {
-				lc, err := ParseLargeCommunity(s)
-				if err != nil {
-					t.bad("large-communities")
-					d.errorf(lines[i], "large-communities: %v", err)
-					continue
-				}
-				n.LargeCommunities = append(n.LargeCommunities, lc)
-			}
-		}
+		n.Communities = parsedStrings(t, "communities", ParseCommunity)
+		n.LargeCommunities = parsedStrings(t, "large-communities", ParseLargeCommunity)
 	})
+}
+
+// parsedStrings decodes the array of strings key with parse; each string
+// it refuses is an error at its own line.
+func parsedStrings[T any](t *table, key string, parse func(string) (T, error)) []T {
+	ss, lines, _ := t.strings(key)
+	var out []T
+	for i, s := range ss {
+		v, err := parse(s)
+		if err != nil {
+			t.bad(key)
+			t.d.errorf(lines[i], "%s: %v", key, err)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // networkPrefix decodes prefix, or prefix-env (the name of the environment

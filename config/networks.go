@@ -159,16 +159,8 @@ func (c *Config) validateNetworks(p *problems) {
 				missing(p, &n.m, n.Line, "[[networks]]", "prefix")
 			}
 		}
-		if n.VRF != "" && !n.m.isBad("vrf") {
-			line := n.LineOf("vrf")
-			switch {
-			case !validIfName(n.VRF):
-				p.errorf(line, "vrf: %q is not a VRF device name (%s); leave vrf unset for the default VRF", n.VRF, ifNameRule)
-			case n.VRF == "default":
-				p.errorf(line, `vrf: "default": leave vrf unset for the default VRF (a VRF device cannot be called default)`)
-			case !vrfs[n.VRF]:
-				p.errorf(line, "vrf: no [[peers]] entry is in VRF %s: a network is announced to the peers of its VRF", n.VRF)
-			}
+		if validateVRFName(p, &n.m, n.Line, n.VRF) && !vrfs[n.VRF] {
+			p.errorf(n.LineOf("vrf"), "vrf: no [[peers]] entry is in VRF %s: a network is announced to the peers of its VRF", n.VRF)
 		}
 		if !n.Prefix.IsValid() {
 			continue

@@ -106,6 +106,8 @@ func TestNetworksBad(t *testing.T) {
 			[]string{`n.toml:6: vrf: no [[peers]] entry is in VRF red: a network is announced to the peers of its VRF`}},
 		{"vrf default", "[[networks]]\nprefix = \"198.51.100.0/24\"\nvrf = \"default\"\n",
 			[]string{`n.toml:6: vrf: "default": leave vrf unset`}},
+		{"vrf empty", "[[networks]]\nprefix = \"198.51.100.0/24\"\nvrf = \"\"\n",
+			[]string{`n.toml:6: vrf: "" is not a VRF device name`}},
 		{"vrf bad name", "[[networks]]\nprefix = \"198.51.100.0/24\"\nvrf = \"a/b\"\n",
 			[]string{`n.toml:6: vrf: "a/b" is not a VRF device name`}},
 	}
