@@ -63,6 +63,7 @@ func TestNetworksToFRR(t *testing.T) {
 	tp := netns.New(t, "nets")
 	me, peer := tp.Add("ab"), tp.Add("frr")
 	tp.Link(me, "eth0", []string{"192.0.2.1/30", "2001:db8:1::1/64"}, peer, "eth0", []string{"192.0.2.2/30", "2001:db8:1::2/64"})
+	// FRR is passive: authbgpd dials at its start, no collision to settle.
 	frrConf := fmt.Sprintf(`frr defaults traditional
 hostname nets
 log stdout informational
@@ -74,10 +75,10 @@ router bgp 65102
  no bgp network import-check
  neighbor 192.0.2.1 remote-as 65100
  neighbor 192.0.2.1 password %[1]s
- neighbor 192.0.2.1 timers connect %[2]d
+ neighbor 192.0.2.1 passive
  neighbor 2001:db8:1::1 remote-as 65100
  neighbor 2001:db8:1::1 password %[1]s
- neighbor 2001:db8:1::1 timers connect %[2]d
+ neighbor 2001:db8:1::1 passive
  address-family ipv4 unicast
   neighbor 192.0.2.1 activate
   network 203.0.113.0/26
@@ -86,7 +87,7 @@ router bgp 65102
   neighbor 2001:db8:1::1 activate
  exit-address-family
 !
-`, netsPassword, connectRetry)
+`, netsPassword)
 	frr := startBgpd(t, tp, peer, "frr-nets", frrConf)
 	frr.waitVty(t)
 	a := StartAuthbgpd(t, tp, me, netsConf(netsBefore), AuthbgpdOptions{
