@@ -66,13 +66,13 @@ pasword = "x"
 		{"asn too large", "[global]\nasn = 4294967296\nrouter-id = \"192.0.2.1\"\n",
 			[]string{`r1.toml:2: asn: 4294967296 is out of range 0..4294967295`}},
 		{"no global at all", "[log]\nlevel = \"info\"\n",
-			[]string{`r1.toml:1: [global]: asn is missing`, `r1.toml:1: [global]: router-id is missing`}},
+			[]string{`r1.toml:1: [global]: asn is missing`, `r1.toml:1: ` + noHostRouterID}},
 		{"router-id ipv6", "[global]\nasn = 1\nrouter-id = \"2001:db8::1\"\n",
 			[]string{`r1.toml:3: router-id: 2001:db8::1 is not an IPv4 address`}},
 		{"router-id garbage", "[global]\nasn = 1\nrouter-id = \"r1\"\n",
 			[]string{`r1.toml:3: router-id: "r1" is not an IP address`}},
 		{"router-id missing", "[global]\nasn = 1\n",
-			[]string{`r1.toml:1: [global]: router-id is missing`}},
+			[]string{`r1.toml:1: ` + noHostRouterID}},
 		{"listen-port out of range", G + "listen-port = 70000\n",
 			[]string{`r1.toml:4: listen-port: 70000 is out of range (1..65535, or -1 to not listen)`}},
 		{"listen-port zero", G + "listen-port = 0\n",
@@ -611,7 +611,7 @@ func TestDefaults(t *testing.T) {
 
 	// An empty file is only missing [global].
 	_, err = parseTest(t, "empty.toml", "")
-	if got := errStrings(err); !slices.Equal(got, []string{"empty.toml:1: [global]: asn is missing", "empty.toml:1: [global]: router-id is missing"}) {
+	if got := errStrings(err); !slices.Equal(got, []string{"empty.toml:1: " + noHostRouterID, "empty.toml:1: [global]: asn is missing"}) {
 		t.Errorf("empty file: %q", got)
 	}
 }

@@ -11,11 +11,7 @@ func (d *decoder) global(rt *table, g *Global) {
 	if n, ok := t.integer("asn", 0, math.MaxUint32); ok {
 		g.ASN = uint32(n)
 	}
-	if t.has("router-id") {
-		if a, ok := t.addr("router-id"); ok {
-			g.RouterID = a
-		}
-	}
+	d.routerID(t, g) // routerid.go
 	g.ListenPort = DefaultListenPort
 	if t.has("listen-port") {
 		v, _ := t.get("listen-port")

@@ -41,6 +41,9 @@ func TestDesignExample(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("re-validate: %v", err)
 	}
+	if n := c.Networks; len(n) != 1 || n[0].ID() != "198.51.100.0/24" || len(n[0].Communities) != 1 || n[0].Communities[0].String() != "65001:100" {
+		t.Errorf("networks: %+v", n)
+	}
 	g := c.Global
 	if g.ASN != 65001 || g.RouterID != netip.MustParseAddr("192.0.2.1") || g.ListenPort != 179 ||
 		!slices.Equal(g.ListenAddresses, DefaultListenAddresses()) {

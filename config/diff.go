@@ -44,6 +44,10 @@ type Changes struct {
 	PoliciesRemoved []string
 	PoliciesChanged []string
 	Headend         bool // [srv6.headend] changed
+
+	// Networks ([[networks]]) by ID (Network.ID): announced, withdrawn,
+	// or announced with other communities; never a session reset.
+	NetworksAdded, NetworksRemoved, NetworksChanged []string
 }
 
 // PeerChange describes one peer present in both configs with differences.
@@ -136,7 +140,8 @@ func (ch *Changes) Empty() bool {
 		len(ch.Added)+len(ch.Removed)+len(ch.Changed) == 0 &&
 		len(ch.KeychainsAdded)+len(ch.KeychainsRemoved)+len(ch.KeychainsChanged) == 0 &&
 		len(ch.HMACKeysAdded)+len(ch.HMACKeysRemoved)+len(ch.HMACKeysChanged) == 0 &&
-		len(ch.PoliciesAdded)+len(ch.PoliciesRemoved)+len(ch.PoliciesChanged) == 0
+		len(ch.PoliciesAdded)+len(ch.PoliciesRemoved)+len(ch.PoliciesChanged) == 0 &&
+		len(ch.NetworksAdded)+len(ch.NetworksRemoved)+len(ch.NetworksChanged) == 0
 }
 
 // Diff compares two configurations. A nil old config is empty: every peer
@@ -154,6 +159,7 @@ func Diff(old, new *Config) Changes {
 	ch.diffPeers(old, new, changedChains)
 	ch.diffHMACKeys(old, new)
 	ch.diffPolicies(old, new)
+	ch.diffNetworks(old, new) // networks.go
 	oh, nh := &old.SRv6.Headend, &new.SRv6.Headend
 	ch.Headend = oh.Enabled != nh.Enabled || oh.Source != nh.Source || oh.SteerEndpoint != nh.SteerEndpoint
 	return ch

@@ -35,3 +35,11 @@ func NewLogger(c *Config, level, format string) (*logrus.Logger, error) {
 	}
 	return l, nil
 }
+
+// LogWarnings logs c's warnings (at start-up and at each reload), one line
+// each: "FILE:LINE: message".
+func (c *Config) LogWarnings(l logrus.FieldLogger) {
+	for _, w := range c.Warnings {
+		l.Warn(w.String())
+	}
+}

@@ -126,17 +126,24 @@ func validateInterfaceName(p *problems, pr *Peer) string {
 // validateVRF checks a peer's vrf: a device name Linux takes, and not
 // "default" (the default VRF is vrf unset; iproute2's "ip vrf exec
 // default" means it too, so a device of that name would be a trap).
-func validateVRF(p *problems, pr *Peer) {
-	if pr.m.isBad("vrf") || (pr.VRF == "" && !pr.m.has("vrf")) {
-		return
+func validateVRF(p *problems, pr *Peer) { validateVRFName(p, &pr.m, pr.Line, pr.VRF) }
+
+// validateVRFName checks the vrf key of a table (m, whose header is at
+// line) as validateVRF does, and reports whether it is fine.
+func validateVRFName(p *problems, m *meta, line int, vrf string) bool {
+	if m.isBad("vrf") || (vrf == "" && !m.has("vrf")) {
+		return !m.isBad("vrf")
 	}
-	line := pr.LineOf("vrf")
+	line = m.lineOf("vrf", line)
 	switch {
-	case !validIfName(pr.VRF):
-		p.errorf(line, "vrf: %q is not a VRF device name (%s); leave vrf unset for the default VRF", pr.VRF, ifNameRule)
-	case pr.VRF == "default":
+	case !validIfName(vrf):
+		p.errorf(line, "vrf: %q is not a VRF device name (%s); leave vrf unset for the default VRF", vrf, ifNameRule)
+	case vrf == "default":
 		p.errorf(line, `vrf: "default": leave vrf unset for the default VRF (a VRF device cannot be called default)`)
+	default:
+		return true
 	}
+	return false
 }
 
 // validatePeerIdentity checks pr against the peers before it (seen, by

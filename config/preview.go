@@ -155,6 +155,9 @@ func (ch *Changes) others(restart []string) []string {
 	list("srv6 policy", "added", ch.PoliciesAdded)
 	list("srv6 policy", "removed", ch.PoliciesRemoved)
 	list("srv6 policy", "changed", ch.PoliciesChanged)
+	list("network", "announced (no session reset)", ch.NetworksAdded)
+	list("network", "withdrawn (no session reset)", ch.NetworksRemoved)
+	list("network", "announced again with its new communities (no session reset)", ch.NetworksChanged)
 	return out
 }
 

@@ -61,20 +61,11 @@ func (d *decoder) secret(t *table, base string, sources []string) (Secret, strin
 		}
 		return sec, key, path
 	default: // base-env
-		if s == "" {
-			t.invalid(key, "empty variable name")
-			return nil, key, ""
+		val, name, ok := d.fromEnv(t, key)
+		if !ok {
+			return nil, key, name
 		}
-		val, set := d.env(s)
-		switch {
-		case !set:
-			t.invalid(key, "environment variable %s is not set", s)
-			return nil, key, s
-		case val == "":
-			t.invalid(key, "environment variable %s is empty", s)
-			return nil, key, s
-		}
-		return trimNewline([]byte(val)), key, s
+		return trimNewline([]byte(val)), key, name
 	}
 }
 

@@ -156,6 +156,9 @@ type Config struct {
 	FIB FIB
 	// Config is the [config] table (watch).
 	Config ConfigTable
+	// Networks are the [[networks]] entries: prefixes of our own
+	// (networks.go).
+	Networks []Network
 
 	// Warnings found while loading (inline secrets, secret files readable
 	// by others, unused keychains...). They never contain secrets.
@@ -166,6 +169,10 @@ type Config struct {
 type Global struct {
 	ASN      uint32
 	RouterID netip.Addr
+	// RouterIDFrom says where RouterID came from when router-id is not
+	// written (routerid.go): "environment variable NAME" (router-id-env),
+	// "interface NAME" (router-id-interface, or taken from the host); "".
+	RouterIDFrom string
 	// ListenPort is the BGP port; -1 means do not listen.
 	ListenPort      int
 	ListenAddresses []netip.Addr

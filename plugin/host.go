@@ -25,6 +25,8 @@
 //   - peers.go, paths.go: thin wrappers for peers, peer groups, dynamic
 //     neighbors and paths, taking the protobuf types of
 //     github.com/osrg/gobgp/v3/api, passwords redacted in every answer;
+//     vrfpaths.go: paths of ours in a VRF's instance (AddPathIn,
+//     DeletePathIn, LocalPathsIn), for the config's networks;
 //   - peercache.go: the ListPeer cache behind PeerStates;
 //   - events.go: a fan-out of GoBGP's peer state events to any number of
 //     subscribers;

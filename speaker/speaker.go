@@ -26,6 +26,7 @@ import (
 	"github.com/authbgp/authbgpd/filewatch"
 	"github.com/authbgp/authbgpd/httpapi"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/originate"
 	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/peers"
 	"github.com/authbgp/authbgpd/plugin"
@@ -58,6 +59,7 @@ type Speaker struct {
 	drops   *dropwatch.Running
 	ra      *peers.KernelAdvertiser // router advertisements for interface peers
 	fib     *fib.Reconciler         // nil when [fib] is off
+	nets    *originate.Originator   // [[networks]]
 
 	// started is what the API servers and the shadow checker run with (and
 	// the router ID and ASN, which only a restart changes). The running
@@ -83,10 +85,8 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range cfg.Warnings {
-		log.Warn(w.String())
-	}
-	s.log, s.started, s.kernel = log, cfg, dropwatch.NewNamespace(nil)
+	cfg.LogWarnings(log)
+	s.log, s.started, s.kernel, s.nets = log, cfg, dropwatch.NewNamespace(nil), originate.New(cfg.Networks, log)
 	idx := peerindex.New(cfg) // the one index of this config's peers
 	s.host, err = plugin.New(plugin.Options{
 		ASN:             cfg.Global.ASN,
@@ -111,9 +111,9 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	s.peers = peers.New(peers.Options{Config: cfg, Logger: log, Sockets: o.Sockets, Observer: observer{m: s.metrics, s: s}, Advertiser: s.ra, Index: idx, Restarting: s.fib.Restarting})
 	s.host.Register(s.peers)
 	s.host.SetAPIGuard(s.peers.GuardAPI)
-	// SRv6 keys go into the kernel before policies use them, and the
-	// shadow checker verifies SRHs with them: srv6 starts before shadow.
-	// The srv6 Manager also owns the SRH verifier's keys.
+	s.host.Register(s.nets) // after the peers: their VRFs' instances exist
+	// SRv6 keys go into the kernel before policies use them, and the shadow checker verifies SRHs
+	// with them (the srv6 Manager owns the verifier's keys): srv6 starts before shadow.
 	s.srv6 = srv6.New(cfg, log, s.metrics)
 	s.host.Register(s.srv6)
 	if cfg.Shadow.On() {
@@ -153,10 +153,9 @@ func Start(ctx context.Context, o Options) (*Speaker, error) {
 	s.watch.Settle(before, cfg.Files())
 	s.startWatch(ctx, cfg)
 	log.WithFields(tcpsock.KernelFeatures()).Info("kernel features")
-	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
-	// Most of the heap is now the start-up's garbage (the config's
-	// decoding, every peer's first pass, GoBGP's answers to it): its pages
-	// go back to the kernel now, not at the scavenger's pace.
+	log.WithFields(logrus.Fields{"asn": cfg.Global.ASN, "router_id": cfg.Global.RouterID, "router_id_from": cfg.Global.RouterIDFrom, "peers": len(cfg.Peers), "config": o.ConfigFile}).Info("authbgpd started")
+	// Most of the heap is now the start-up's garbage (the config's decoding, every peer's first
+	// pass, GoBGP's answers to it): its pages go back to the kernel now, not at the scavenger's pace.
 	debug.FreeOSMemory()
 	return s, nil
 }
@@ -221,9 +220,7 @@ func (s *Speaker) reload(ctx context.Context, req httpapi.ReloadRequest) config.
 // changes that need a restart), then SRv6 and the shadow checker.
 func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
 	next := pl.New
-	for _, w := range next.Warnings {
-		s.log.Warn(w.String())
-	}
+	next.LogWarnings(s.log)
 	for _, sec := range next.Secrets() {
 		s.host.RegisterSecret(sec)
 	}
@@ -236,6 +233,7 @@ func (s *Speaker) apply(ctx context.Context, pl config.Plan) error {
 		return err
 	}
 	s.applyGlobal(next, ch)
+	err = errors.Join(err, s.nets.Set(ctx, next.Networks)) // added and withdrawn in place
 	if serr := s.srv6.ReloadPlan(ctx, pl); serr != nil {
 		s.log.WithError(serr).Error("srv6: reload applied with errors")
 		err = errors.Join(err, serr)
@@ -301,6 +299,7 @@ func (s *Speaker) Status() status.Status {
 	}
 	s.drops.Merge(&st)
 	st.FIB = s.fib.Status() // nil with [fib] off
+	st.Networks = s.nets.Status()
 	return st
 }
 

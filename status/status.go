@@ -26,6 +26,21 @@ type Status struct {
 	// FIB is what the forwarding table reconciler put into the kernel's
 	// routing tables (absent when [fib] is off).
 	FIB *FIB `json:"fib,omitempty"`
+	// Networks are the config's [[networks]], in its order (absent when
+	// it has none).
+	Networks []Network `json:"networks,omitempty"`
+}
+
+// Network is one [[networks]] entry and whether it is announced.
+type Network struct {
+	Prefix string `json:"prefix"`
+	VRF    string `json:"vrf"` // "" for the default VRF
+	// Announced: a path of ours with the network's communities is in its
+	// VRF's RIB, sent to the VRF's peers (as their export lets it).
+	Announced bool `json:"announced"`
+	// LastError is why the last pass could not add (or withdraw) it; ""
+	// when it did. A failed network is tried again every 5 s.
+	LastError string `json:"last_error"`
 }
 
 // FIB is the state of the best paths in the kernel's routing tables.

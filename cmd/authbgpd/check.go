@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/httpapi"
 )
 
@@ -45,6 +46,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d peers, %d keychains, %d SRv6 HMAC keys, %d SR policies)\n",
 		*fl.file, len(cfg.Peers), len(cfg.Keychains), len(cfg.SRv6.HMACKeys), len(cfg.SRv6.Policies))
+	printChecked(stdout, cfg)
 	if !*fl.diff {
 		return 0
 	}
@@ -58,4 +60,22 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return postReload("check", addr, httpapi.ReloadRequest{DryRun: true, File: abs}, false, stdout, stderr)
+}
+
+// printChecked says what check took from outside the file: the router ID
+// when it is not written (from the environment, or the host's address it
+// would pick now), and the networks, whose prefix may come from the
+// environment.
+func printChecked(w io.Writer, cfg *config.Config) {
+	if g := cfg.Global; g.RouterIDFrom != "" {
+		fmt.Fprintf(w, "router-id %s (from %s)\n", g.RouterID, g.RouterIDFrom)
+	}
+	for i := range cfg.Networks {
+		n := &cfg.Networks[i]
+		from := ""
+		if n.PrefixEnv != "" {
+			from = " (prefix from environment variable " + n.PrefixEnv + ")"
+		}
+		fmt.Fprintf(w, "network %s%s\n", n.ID(), from)
+	}
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/authbgp/authbgpd/config"
 )
 
+// nodeEnvRef finds the keys whose variables hold a node's values.
+var nodeEnvRef = regexp.MustCompile(`(?m)^\s*(router-id|prefix)-env\s*=\s*"([^"]+)"`)
+
 var fileRef = regexp.MustCompile(`(?m)^\s*(?:password|secret)-file\s*=\s*"([^"]+)"`)
 
 // tomlBlock is one ```toml block of a Markdown file.
@@ -63,6 +66,15 @@ func TestDocsTOMLBlocks(t *testing.T) {
 				dir := t.TempDir()
 				for _, m := range envRef.FindAllStringSubmatch(b.text, -1) {
 					t.Setenv(m[1], "docs-test-secret-"+m[1])
+				}
+				// A node's values: an address for router-id-env, a prefix of
+				// its own for each prefix-env.
+				for i, m := range nodeEnvRef.FindAllStringSubmatch(b.text, -1) {
+					v := "192.0.2.254"
+					if m[1] == "prefix" {
+						v = fmt.Sprintf("10.%d.0.0/16", i)
+					}
+					t.Setenv(m[2], v)
 				}
 				for _, m := range fileRef.FindAllStringSubmatch(b.text, -1) {
 					if filepath.IsAbs(m[1]) {

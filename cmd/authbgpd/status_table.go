@@ -37,6 +37,7 @@ func printStatus(w io.Writer, st *status.Status) {
 	})
 	printKernel(w, st.Kernel)
 	printFIB(w, st.FIB)
+	printNetworks(w, st.Networks) // status_networks.go
 	printSRv6(w, st.SRv6)
 }
 

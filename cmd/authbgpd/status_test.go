@@ -644,3 +644,19 @@ func TestStatusFIBText(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusNetworksText(t *testing.T) {
+	var b bytes.Buffer
+	printNetworks(&b, nil)
+	if b.Len() != 0 {
+		t.Errorf("no networks printed %q", b.String())
+	}
+	printNetworks(&b, []status.Network{{Prefix: "198.51.100.0/24", Announced: true},
+		{Prefix: "203.0.113.0/24", VRF: "blue", LastError: "plugin: start BGP in VRF blue:\nno such device"}})
+	out := b.String()
+	for _, want := range []string{"NETWORK", "198.51.100.0/24", "default", "yes", "203.0.113.0/24", "blue", "no", "plugin: start BGP in VRF blue: no such device"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}

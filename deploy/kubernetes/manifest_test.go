@@ -2,8 +2,10 @@
 // what the image really has: its name (scripts/images.sh), user, file
 // capabilities and secrets directory (Dockerfile), the HTTP routes and
 // port the daemon serves (httpapi, the config the ConfigMap carries), the
-// probes' timings against the watchdog of GoBGP's loop (plugin), and that
-// the config parses with the Secret's files where the mounts put them.
+// probes' timings against the watchdog of GoBGP's loop (plugin), that
+// the config parses with the Secret's files where the mounts put them, and
+// that two nodes' environments (the downward API) give it two router IDs
+// and two announced prefixes.
 package kubernetes_test
 
 import (
@@ -79,6 +81,7 @@ type container struct {
 	Name  string   `yaml:"name"`
 	Image string   `yaml:"image"`
 	Args  []string `yaml:"args"`
+	Env   []envVar `yaml:"env"`
 	Ports []struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
@@ -99,6 +102,54 @@ type container struct {
 		MountPath string `yaml:"mountPath"`
 		SubPath   string `yaml:"subPath"`
 	} `yaml:"volumeMounts"`
+}
+
+type envVar struct {
+	Name      string `yaml:"name"`
+	Value     string `yaml:"value"`
+	ValueFrom *struct {
+		FieldRef *struct {
+			FieldPath string `yaml:"fieldPath"`
+		} `yaml:"fieldRef"`
+	} `yaml:"valueFrom"`
+}
+
+// node is what the downward API gives a pod on one node.
+type node struct{ hostIP string }
+
+// nodeEnv is c's environment on n, as the kubelet makes it: the downward
+// API's fields, and $(VAR) replaced by the value of a variable defined
+// before it. Any other valueFrom fails t (the test knows no other).
+func nodeEnv(t *testing.T, c container, n node) map[string]string {
+	t.Helper()
+	env := map[string]string{}
+	ref := regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env[e.Name] = ref.ReplaceAllStringFunc(e.Value, func(m string) string {
+				if v, ok := env[m[2:len(m)-1]]; ok {
+					return v
+				}
+				return m // the kubelet leaves an unknown reference as is
+			})
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.hostIP":
+			env[e.Name] = n.hostIP
+		default:
+			t.Fatalf("env %s: a valueFrom this test cannot render", e.Name)
+		}
+	}
+	return env
+}
+
+// parseOn loads the ConfigMap's config as `authbgpd check` does, in c's
+// environment on n.
+func parseOn(t *testing.T, c container, n node, file, toml string) (*config.Config, error) {
+	t.Helper()
+	for k, v := range nodeEnv(t, c, n) {
+		t.Setenv(k, v)
+	}
+	return config.Parse(file, []byte(toml))
 }
 
 type probe struct {
@@ -319,10 +370,34 @@ func TestManifest(t *testing.T) {
 	confDir := filepath.Join(root, filepath.FromSlash(cmMount))
 	kubeletVolume(t, confDir, objs["ConfigMap"].Data)
 	moved := strings.ReplaceAll(toml, `"`+secretMount+"/", `"`+secretDir+"/")
-	cfg, err := config.Parse(filepath.Join(confDir, name), []byte(moved))
+	node1, node2 := node{hostIP: "192.0.2.11"}, node{hostIP: "192.0.2.12"}
+	cfg, err := parseOn(t, c, node1, filepath.Join(confDir, name), moved)
 	if err != nil {
 		t.Fatalf("the ConfigMap's %s does not load with the Secret's files mounted:\n%v", name, err)
 	}
+	// One ConfigMap for every node: two nodes differ in router ID and in
+	// the prefix they announce.
+	t.Run("per-node", func(t *testing.T) {
+		cfg2, err := parseOn(t, c, node2, filepath.Join(confDir, name), moved)
+		if err != nil {
+			t.Fatalf("on a second node: %v", err)
+		}
+		for i, cf := range []*config.Config{cfg, cfg2} {
+			n := []node{node1, node2}[i]
+			if cf.Global.RouterID.String() != n.hostIP {
+				t.Errorf("node %s: router ID %s (from %q), want the node's address", n.hostIP, cf.Global.RouterID, cf.Global.RouterIDFrom)
+			}
+			if len(cf.Networks) == 0 || cf.Networks[0].PrefixEnv == "" {
+				t.Fatalf("node %s: no network's prefix comes from the environment: %+v", n.hostIP, cf.Networks)
+			}
+		}
+		if cfg.Global.RouterID == cfg2.Global.RouterID || cfg.Networks[0].Prefix == cfg2.Networks[0].Prefix {
+			t.Errorf("two nodes share router ID %s / %s or prefix %s / %s", cfg.Global.RouterID, cfg2.Global.RouterID, cfg.Networks[0].Prefix, cfg2.Networks[0].Prefix)
+		}
+		if p := cfg2.Networks[0].Prefix; p.String() != node2.hostIP+"/32" {
+			t.Errorf("node %s announces %s, want its address as a /32", node2.hostIP, p)
+		}
+	})
 	t.Run("config", func(t *testing.T) {
 		if !cfg.Config.Watch {
 			t.Error("[config] watch is off: a new Secret version would not be followed")
