@@ -212,14 +212,16 @@ var carried = map[string]string{
 	"0026-server-dynamic-neighbor-unknown-peer-group.patch":        "+\t\t\treturn fmt.Errorf(\"no such peer-group: %s\", r.PeerGroup)",
 	"0027-server-fsm-event-hook.patch":                             "+func FSMEventOption(f FSMEventHook) ServerOption {",
 	"0028-server-best-path-watch.patch":                            "+func (s *BgpServer) WatchBestPaths(ctx context.Context, fn func(changes []BestPathChange, init bool)) error {",
+	"0031-config-ocpolicy-convert-and-check.patch":                 "+func Check(rp *oc.RoutingPolicy, assignments map[string]oc.ApplyPolicy) error {",
 	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }
 
 // carriedDirs are what patches may change: the server, and the receive
 // path it runs for every message a peer sends (the decoders, the table's
 // processing of a received UPDATE, and its conversion to the API that
-// every listing of a received path runs).
-var carriedDirs = []string{"b/pkg/server/", "b/pkg/packet/bgp/", "b/internal/pkg/table/", "b/pkg/apiutil/"}
+// every listing of a received path runs), and pkg/config/ocpolicy (the
+// table's conversion and build of a configured routing policy, exported).
+var carriedDirs = []string{"b/pkg/server/", "b/pkg/packet/bgp/", "b/internal/pkg/table/", "b/pkg/apiutil/", "b/pkg/config/ocpolicy/"}
 
 func TestPatchesAreKnown(t *testing.T) {
 	for _, p := range patches(t) {
