@@ -26,5 +26,6 @@ func (d *decoder) decode(root map[string]any, c *Config) {
 	d.srv6(rt, &c.SRv6)
 	d.fib(rt, &c.FIB)            // fib.go
 	d.configTable(rt, &c.Config) // watch.go
+	d.policies(rt, c)            // decode_policy.go
 	rt.finish()
 }

@@ -38,5 +38,8 @@ func (d *decoder) global(rt *table, g *Global) {
 	} else {
 		g.ListenAddresses = DefaultListenAddresses()
 	}
+	if b, ok := t.boolean("ebgp-requires-policy"); ok {
+		g.EBGPRequiresPolicy = b
+	}
 	t.finish()
 }

@@ -44,6 +44,14 @@ type Peer struct {
 	HoldTime          uint16
 	KeepaliveInterval uint16
 
+	// The policy assignment, gobgpd's keys (policy.go):
+	// import-policy-list, default-import-policy, export-policy-list,
+	// default-export-policy ("" when unset: accept-route).
+	ImportPolicyList    []string
+	DefaultImportPolicy string
+	ExportPolicyList    []string
+	DefaultExportPolicy string
+
 	// Line is the line of this peer's [[peers]] header.
 	Line int
 	m    meta
@@ -57,7 +65,7 @@ type Peer struct {
 // field in Peer and its row here (and, when GoBGP's neighbor carries it,
 // its line in peers' neighbor builder). The identity (address, prefix,
 // interface) and the key source are decoded and compared on their own.
-var peerAttrs = []peerAttr{
+var peerAttrs = append([]peerAttr{
 	{"vrf", func(t *table, p *Peer) { decodeStr(t, "vrf", &p.VRF) }, func(a, b *Peer) bool { return a.VRF == b.VRF }},
 	{"asn", func(t *table, p *Peer) { decodeUint(t, "asn", math.MaxUint32, &p.ASN) }, func(a, b *Peer) bool { return a.ASN == b.ASN }},
 	{"local-address", func(t *table, p *Peer) { decodeAddr(t, "local-address", &p.LocalAddress) },
@@ -72,7 +80,7 @@ var peerAttrs = []peerAttr{
 	{"keepalive-interval", func(t *table, p *Peer) { decodeUint(t, "keepalive-interval", math.MaxUint16, &p.KeepaliveInterval) },
 		func(a, b *Peer) bool { _, x := a.Timers(); _, y := b.Timers(); return x == y }},
 	{"families", decodeFamilies, func(a, b *Peer) bool { return slices.Equal(sortedCopy(a.Families), sortedCopy(b.Families)) }},
-}
+}, policyAttrs...)
 
 // peerAttr is a row of peerAttrs.
 type peerAttr struct {

@@ -74,7 +74,7 @@ func newPreview(started *Config, pl Plan) Preview {
 		readd[id] = true
 	}
 	for _, pc := range ch.Changed {
-		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.KeyOnly() || switchesMechanism(pc) || readd[pc.ID]})
+		p.Changed = append(p.Changed, PreviewChange{Peer: pc.ID, Fields: pc.Fields, Rekey: pc.KeyChanged, Reset: !pc.InPlace() || switchesMechanism(pc) || readd[pc.ID]})
 		delete(readd, pc.ID)
 	}
 	for _, id := range pl.Readds { // re-added, though the diff sees no change
@@ -155,7 +155,7 @@ func (ch *Changes) others(restart []string) []string {
 	list("srv6 policy", "added", ch.PoliciesAdded)
 	list("srv6 policy", "removed", ch.PoliciesRemoved)
 	list("srv6 policy", "changed", ch.PoliciesChanged)
-	return out
+	return append(out, ch.policyLines()...) // policy.go
 }
 
 // switchesMechanism reports a change between TCP-AO and TCP-MD5 or none:

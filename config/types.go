@@ -156,6 +156,8 @@ type Config struct {
 	FIB FIB
 	// Config is the [config] table (watch).
 	Config ConfigTable
+	// Policies are [defined-sets] and [[policy-definitions]] (policy.go).
+	Policies Policies
 
 	// Warnings found while loading (inline secrets, secret files readable
 	// by others, unused keychains...). They never contain secrets.
@@ -169,6 +171,9 @@ type Global struct {
 	// ListenPort is the BGP port; -1 means do not listen.
 	ListenPort      int
 	ListenAddresses []netip.Addr
+	// EBGPRequiresPolicy (ebgp-requires-policy, RFC 8212): an eBGP peer
+	// with no import (export) policy accepts (sends) nothing.
+	EBGPRequiresPolicy bool
 	// Line is the line of the [global] header (1 when absent).
 	Line int
 	m    meta

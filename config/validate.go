@@ -47,6 +47,7 @@ func (c *Config) validate(p *problems) {
 	c.validatePeers(p)
 	c.validateShadow(p)
 	c.validateSRv6(p)
+	c.validatePolicies(p) // policy.go
 }
 
 // missing reports a required key that is absent (or zero in code).
