@@ -419,7 +419,7 @@ func (pc *PeerChange) InPlace() bool {
 // directions GoBGP soft-resets.
 func PolicyChanges(old, new *Config) map[string]string {
 	out := map[string]string{}
-	changed := changedPolicies(&old.Policies, &new.Policies)
+	changed := ChangedPolicy(&old.Policies, &new.Policies)
 	olds := map[string]*Peer{}
 	for i := range old.Peers {
 		olds[old.Peers[i].ID()] = &old.Peers[i]
@@ -445,9 +445,9 @@ func PolicyChanges(old, new *Config) map[string]string {
 	return out
 }
 
-// changedPolicies reports, for a policy name, whether its definition
+// ChangedPolicy reports, for a policy name, whether its definition
 // differs between old and new, or a set it names does.
-func changedPolicies(old, new *Policies) func(string) bool {
+func ChangedPolicy(old, new *Policies) func(string) bool {
 	oldSets, newSets := setsByName(&old.DefinedSets), setsByName(&new.DefinedSets)
 	return func(name string) bool {
 		op, np := old.Policy(name), new.Policy(name)

@@ -19,6 +19,8 @@ var notShape = map[string]bool{
 	"Address": true, "Prefix": true, "Interface": true, // identity
 	// Key material and bookkeeping: never the neighbor's.
 	"Password": true, "PasswordRef": true, "Keychain": true, "Line": true,
+	// The policy assignment: changed in place (pass_policy.go).
+	"ImportPolicyList": true, "DefaultImportPolicy": true, "ExportPolicyList": true, "DefaultExportPolicy": true,
 }
 
 // TestSameShapeCoversEveryField: a change of each field of config.Peer
