@@ -9,6 +9,7 @@ import (
 	"github.com/osrg/gobgp/v3/pkg/config/ocpolicy"
 
 	"github.com/authbgp/authbgpd/config"
+	"github.com/authbgp/authbgpd/status"
 )
 
 // Routing policies: the config's [defined-sets] and [[policy-definitions]]
@@ -203,4 +204,21 @@ func (p *pass) reassign(c *config.Peer, want config.PeerPolicy, in, out bool) er
 	m.log.WithFields(map[string]any{"peer": c.ID(), "import": in, "export": out, "soft_reset_sessions": len(pa.established)}).
 		Info("peer's policies changed in place (soft reset, no session reset)")
 	return nil
+}
+
+// policyStatus is c's assignment for /status (nil when the config has no
+// policy and no ebgp-requires-policy: every peer takes and sends all).
+func policyStatus(c *config.Config, p *config.Peer) *status.RoutingPolicy {
+	if c == nil || c.Policies.Empty() && !c.Global.EBGPRequiresPolicy {
+		return nil
+	}
+	e := c.EffectivePolicy(p)
+	return &status.RoutingPolicy{Import: nonNil(e.Import), DefaultImport: e.DefaultImport, Export: nonNil(e.Export), DefaultExport: e.DefaultExport}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -89,7 +89,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			a.DialError = m.dialError(cp.Address)
 		}
 		if !cp.IsDynamic() {
-			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a}
+			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a, Policy: policyStatus(m.cfg, cp)}
 			if cp.IsInterface() {
 				p.Address = ""
 				if cp.Address.IsValid() {
@@ -109,7 +109,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			out = append(out, p)
 			continue
 		}
-		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a}
+		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a, Policy: policyStatus(m.cfg, cp)}
 		if st.heldDown {
 			rng.State = "admin-down"
 		}
@@ -118,7 +118,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			if !cp.Prefix.Contains(addr) || m.peers[addr.String()] != nil || m.peerFor(addr) != id {
 				continue
 			}
-			p := status.Peer{Address: addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a}
+			p := status.Peer{Address: addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a, Policy: rng.Policy}
 			if s.state == "established" && !s.since.IsZero() {
 				p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 			}

@@ -37,6 +37,7 @@ func printPeer(w io.Writer, p *status.Peer, c *status.Capture, sessions []string
 		fmt.Fprint(w, s)
 	}
 	printFamilies(w, p.Families)
+	printPolicy(w, p.Policy)
 	printMessages(w, p.Messages)
 	printAuth(w, p.Auth)
 	printShadow(w, p.Shadow, c)
@@ -145,4 +146,13 @@ func printAOAuth(w io.Writer, a status.Auth) {
 	if a.Kernel != nil {
 		fmt.Fprintf(w, "  tcp-ao kernel counters (its sessions): %s\n", aoCounts(*a.Kernel))
 	}
+}
+
+// printPolicy writes the peer's policies (the config's names) and defaults.
+func printPolicy(w io.Writer, p *status.RoutingPolicy) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "  import policy: %s, then %s\n", orDash(strings.Join(p.Import, ", ")), p.DefaultImport)
+	fmt.Fprintf(w, "  export policy: %s, then %s\n", orDash(strings.Join(p.Export, ", ")), p.DefaultExport)
 }
