@@ -212,7 +212,7 @@ var carried = map[string]string{
 	"0026-server-dynamic-neighbor-unknown-peer-group.patch":        "+\t\t\treturn fmt.Errorf(\"no such peer-group: %s\", r.PeerGroup)",
 	"0027-server-fsm-event-hook.patch":                             "+func FSMEventOption(f FSMEventHook) ServerOption {",
 	"0028-server-best-path-watch.patch":                            "+func (s *BgpServer) WatchBestPaths(ctx context.Context, fn func(changes []BestPathChange, init bool)) error {",
-	"0031-config-ocpolicy-convert-and-check.patch":                 "+func Check(rp *oc.RoutingPolicy, assignments map[string]oc.ApplyPolicy) error {",
+	"0031-policy-per-peer-and-from-config.patch":                   "+func peerPolicy(peer *peer, dir table.PolicyDirection, path *table.Path, options *table.PolicyOptions) *table.Path {",
 	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }
 
