@@ -96,6 +96,7 @@ router bgp %d
 func TestPolicies(t *testing.T) {
 	testenv.RequireRoot(t)
 	testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
+	start := time.Now()
 	tp := netns.New(t, "pol")
 	mid := tp.Add("mid")
 	leftNS, rightNS := tp.Add("left"), tp.Add("right")
@@ -106,6 +107,7 @@ func TestPolicies(t *testing.T) {
 	right := startBgpd(t, tp, rightNS, "frr-right", policyFRR("right", 65102, "192.0.2.6", "192.0.2.5", ""))
 	left.waitVty(t)
 	right.waitVty(t)
+	t.Logf("FRR up after %v", time.Since(start).Round(time.Millisecond))
 	a := StartAuthbgpd(t, tp, mid, policyConfig("203.0.113.0/24"), AuthbgpdOptions{Files: map[string]string{"pw": policyPassword + "\n"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -117,6 +119,7 @@ func TestPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	t.Logf("sessions up after %v", time.Since(start).Round(time.Millisecond))
 	t.Run("filtered", func(t *testing.T) {
 		waitRoutes(t, right, 10*time.Second, map[string]bool{"198.51.100.0/24": true, "203.0.113.0/24": false})
 		if c := frrCommunities(t, right, "198.51.100.0/24"); !strings.Contains(c, "65100:100") {
