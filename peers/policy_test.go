@@ -37,7 +37,9 @@ func (f *policyFake) SetPolicyAssignment(_ context.Context, a *api.PolicyAssignm
 	return nil
 }
 
-func (f *policyFake) UpdatePeerGroup(context.Context, *api.PeerGroup) (bool, error) { return false, nil }
+func (f *policyFake) UpdatePeerGroup(context.Context, *api.PeerGroup) (bool, error) {
+	return false, nil
+}
 
 const policyPeers = `
 [[defined-sets.prefix-sets]]
