@@ -135,6 +135,11 @@ func (p *pass) assignments(changed func(string) bool) {
 		}
 		m.pol.applied[id] = want
 	}
+	for id := range m.pol.applied {
+		if _, ok := p.d.Peers[id]; !ok {
+			delete(m.pol.applied, id) // removed from the config
+		}
+	}
 }
 
 // samePolicyDir reports whether one direction's assignment is the same,
