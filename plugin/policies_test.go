@@ -42,3 +42,47 @@ func TestPolicyWritesRefused(t *testing.T) {
 		t.Fatalf("handler called %d times, want the 3 reads", called)
 	}
 }
+
+// TestPoliciesInEveryInstance: SetPolicies reaches the default instance and
+// a VRF's instance made afterwards (before its first neighbor), and a VRF
+// neighbor's assignment goes to its own instance, where GoBGP evaluates it
+// for an ordinary neighbor (the carried patch 0031).
+func TestPoliciesInEveryInstance(t *testing.T) {
+	h := newTestHost(t, Options{ListenPort: -1})
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rp := &api.RoutingPolicy{
+		DefinedSets: []*api.DefinedSet{{DefinedType: api.DefinedType_PREFIX, Name: "ps", Prefixes: []*api.Prefix{{IpPrefix: "203.0.113.0/24", MaskLengthMin: 24, MaskLengthMax: 24}}}},
+		Policies: []*api.Policy{{Name: "drop", Statements: []*api.Statement{{Name: "s",
+			Conditions: &api.Conditions{PrefixSet: &api.MatchSet{Name: "ps"}},
+			Actions:    &api.Actions{RouteAction: api.RouteAction_REJECT}}}}},
+	}
+	if err := h.SetPolicies(ctx, rp); err != nil {
+		t.Fatal(err)
+	}
+	peer := &api.Peer{Conf: &api.PeerConf{NeighborAddress: "198.51.100.2", PeerAsn: 65002}, Transport: &api.Transport{PassiveMode: true},
+		ApplyPolicy: &api.ApplyPolicy{ImportPolicy: &api.PolicyAssignment{Policies: []*api.Policy{{Name: "drop"}}, DefaultAction: api.RouteAction_ACCEPT}}}
+	if err := h.AddPeerIn(ctx, "blue", peer); err != nil {
+		t.Fatal(err)
+	}
+	for vrf, s := range map[string]interface {
+		ListPolicy(context.Context, *api.ListPolicyRequest, func(*api.Policy)) error
+	}{"default": h.bgp, "blue": h.serverOf("198.51.100.2")} {
+		var names []string
+		if err := s.ListPolicy(ctx, &api.ListPolicyRequest{}, func(p *api.Policy) { names = append(names, p.Name) }); err != nil || len(names) != 1 || names[0] != "drop" {
+			t.Errorf("%s instance's policies: %v, %v; want [drop]", vrf, names, err)
+		}
+	}
+	var got []*api.PolicyAssignment
+	err := h.serverOf("198.51.100.2").ListPolicyAssignment(ctx, &api.ListPolicyAssignmentRequest{Name: "198.51.100.2", Direction: api.PolicyDirection_IMPORT},
+		func(a *api.PolicyAssignment) { got = append(got, a) })
+	if err != nil || len(got) != 1 || len(got[0].Policies) != 1 || got[0].Policies[0].Name != "drop" {
+		t.Fatalf("blue's neighbor's import assignment: %v, %v; want drop", got, err)
+	}
+	a := &api.PolicyAssignment{Name: "198.51.100.2", Direction: api.PolicyDirection_EXPORT, Policies: []*api.Policy{{Name: "drop"}}, DefaultAction: api.RouteAction_REJECT}
+	if err := h.SetPolicyAssignment(ctx, a); err != nil {
+		t.Fatalf("SetPolicyAssignment of an ordinary neighbor in its VRF's instance: %v", err)
+	}
+}
