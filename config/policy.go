@@ -209,72 +209,51 @@ type setOf struct {
 }
 
 var setKinds = []setKind{
-	{[]string{"prefix-sets"}, "prefix-set-name", "prefix-list", func(d *oc.DefinedSets) []setOf {
-		return setsOf(d.PrefixSets, func(s oc.PrefixSet) (string, int) { return s.PrefixSetName, len(s.PrefixList) },
-			func(s oc.PrefixSet, i int) oc.DefinedSets {
-				if i >= 0 {
-					s.PrefixList = s.PrefixList[i : i+1]
-				}
-				return oc.DefinedSets{PrefixSets: []oc.PrefixSet{s}}
-			})
-	}},
-	{[]string{"neighbor-sets"}, "neighbor-set-name", "neighbor-info-list", func(d *oc.DefinedSets) []setOf {
-		return setsOf(d.NeighborSets, func(s oc.NeighborSet) (string, int) { return s.NeighborSetName, len(s.NeighborInfoList) },
-			func(s oc.NeighborSet, i int) oc.DefinedSets {
-				if i >= 0 {
-					s.NeighborInfoList = s.NeighborInfoList[i : i+1]
-				}
-				return oc.DefinedSets{NeighborSets: []oc.NeighborSet{s}}
-			})
-	}},
-	{[]string{"bgp-defined-sets", "community-sets"}, "community-set-name", "community-list", func(d *oc.DefinedSets) []setOf {
-		return setsOf(d.BgpDefinedSets.CommunitySets, func(s oc.CommunitySet) (string, int) { return s.CommunitySetName, len(s.CommunityList) },
-			func(s oc.CommunitySet, i int) oc.DefinedSets {
-				if i >= 0 {
-					s.CommunityList = s.CommunityList[i : i+1]
-				}
-				return oc.DefinedSets{BgpDefinedSets: oc.BgpDefinedSets{CommunitySets: []oc.CommunitySet{s}}}
-			})
-	}},
-	{[]string{"bgp-defined-sets", "ext-community-sets"}, "ext-community-set-name", "ext-community-list", func(d *oc.DefinedSets) []setOf {
-		return setsOf(d.BgpDefinedSets.ExtCommunitySets, func(s oc.ExtCommunitySet) (string, int) { return s.ExtCommunitySetName, len(s.ExtCommunityList) },
-			func(s oc.ExtCommunitySet, i int) oc.DefinedSets {
-				if i >= 0 {
-					s.ExtCommunityList = s.ExtCommunityList[i : i+1]
-				}
-				return oc.DefinedSets{BgpDefinedSets: oc.BgpDefinedSets{ExtCommunitySets: []oc.ExtCommunitySet{s}}}
-			})
-	}},
-	{[]string{"bgp-defined-sets", "large-community-sets"}, "large-community-set-name", "large-community-list", func(d *oc.DefinedSets) []setOf {
-		return setsOf(d.BgpDefinedSets.LargeCommunitySets, func(s oc.LargeCommunitySet) (string, int) { return s.LargeCommunitySetName, len(s.LargeCommunityList) },
-			func(s oc.LargeCommunitySet, i int) oc.DefinedSets {
-				if i >= 0 {
-					s.LargeCommunityList = s.LargeCommunityList[i : i+1]
-				}
-				return oc.DefinedSets{BgpDefinedSets: oc.BgpDefinedSets{LargeCommunitySets: []oc.LargeCommunitySet{s}}}
-			})
-	}},
-	{[]string{"bgp-defined-sets", "as-path-sets"}, "as-path-set-name", "as-path-list", func(d *oc.DefinedSets) []setOf {
-		return setsOf(d.BgpDefinedSets.AsPathSets, func(s oc.AsPathSet) (string, int) { return s.AsPathSetName, len(s.AsPathList) },
-			func(s oc.AsPathSet, i int) oc.DefinedSets {
-				if i >= 0 {
-					s.AsPathList = s.AsPathList[i : i+1]
-				}
-				return oc.DefinedSets{BgpDefinedSets: oc.BgpDefinedSets{AsPathSets: []oc.AsPathSet{s}}}
-			})
-	}},
+	kindOf([]string{"prefix-sets"}, "prefix-set-name", "prefix-list",
+		func(d *oc.DefinedSets) *[]oc.PrefixSet { return &d.PrefixSets },
+		func(s *oc.PrefixSet) (string, *[]oc.Prefix) { return s.PrefixSetName, &s.PrefixList }),
+	kindOf([]string{"neighbor-sets"}, "neighbor-set-name", "neighbor-info-list",
+		func(d *oc.DefinedSets) *[]oc.NeighborSet { return &d.NeighborSets },
+		func(s *oc.NeighborSet) (string, *[]string) { return s.NeighborSetName, &s.NeighborInfoList }),
+	kindOf([]string{"bgp-defined-sets", "community-sets"}, "community-set-name", "community-list",
+		func(d *oc.DefinedSets) *[]oc.CommunitySet { return &d.BgpDefinedSets.CommunitySets },
+		func(s *oc.CommunitySet) (string, *[]string) { return s.CommunitySetName, &s.CommunityList }),
+	kindOf([]string{"bgp-defined-sets", "ext-community-sets"}, "ext-community-set-name", "ext-community-list",
+		func(d *oc.DefinedSets) *[]oc.ExtCommunitySet { return &d.BgpDefinedSets.ExtCommunitySets },
+		func(s *oc.ExtCommunitySet) (string, *[]string) { return s.ExtCommunitySetName, &s.ExtCommunityList }),
+	kindOf([]string{"bgp-defined-sets", "large-community-sets"}, "large-community-set-name", "large-community-list",
+		func(d *oc.DefinedSets) *[]oc.LargeCommunitySet { return &d.BgpDefinedSets.LargeCommunitySets },
+		func(s *oc.LargeCommunitySet) (string, *[]string) {
+			return s.LargeCommunitySetName, &s.LargeCommunityList
+		}),
+	kindOf([]string{"bgp-defined-sets", "as-path-sets"}, "as-path-set-name", "as-path-list",
+		func(d *oc.DefinedSets) *[]oc.AsPathSet { return &d.BgpDefinedSets.AsPathSets },
+		func(s *oc.AsPathSet) (string, *[]string) { return s.AsPathSetName, &s.AsPathList }),
 }
 
-func setsOf[S any](sets []S, about func(S) (string, int), with func(S, int) oc.DefinedSets) []setOf {
-	out := make([]setOf, len(sets))
-	for i, s := range sets {
-		name, n := about(s)
-		out[i] = setOf{name: name, alone: with(s, -1)}
-		for j := range n {
-			out[i].members = append(out[i].members, with(s, j))
-		}
+// kindOf is the setKind of the sets at(d) of type S, each with a name and
+// members of type M (about).
+func kindOf[S, M any](path []string, nameKey, list string, at func(*oc.DefinedSets) *[]S, about func(*S) (string, *[]M)) setKind {
+	alone := func(s S) oc.DefinedSets {
+		var d oc.DefinedSets
+		*at(&d) = []S{s}
+		return d
 	}
-	return out
+	return setKind{path, nameKey, list, func(d *oc.DefinedSets) []setOf {
+		out := make([]setOf, 0, len(*at(d)))
+		for _, s := range *at(d) {
+			name, members := about(&s)
+			so := setOf{name: name, alone: alone(s)}
+			for i := range *members {
+				one := s
+				_, m := about(&one)
+				*m = (*members)[i : i+1]
+				so.members = append(so.members, alone(one))
+			}
+			out = append(out, so)
+		}
+		return out
+	}}
 }
 
 // validateSets checks every defined set with GoBGP (each alone, then the
