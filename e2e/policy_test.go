@@ -149,6 +149,17 @@ func TestPolicies(t *testing.T) {
 	})
 
 	before := map[string][2]float64{"left": frrConns(t, left, leftAddr), "right": frrConns(t, right, rightAddr)}
+	t.Run("a reload with a policy error changes nothing", func(t *testing.T) {
+		bad := strings.Replace(policyConfig("192.0.2.128/25"), `prefix-set = "blocked"`, `prefix-set = "nope"`, 1)
+		a.Reload(bad)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if !netns.WaitFor(ctx, func() bool { return strings.Contains(a.Log(), `prefix-set: \"nope\": no such set`) }) {
+			t.Fatalf("no rejection of the missing set in authbgpd's log:\n%s", tail(a.Log(), 2000))
+		}
+		time.Sleep(500 * time.Millisecond)
+		waitRoutes(t, right, time.Second, map[string]bool{"198.51.100.0/24": true, "203.0.113.0/24": false})
+	})
 	a.Reload(policyConfig("192.0.2.128/25"))
 	t.Run("reloaded in place", func(t *testing.T) {
 		waitRoutes(t, right, 10*time.Second, map[string]bool{"198.51.100.0/24": true, "203.0.113.0/24": true})
