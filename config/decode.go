@@ -28,5 +28,6 @@ func (d *decoder) decode(root map[string]any, c *Config) {
 	d.fib(rt, &c.FIB)            // fib.go
 	d.configTable(rt, &c.Config) // watch.go
 	d.networks(rt, c)            // decode_networks.go
+	d.policies(rt, c)            // decode_policy.go
 	rt.finish()
 }

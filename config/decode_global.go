@@ -35,5 +35,8 @@ func (d *decoder) global(rt *table, g *Global) {
 		g.ListenAddresses = DefaultListenAddresses()
 	}
 	d.gracefulRestart(t, g) // gr.go
+	if b, ok := t.boolean("ebgp-requires-policy"); ok {
+		g.EBGPRequiresPolicy = b
+	}
 	t.finish()
 }

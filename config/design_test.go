@@ -70,6 +70,10 @@ func TestDesignExample(t *testing.T) {
 		!slices.Equal(p.Families, []Family{IPv4Unicast}) || p.MaxPrefixes != 1000 || p.MaxPrefixesWarning != 90 || p.Line != 22 || p.LineOf("password") != 26 {
 		t.Errorf("peer: %+v", p)
 	}
+	if !slices.Equal(p.ImportPolicyList, []string{"drop-bogons"}) || c.Policies.Policy("drop-bogons") == nil ||
+		c.EffectivePolicy(&p).DefaultExport != AcceptRoute {
+		t.Errorf("peer policies: %+v, %+v", p, c.Policies)
+	}
 	if s := c.Shadow; !s.Enabled || s.EffectiveMode() != ShadowAlways || len(s.Interfaces) != 0 || s.FollowPeerRollover {
 		t.Errorf("shadow: %+v", s)
 	}

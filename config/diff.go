@@ -48,6 +48,11 @@ type Changes struct {
 	// Networks ([[networks]]) by ID (Network.ID): announced, withdrawn,
 	// or announced with other communities; never a session reset.
 	NetworksAdded, NetworksRemoved, NetworksChanged []string
+	// RoutingPolicy: [defined-sets] or [[policy-definitions]] changed;
+	// PolicyPeers: the peers whose policies change, with the directions
+	// soft-reset ("import", "export", "import, export"; PolicyChanges).
+	RoutingPolicy bool
+	PolicyPeers   map[string]string
 }
 
 // PeerChange describes one peer present in both configs with differences.
@@ -141,7 +146,8 @@ func (ch *Changes) Empty() bool {
 		len(ch.KeychainsAdded)+len(ch.KeychainsRemoved)+len(ch.KeychainsChanged) == 0 &&
 		len(ch.HMACKeysAdded)+len(ch.HMACKeysRemoved)+len(ch.HMACKeysChanged) == 0 &&
 		len(ch.PoliciesAdded)+len(ch.PoliciesRemoved)+len(ch.PoliciesChanged) == 0 &&
-		len(ch.NetworksAdded)+len(ch.NetworksRemoved)+len(ch.NetworksChanged) == 0
+		len(ch.NetworksAdded)+len(ch.NetworksRemoved)+len(ch.NetworksChanged) == 0 &&
+		!ch.RoutingPolicy && len(ch.PolicyPeers) == 0
 }
 
 // Diff compares two configurations. A nil old config is empty: every peer
@@ -160,6 +166,8 @@ func Diff(old, new *Config) Changes {
 	ch.diffHMACKeys(old, new)
 	ch.diffPolicies(old, new)
 	ch.diffNetworks(old, new) // networks.go
+	ch.RoutingPolicy = !old.Policies.Equal(&new.Policies)
+	ch.PolicyPeers = PolicyChanges(old, new) // policy.go
 	oh, nh := &old.SRv6.Headend, &new.SRv6.Headend
 	ch.Headend = oh.Enabled != nh.Enabled || oh.Source != nh.Source || oh.SteerEndpoint != nh.SteerEndpoint
 	return ch

@@ -57,6 +57,14 @@ type Peer struct {
 	MaxPrefixes        uint32
 	MaxPrefixesWarning uint8
 
+	// The policy assignment, gobgpd's keys (policy.go):
+	// import-policy-list, default-import-policy, export-policy-list,
+	// default-export-policy ("" when unset: accept-route).
+	ImportPolicyList    []string
+	DefaultImportPolicy string
+	ExportPolicyList    []string
+	DefaultExportPolicy string
+
 	// Line is the line of this peer's [[peers]] header.
 	Line int
 	m    meta
@@ -70,7 +78,7 @@ type Peer struct {
 // field in Peer and its row here (and, when GoBGP's neighbor carries it,
 // its line in peers' neighbor builder). The identity (address, prefix,
 // interface) and the key source are decoded and compared on their own.
-var peerAttrs = []peerAttr{
+var peerAttrs = append([]peerAttr{
 	{"vrf", func(t *table, p *Peer) { decodeStr(t, "vrf", &p.VRF) }, func(a, b *Peer) bool { return a.VRF == b.VRF }},
 	{"asn", func(t *table, p *Peer) { decodeUint(t, "asn", math.MaxUint32, &p.ASN) }, func(a, b *Peer) bool { return a.ASN == b.ASN }},
 	{"local-address", func(t *table, p *Peer) { decodeAddr(t, "local-address", &p.LocalAddress) },
@@ -92,7 +100,7 @@ var peerAttrs = []peerAttr{
 		func(a, b *Peer) bool { return a.MaxPrefixes == b.MaxPrefixes }},
 	{"max-prefixes-warning", func(t *table, p *Peer) { decodeMin1(t, "max-prefixes-warning", 100, &p.MaxPrefixesWarning) },
 		func(a, b *Peer) bool { return a.MaxPrefixesWarning == b.MaxPrefixesWarning }},
-}
+}, policyAttrs...)
 
 // peerAttr is a row of peerAttrs.
 type peerAttr struct {

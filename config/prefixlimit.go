@@ -32,19 +32,3 @@ func validatePrefixLimit(p *problems, pr *Peer) {
 
 // prefixLimitFields are the PeerChange fields of the prefix limit.
 var prefixLimitFields = []string{"max-prefixes", "max-prefixes-warning"}
-
-// InPlace reports whether the change applies without resetting the
-// session: only the key changed (KeyOnly), or, for a static peer, also its
-// prefix limit (GoBGP updates a neighbor's limit in place). A dynamic
-// range's limit change re-adds the range.
-func (pc *PeerChange) InPlace() bool {
-	for _, f := range pc.Fields {
-		switch {
-		case f == "auth" || f == "secret":
-		case (f == prefixLimitFields[0] || f == prefixLimitFields[1]) && pc.New != nil && !pc.New.IsDynamic():
-		default:
-			return false
-		}
-	}
-	return true
-}

@@ -158,7 +158,7 @@ func (ch *Changes) others(restart []string) []string {
 	list("network", "announced (no session reset)", ch.NetworksAdded)
 	list("network", "withdrawn (no session reset)", ch.NetworksRemoved)
 	list("network", "announced again with its new communities (no session reset)", ch.NetworksChanged)
-	return out
+	return append(out, ch.policyLines()...) // policy.go
 }
 
 // switchesMechanism reports a change between TCP-AO and TCP-MD5 or none:

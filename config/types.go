@@ -159,6 +159,8 @@ type Config struct {
 	// Networks are the [[networks]] entries: prefixes of our own
 	// (networks.go).
 	Networks []Network
+	// Policies are [defined-sets] and [[policy-definitions]] (policy.go).
+	Policies Policies
 
 	// Warnings found while loading (inline secrets, secret files readable
 	// by others, unused keychains...). They never contain secrets.
@@ -181,6 +183,9 @@ type Global struct {
 	// (graceful-restart-time) its Restart Time in seconds (gr.go).
 	GracefulRestart     bool
 	GracefulRestartTime uint16
+	// EBGPRequiresPolicy (ebgp-requires-policy, RFC 8212): an eBGP peer
+	// with no import (export) policy accepts (sends) nothing.
+	EBGPRequiresPolicy bool
 	// Line is the line of the [global] header (1 when absent).
 	Line int
 	m    meta

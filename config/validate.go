@@ -48,6 +48,7 @@ func (c *Config) validate(p *problems) {
 	c.validateShadow(p)
 	c.validateSRv6(p)
 	c.validateNetworks(p) // networks.go
+	c.validatePolicies(p) // policy.go
 }
 
 // missing reports a required key that is absent (or zero in code).

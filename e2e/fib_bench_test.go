@@ -104,7 +104,7 @@ func BenchmarkFIBFullTable(b *testing.B) {
 			continue
 		}
 		what := "Established -> all %d routes in the kernel"
-		if name == "authbgpd-nofib" {
+		if name == "authbgpd-nofib" || name == "authbgpd-policy10" {
 			what = "Established -> all %d prefixes in the RIB"
 		}
 		info(b, fmt.Sprintf("%s: "+what, name, n), med(name, est), "s")
@@ -124,6 +124,10 @@ func BenchmarkFIBFullTable(b *testing.B) {
 		goal(b, "authbgpd time to all in the kernel <= FRR's (s)", a, "s", fmt.Sprintf("<= %.3f", f), a <= f)
 		ah, fh := med("authbgpd", hwm), med("frr", hwm)
 		goal(b, "authbgpd VmHWM <= FRR's (bgpd + zebra) (MB)", ah, "MB", fmt.Sprintf("<= %.1f", fh), ah <= fh)
+	}
+	if has("authbgpd-policy10") && has("authbgpd-nofib") {
+		info(b, "authbgpd: a 10-statement import policy's share of the time (policy10 - nofib)", med("authbgpd-policy10", est)-med("authbgpd-nofib", est), "s")
+		info(b, "authbgpd: a 10-statement import policy's share of the CPU (policy10 - nofib)", med("authbgpd-policy10", cpu)-med("authbgpd-nofib", cpu), "s")
 	}
 	if has("authbgpd") && has("authbgpd-nofib") {
 		info(b, "authbgpd: the kernel's share of the time (fib - nofib)", med("authbgpd", est)-med("authbgpd-nofib", est), "s")
@@ -293,9 +297,13 @@ func fibTrialRun(b *testing.B, name string, n int, idle time.Duration) fibTrial 
 func startFIBReceiver(b *testing.B, tp *netns.Topology, ns, name string) fibReceiver {
 	b.Helper()
 	switch name {
-	case "authbgpd", "authbgpd-nofib":
+	case "authbgpd", "authbgpd-nofib", "authbgpd-policy10":
 		fib := name == "authbgpd"
-		a := StartAuthbgpd(b, tp, ns, fibAuthbgpdConfig(fib), AuthbgpdOptions{LogLevel: "info", Files: map[string]string{"pw": fibPassword + "\n"}})
+		conf := fibAuthbgpdConfig(fib)
+		if name == "authbgpd-policy10" { // as authbgpd-nofib, with a 10-statement import policy (fibPolicy10)
+			conf = fibPolicy10(conf)
+		}
+		a := StartAuthbgpd(b, tp, ns, conf, AuthbgpdOptions{LogLevel: "info", Files: map[string]string{"pw": fibPassword + "\n"}})
 		rc := fibReceiver{a: a, pids: []int{a.cmd.Process.Pid}}
 		if fib {
 			rc.proto = rtprotBGP
@@ -546,4 +554,23 @@ func TestKernelRoutesCount(t *testing.T) {
 	if got, err := fibPrefixes(cmd.Process.Pid); err != nil || got-p0 != 302 {
 		t.Errorf("fibPrefixes: %d more after adding 302 routes to main (%v)", got-p0, err)
 	}
+}
+
+// fibPolicy10 gives conf's peer (authbgpd-policy10) an import policy of 10
+// statements, each matching a prefix set of its own (no prefix of the
+// sender's table is in one: every route is evaluated against all 10, then
+// accepted by default), gobgpd's schema, GoBGP's engine.
+func fibPolicy10(conf string) string {
+	var b strings.Builder
+	b.WriteString("\n[[policy-definitions]]\n  name = \"ten\"\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "  [[policy-definitions.statements]]\n    name = \"s%d\"\n"+
+			"    [policy-definitions.statements.conditions.match-prefix-set]\n      prefix-set = \"ps%d\"\n"+
+			"    [policy-definitions.statements.actions]\n      route-disposition = \"reject-route\"\n", i, i)
+	}
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "[[defined-sets.prefix-sets]]\n  prefix-set-name = \"ps%d\"\n  [[defined-sets.prefix-sets.prefix-list]]\n    ip-prefix = \"240.%d.0.0/16\"\n    masklength-range = \"16..32\"\n", i, i)
+	}
+	conf = strings.Replace(conf, "asn = 65002\n", "asn = 65002\nimport-policy-list = [\"ten\"]\n", 1)
+	return conf + b.String()
 }

@@ -1011,6 +1011,7 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 	heapProfile := func(string) {} // PERF_HEAP: the receiver's heap profile
 	passStats := func(string) {}   // authbgpd: its reconciler's passes so far
 	var rekeyVerified func(i int) bool
+	var policyReload func() error // SCALE_POLICY=1, authbgpd: a reload that changes every peer's import policy
 	switch receiver {
 	case "authbgpd":
 		cfg := abConf{RouterID: "192.0.2.1", Pprof: os.Getenv("PERF_HEAP") != ""}
@@ -1021,13 +1022,27 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 			cfg.Peers = append(cfg.Peers, abPeer{addr: staticAddr(i).String(), asn: 65002, local: recvAddr(i).String(), src: "password-file", ref: name})
 		}
 		cfg.Peers = append(cfg.Peers, abPeer{addr: dynRange, asn: 65002, src: "password-file", ref: "dyn"})
+		conf := cfg.String
+		if os.Getenv("SCALE_POLICY") == "1" {
+			conf = func() string { return scalePolicyConfig(cfg.String(), "203.0.113.0/24") }
+		}
 		authbgpdBinary(b, "") // built before the clock starts
 		t0 = time.Now()
 		var env []string
 		if v := os.Getenv("PERF_AUTHBGPD_ENV"); v != "" {
 			env = strings.Fields(v)
 		}
-		a := StartAuthbgpd(b, tp, nsA, cfg.String(), AuthbgpdOptions{LogLevel: envStr("SCALE_LOG_LEVEL", "info"), Files: files, Env: env})
+		a := StartAuthbgpd(b, tp, nsA, conf(), AuthbgpdOptions{LogLevel: envStr("SCALE_LOG_LEVEL", "info"), Files: files, Env: env})
+		policyReload = func() error {
+			if err := os.WriteFile(a.Config, []byte(scalePolicyConfig(cfg.String(), "203.0.113.0/25")), 0o600); err != nil {
+				return err
+			}
+			out, err := netns.Exec(nsA, authbgpdBinary(b, ""), "reload", "--api", AuthbgpdHTTP).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("authbgpd reload: %w\n%s", err, out)
+			}
+			return nil
+		}
 		pid, recv = a.cmd.Process.Pid, a.daemon
 		// Start-up: every configured entry (static peers and the
 		// range) has its key installed.
@@ -1325,8 +1340,40 @@ func peersTrialRun(b *testing.B, receiver string, static, dynamic, round, rekey 
 		trial.apiMax = calls.longest
 		b.Logf("%s GetBgp during the key change (from the reload): %v", receiver, calls)
 	}
+	if policyReload != nil && os.Getenv("SCALE_POLICY") == "1" {
+		before, err := frrUptimes(f, fam)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tp0 := time.Now()
+		if err := policyReload(); err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(tp0)
+		after, err := frrUptimes(f, fam)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reset := 0
+		for a, up := range before {
+			if after[a] < up {
+				reset++
+			}
+		}
+		b.Logf("%s: a reload that changes the import policy of %d peers (%d static, the range's %d sessions): applied in %.3fs (authbgpd reload's answer); sessions reset: %d of %d",
+			receiver, total, static, dynamic, took.Seconds(), reset, len(before))
+		b.ReportMetric(took.Seconds(), receiver+"-policy-reload-s")
+	}
 	keepLogs(b, fmt.Sprintf("peers-%s-round%d", receiver, round+1), recv, f.daemon)
 	return trial
+}
+
+// scalePolicyConfig adds to an authbgpd config of the peers benchmark one
+// prefix set (blocked), one import policy rejecting it, and that policy on
+// every peer and range (SCALE_POLICY=1).
+func scalePolicyConfig(conf, blocked string) string {
+	conf = strings.ReplaceAll(conf, "asn = 65002\n", "asn = 65002\nimport-policy-list = [\"drop-blocked\"]\n")
+	return conf + policySections(blocked)
 }
 
 // frrUptimes is how long each Established neighbor of f has been up in

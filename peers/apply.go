@@ -41,6 +41,8 @@ const (
 	actL3mdevAccept                         // net.ipv4.tcp_l3mdev_accept = 0 (each VRF's GoBGP listens bound to its device)
 	actRecord                               // nothing to carry out: a step of the key stage's record alone (recordKey)
 	actUpdateLimits                         // UpdatePeer: a static neighbor's prefix limit, in place
+	actSetPolicies                          // SetPolicies in every instance: the config's defined sets and policies (pass_policy.go)
+	actSetAssignment                        // SetPolicyAssignment (and a range's UpdatePeerGroup), then a soft reset (pass_policy.go)
 )
 
 // action is one change the pass decided.
@@ -68,6 +70,9 @@ type action struct {
 	// refusals: a stuck OpenSent's refused dials.
 	step     actStep
 	refusals int
+	// pol: the routing policies or the assignment (actSetPolicies,
+	// actSetAssignment).
+	pol *policyAct
 	// quiet: the action re-asserts what the last pass set, which the
 	// kernel cannot show back (the guards): not a change, the pass can be
 	// steady.
@@ -119,13 +124,14 @@ func (p *pass) apply(ctx context.Context, a action) error {
 			return err
 		}
 		m.markRestarting(ap.GracefulRestart) // graceful.go
+		ap.ApplyPolicy = p.policyOf(a.peer)  // born with its policies (pass_policy.go)
 		return m.bgp.AddPeerIn(ctx, a.peer.VRF, ap)
 	case actReaddNeighbor:
-		return m.readd(ctx, a.peer, a.adminDown)
+		return m.readd(ctx, a.peer, a.adminDown, p.policyOf(a.peer))
 	case actDeleteNeighbor:
 		return m.bgp.DeletePeer(ctx, a.addr.String())
 	case actAddRange:
-		return m.addRange(ctx, a.peer)
+		return m.addRange(ctx, a.peer, p.policyOf(a.peer))
 	case actDropRange:
 		return m.dropRange(ctx, a.peer, a.addrs)
 	case actDeleteRange:
@@ -142,6 +148,8 @@ func (p *pass) apply(ctx context.Context, a action) error {
 		return nil
 	case actUpdateLimits:
 		return m.updateLimits(ctx, a.peer, a.adminDown)
+	case actSetPolicies, actSetAssignment:
+		return p.applyPolicy(ctx, a)
 	}
 	return fmt.Errorf("peers: unknown action %d", a.kind)
 }
@@ -174,12 +182,13 @@ func (p *pass) setGuards(want []tcpsock.Guard) error {
 // the re-added neighbor. A DeletePeer from the API carries no password, so
 // GoBGP leaves our listener key alone, and while the neighbor is gone GoBGP
 // closes any connection from its address.
-func (m *Manager) readd(ctx context.Context, p *config.Peer, adminDown bool) error {
+func (m *Manager) readd(ctx context.Context, p *config.Peer, adminDown bool, pol *api.ApplyPolicy) error {
 	ap, err := apiPeer(p, adminDown)
 	if err != nil {
 		return err
 	}
 	m.markRestarting(ap.GracefulRestart)
+	ap.ApplyPolicy = pol
 	if err := m.bgp.DeletePeer(ctx, p.Address.String()); err != nil {
 		return err
 	}
@@ -204,12 +213,13 @@ func (m *Manager) updateLimits(ctx context.Context, p *config.Peer, adminDown bo
 }
 
 // addRange gives GoBGP a dynamic range: its peer group, then the range.
-func (m *Manager) addRange(ctx context.Context, p *config.Peer) error {
+func (m *Manager) addRange(ctx context.Context, p *config.Peer, pol *api.ApplyPolicy) error {
 	g, err := apiPeerGroup(p)
 	if err != nil {
 		return err
 	}
 	m.markRestarting(g.GracefulRestart)
+	g.ApplyPolicy = pol
 	if err := m.bgp.AddPeerGroupIn(ctx, p.VRF, g); err != nil {
 		return fmt.Errorf("peers: dynamic range %s: %w", p.ID(), err)
 	}
@@ -382,4 +392,37 @@ func (m *Manager) dialKey(ctx context.Context, neighbor netip.Addr, remote netip
 	}
 	m.dialNoted(neighbor, d.id, err)
 	return err
+}
+
+// applyPolicy carries out actSetPolicies and actSetAssignment
+// (pass_policy.go): GoBGP's policies, or an assignment and the soft reset
+// of its established sessions in the directions that changed.
+func (p *pass) applyPolicy(ctx context.Context, a action) error {
+	pb, ok := p.m.bgp.(policyBGP)
+	if !ok {
+		return errors.New("peers: GoBGP here cannot take routing policies")
+	}
+	pa := a.pol
+	if a.kind == actSetPolicies {
+		return pb.SetPolicies(ctx, pa.rp)
+	}
+	if pa.group != nil {
+		if _, err := pb.UpdatePeerGroup(ctx, pa.group); err != nil {
+			return err
+		}
+	}
+	for _, addr := range pa.addrs {
+		name := addr.String()
+		for _, as := range pa.assignments(name) {
+			if err := pb.SetPolicyAssignment(ctx, as); err != nil {
+				return err
+			}
+		}
+		if pa.established[addr] {
+			if err := p.m.bgp.ResetPeer(ctx, name, "", true, pa.dir); err != nil {
+				return fmt.Errorf("peers: soft reset of %s: %w", name, err)
+			}
+		}
+	}
+	return nil
 }

@@ -141,6 +141,7 @@ type Manager struct {
 	// The reconciler's own state: what it applied and observed. Written
 	// only by the pass (under mu, so Status and GuardAPI can read it).
 	peers  map[string]*peer
+	pol    policyRecord // the routing policies applied (pass_policy.go)
 	held   map[string]error
 	snap   atomic.Pointer[peerindex.Snapshot]   // the last published (snapshot.go)
 	aoLast map[[2]netip.AddrPort]tcpsock.AOInfo // TCP-AO counters of each connection at the last pass

@@ -19,7 +19,8 @@ func TestOneWriter(t *testing.T) {
 		"DeletePeerGroup": true, "AddDynamicNeighbor": true, "DeleteDynamicNeighbor": true, "ResetPeer": true,
 		"SetListenerKey": true, "DeleteListenerKey": true, "SetConnKey": true,
 		"SetListenerAO": true, "DeleteListenerAO": true, "SetConnAO": true,
-		"DialMD5": true, "DialAO": true}
+		"DialMD5": true, "DialAO": true,
+		"SetPolicies": true, "SetPolicyAssignment": true, "UpdatePeerGroup": true}
 	ents, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)

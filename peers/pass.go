@@ -282,7 +282,9 @@ func (p *pass) run() {
 	p.in.Held = maps.Clone(m.held)
 	p.d = holdFailed(want, p.in.Held) // the install failures of this pass hold their peers down now
 	p.publishDials()                  // before GoBGP learns of a peer, it can key its dials
+	changed := p.policyDefs()         // before GoBGP learns of a peer, its policies exist
 	p.gobgp()
+	p.assignments(changed)
 	p.unmanaged()
 	p.conns()
 	p.strays()

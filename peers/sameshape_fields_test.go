@@ -22,6 +22,8 @@ var notShape = map[string]bool{
 	// A static neighbor's prefix limit: updated in place (limitsDiffer,
 	// TestPrefixLimitPlan); a range's shapes its peer group.
 	"MaxPrefixes": true, "MaxPrefixesWarning": true,
+	// The policy assignment: changed in place (pass_policy.go).
+	"ImportPolicyList": true, "DefaultImportPolicy": true, "ExportPolicyList": true, "DefaultExportPolicy": true,
 }
 
 // TestSameShapeCoversEveryField: a change of each field of config.Peer

@@ -89,7 +89,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			a.DialError = m.dialError(cp.Address)
 		}
 		if !cp.IsDynamic() {
-			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a, PrefixLimit: m.prefixLimitStatus(id, cp)}
+			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a, PrefixLimit: m.prefixLimitStatus(id, cp), Policy: policyStatus(m.cfg, cp)}
 			if cp.IsInterface() {
 				p.Address = ""
 				if cp.Address.IsValid() {
@@ -110,7 +110,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			continue
 		}
 		lim := m.prefixLimitStatus(id, cp)
-		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a, PrefixLimit: lim}
+		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a, PrefixLimit: lim, Policy: policyStatus(m.cfg, cp)}
 		if st.heldDown {
 			rng.State = "admin-down"
 		}
@@ -119,7 +119,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			if !cp.Prefix.Contains(addr) || m.peers[addr.String()] != nil || m.peerFor(addr) != id {
 				continue
 			}
-			p := status.Peer{Address: addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a, PrefixLimit: lim}
+			p := status.Peer{Address: addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a, PrefixLimit: lim, Policy: rng.Policy}
 			if s.state == "established" && !s.since.IsZero() {
 				p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 			}

@@ -81,6 +81,9 @@ func ChangesPeers(req any) bool {
 }
 
 func (h *Host) guardAPI(ctx context.Context, req any) error {
+	if err := refusePolicyChange(req); err != nil { // policies.go
+		return err
+	}
 	g := h.guard.Load()
 	if g == nil {
 		if ChangesPeers(req) {

@@ -31,6 +31,7 @@ type vrfServers struct {
 	where  map[string]string     // neighbor address (as GoBGP names it) -> VRF
 	groups map[string]string     // peer group -> VRF
 	best   []bestWatch           // WatchBestPaths callers, for servers made later
+	policy *api.RoutingPolicy    // SetPolicies' (policies.go), for servers made later
 }
 
 // vrfFailure is a VRF whose instance did not start, and why.
@@ -95,6 +96,10 @@ func (h *Host) startVRF(ctx context.Context, vrf string) (*server.BgpServer, err
 	if err := s.StartBgp(ctx, &api.StartBgpRequest{Global: g}); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("plugin: start BGP in VRF %s: %w", vrf, err)
+	}
+	if err := setPolicies(ctx, s, v.policy); err != nil { // before its first neighbor
+		s.Stop()
+		return nil, fmt.Errorf("plugin: VRF %s: %w", vrf, err)
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	err := s.WatchEvent(wctx, &api.WatchEventRequest{Peer: &api.WatchEventRequest_Peer{}}, func(r *api.WatchEventResponse) {

@@ -206,6 +206,10 @@ type Peer struct {
 	// peer once the kernel dropped something of it). A dynamic range's own
 	// entry sums its sessions.
 	KernelDrops *KernelDrops `json:"kernel_drops,omitempty"`
+	// Policy is the peer's routing policy assignment, as GoBGP evaluates
+	// it (present when the config defines policies or sets
+	// ebgp-requires-policy).
+	Policy *RoutingPolicy `json:"policy,omitempty"`
 
 	// The session as GoBGP reports it (absent until GoBGP has answered;
 	// dynamic ranges have none).
@@ -479,4 +483,14 @@ type Policy struct {
 	Advertised bool   `json:"advertised"`
 	Installed  bool   `json:"installed"`
 	Reason     string `json:"reason,omitempty"`
+}
+
+// RoutingPolicy is a peer's import and export policies (the names of the
+// config's [[policy-definitions]], in order) and the default action
+// after them: "accept-route" or "reject-route" (gobgpd's values).
+type RoutingPolicy struct {
+	Import        []string `json:"import"`
+	DefaultImport string   `json:"default_import"`
+	Export        []string `json:"export"`
+	DefaultExport string   `json:"default_export"`
 }

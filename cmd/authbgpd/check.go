@@ -41,7 +41,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if cfg == nil {
 		return 1
 	}
-	for _, w := range cfg.Warnings {
+	for _, w := range append(cfg.Warnings, cfg.PolicyWarnings()...) {
 		fmt.Fprintln(stderr, "warning: "+w.String())
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d peers, %d keychains, %d SRv6 HMAC keys, %d SR policies)\n",

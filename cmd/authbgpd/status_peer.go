@@ -40,6 +40,7 @@ func printPeer(w io.Writer, p *status.Peer, c *status.Capture, sessions []string
 	if l := p.PrefixLimit; l != nil {
 		fmt.Fprintln(w, prefixLimitLine(l))
 	}
+	printPolicy(w, p.Policy)
 	printMessages(w, p.Messages)
 	printAuth(w, p.Auth)
 	printShadow(w, p.Shadow, c)
@@ -163,4 +164,13 @@ func prefixLimitLine(l *status.PrefixLimit) string {
 		}
 	}
 	return s + fmt.Sprintf("; exceeded %d time(s) since start", l.Exceeded)
+}
+
+// printPolicy writes the peer's policies (the config's names) and defaults.
+func printPolicy(w io.Writer, p *status.RoutingPolicy) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "  import policy: %s, then %s\n", orDash(strings.Join(p.Import, ", ")), p.DefaultImport)
+	fmt.Fprintf(w, "  export policy: %s, then %s\n", orDash(strings.Join(p.Export, ", ")), p.DefaultExport)
 }

@@ -24,6 +24,9 @@ func OtherValue(v reflect.Value) bool {
 	case *config.Secret:
 		*x = append(config.Secret("Other-"), *x...)
 		return true
+	case *[]string:
+		*x = append(*x, "other")
+		return true
 	case *[]config.Family:
 		if len(*x) == 1 && (*x)[0] == config.IPv6Unicast {
 			*x = []config.Family{config.IPv4Unicast}

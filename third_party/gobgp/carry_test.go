@@ -215,14 +215,16 @@ var carried = map[string]string{
 	"0030-server-prefix-limit-restart-and-log.patch":               "+\t\t\t\th.changeadminState(adminStateUp)",
 	"0033-server-graceful-stop.patch":                              "+func (s *BgpServer) StopGraceful() {",
 	"0034-server-best-path-watch-end-of-rib.patch":                 "+func (s *BgpServer) WatchBestPathsAndEndOfRIB(",
+	"0031-policy-per-peer-and-from-config.patch":                   "+func peerPolicy(peer *peer, dir table.PolicyDirection, path *table.Path, options *table.PolicyOptions) *table.Path {",
 	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }
 
 // carriedDirs are what patches may change: the server, and the receive
 // path it runs for every message a peer sends (the decoders, the table's
 // processing of a received UPDATE, and its conversion to the API that
-// every listing of a received path runs).
-var carriedDirs = []string{"b/pkg/server/", "b/pkg/packet/bgp/", "b/internal/pkg/table/", "b/pkg/apiutil/"}
+// every listing of a received path runs), and pkg/config/ocpolicy (the
+// table's conversion and build of a configured routing policy, exported).
+var carriedDirs = []string{"b/pkg/server/", "b/pkg/packet/bgp/", "b/internal/pkg/table/", "b/pkg/apiutil/", "b/pkg/config/ocpolicy/"}
 
 func TestPatchesAreKnown(t *testing.T) {
 	for _, p := range patches(t) {

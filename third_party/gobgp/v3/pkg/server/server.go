@@ -953,11 +953,11 @@ func (s *BgpServer) filterpath(peer *peer, path, old *table.Path) *table.Path {
 		return nil
 	}
 	options.Validate = s.roaTable.Validate
-	path = peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, path, options)
+	path = peerPolicy(peer, table.POLICY_DIRECTION_EXPORT, peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, path, options), options)
 	// When 'path' is filtered (path == nil), check 'old' has been sent to this peer.
 	// If it has, send withdrawal to the peer.
 	if path == nil && old != nil {
-		o := peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, old, options)
+		o := peerPolicy(peer, table.POLICY_DIRECTION_EXPORT, peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, old, options), options)
 		if o != nil {
 			path = old.Clone(true)
 		}
@@ -1317,7 +1317,7 @@ func (s *BgpServer) sendSecondaryRoutes(peer *peer, newPath *table.Path, dsts []
 			return nil
 		}
 		options.Validate = s.roaTable.Validate
-		path = peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, path, options)
+		path = peerPolicy(peer, table.POLICY_DIRECTION_EXPORT, peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, path, options), options)
 		if path != nil {
 			return s.postFilterpath(peer, path)
 		}
@@ -1439,7 +1439,7 @@ func (s *BgpServer) propagateUpdate(peer *peer, pathList []*table.Path) {
 			peer.fsm.lock.RUnlock()
 		}
 
-		if p := s.policy.ApplyPolicy(tableId, table.POLICY_DIRECTION_IMPORT, path, policyOptions); p != nil {
+		if p := peerPolicy(peer, table.POLICY_DIRECTION_IMPORT, s.policy.ApplyPolicy(tableId, table.POLICY_DIRECTION_IMPORT, path, policyOptions), policyOptions); p != nil {
 			path = p
 		} else {
 			path = path.Clone(true)
@@ -2984,7 +2984,7 @@ func (s *BgpServer) getAdjRib(addr string, family bgp.RouteFamily, in bool, enab
 					options := &table.PolicyOptions{
 						Validate: s.roaTable.Validate,
 					}
-					p = s.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_IMPORT, p, options)
+					p = peerPolicy(peer, table.POLICY_DIRECTION_IMPORT, s.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_IMPORT, p, options), options)
 					if p == nil {
 						filtered[pathLocalKey] = table.PolicyFiltered
 					} else {
@@ -3004,7 +3004,7 @@ func (s *BgpServer) getAdjRib(addr string, family bgp.RouteFamily, in bool, enab
 						continue
 					}
 					options.Validate = s.roaTable.Validate
-					if p = peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, p, options); p == nil {
+					if p = peerPolicy(peer, table.POLICY_DIRECTION_EXPORT, peer.policy.ApplyPolicy(peer.TableID(), table.POLICY_DIRECTION_EXPORT, p, options), options); p == nil {
 						filtered[pathLocalKey] = table.PolicyFiltered
 					}
 					pathList = append(pathList, path)
@@ -4259,9 +4259,6 @@ func (s *BgpServer) toPolicyInfo(name string, dir api.PolicyDirection) (string, 
 		if !ok {
 			return "", table.POLICY_DIRECTION_NONE, fmt.Errorf("not found peer %s", name)
 		}
-		if !peer.isRouteServerClient() {
-			return "", table.POLICY_DIRECTION_NONE, fmt.Errorf("non-rs-client peer %s doesn't have per peer policy", name)
-		}
 		name = peer.ID()
 	}
 	switch dir {
@@ -4282,10 +4279,8 @@ func (s *BgpServer) ListPolicyAssignment(ctx context.Context, r *api.ListPolicyA
 		names := make([]string, 0, len(s.neighborMap)+1)
 		if r.Name == "" {
 			names = append(names, table.GLOBAL_RIB_NAME)
-			for name, peer := range s.neighborMap {
-				if peer.isRouteServerClient() {
-					names = append(names, name)
-				}
+			for name := range s.neighborMap {
+				names = append(names, name)
 			}
 		} else {
 			names = append(names, r.Name)
