@@ -136,6 +136,46 @@ func TestOwnersOrder(t *testing.T) {
 	}
 }
 
+// TestOwnersTwoVRFs: one address (or range) in two VRFs is each VRF's own
+// in that VRF (LookupIn); asked whatever the VRF (Lookup: the capture, the
+// kernel's drop counters) it is no one's, as neither VRF's peer can be
+// told from the address alone.
+func TestOwnersTwoVRFs(t *testing.T) {
+	o := NewOwners([]Scope{
+		{Prefix: netip.MustParsePrefix("192.0.2.2/32"), VRF: "blue"},
+		{Prefix: netip.MustParsePrefix("192.0.2.2/32"), VRF: "red"},
+		{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Range: true, VRF: "blue"},
+		{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Range: true, VRF: "red"},
+		{Prefix: netip.MustParsePrefix("203.0.113.7/32"), VRF: "blue"},
+		{Prefix: netip.MustParsePrefix("203.0.113.7/32"), VRF: "blue"}, // a duplicate (refused by config): the first
+	})
+	for _, tc := range []struct {
+		addr, vrf string
+		any       bool
+		want      int
+	}{
+		{"192.0.2.2", "blue", false, 0},
+		{"192.0.2.2", "red", false, 1},
+		{"::ffff:192.0.2.2", "red", false, 1},
+		{"192.0.2.2", "", false, -1},
+		{"192.0.2.2", "", true, -1},
+		{"198.51.100.9", "blue", false, 2},
+		{"198.51.100.9", "red", false, 3},
+		{"198.51.100.9", "", true, -1},
+		{"203.0.113.7", "", true, 4},
+		{"203.0.113.7", "blue", false, 4},
+	} {
+		a := netip.MustParseAddr(tc.addr)
+		got := o.LookupIn(a, tc.vrf)
+		if tc.any {
+			got = o.Lookup(a)
+		}
+		if got != tc.want {
+			t.Errorf("owner of %s (vrf %q, any %v) = %d, want %d", tc.addr, tc.vrf, tc.any, got, tc.want)
+		}
+	}
+}
+
 // TestOwnerAllocs: the shadow checker looks up both ends of every segment.
 func TestOwnerAllocs(t *testing.T) {
 	x := New(vrfConfig(t))

@@ -11,9 +11,27 @@ import "net/netip"
 type Snapshot struct {
 	// Keys are the peers' keys in use, by peer ID.
 	Keys map[string]KeyInUse
-	// Sessions are GoBGP's sessions, by the peer's address (a link-local
-	// one zoned with its interface).
-	Sessions map[netip.Addr]Session
+	// Sessions are GoBGP's sessions, by neighbor: the peer's address (a
+	// link-local one zoned with its interface) in its VRF.
+	Sessions map[Neighbor]Session
+}
+
+// Neighbor names the far end of a BGP session: its address (unmapped; a
+// link-local one zoned with its interface) and the VRF it is in ("" the
+// default VRF). Each VRF has a GoBGP instance of its own, so one address
+// may be a neighbor in two VRFs: the address alone does not name one.
+type Neighbor struct {
+	VRF  string
+	Addr netip.Addr
+}
+
+// String is the address, "ADDRESS in VRF NAME" for a VRF's neighbor (for
+// logs and messages).
+func (n Neighbor) String() string {
+	if n.VRF == "" {
+		return n.Addr.String()
+	}
+	return n.Addr.String() + " in VRF " + n.VRF
 }
 
 // KeyInUse is a peer's key as the peers manager installed it.
@@ -41,7 +59,7 @@ type Session struct {
 }
 
 // Empty is the snapshot of no peers and no sessions.
-var Empty = &Snapshot{Keys: map[string]KeyInUse{}, Sessions: map[netip.Addr]Session{}}
+var Empty = &Snapshot{Keys: map[string]KeyInUse{}, Sessions: map[Neighbor]Session{}}
 
 // KeyID is the keychain key id installed for peer id, ok false when the
 // peer has none (a password, no key yet, or no such peer).

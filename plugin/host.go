@@ -125,11 +125,23 @@ type Host struct {
 
 	loop *loopWatch // the watchdog of GoBGP's main loop (loopwatch.go)
 
-	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (fsmevents.go)
-	dial    atomic.Pointer[DialHook]         // OnDial (dial.go)
+	refused atomic.Pointer[RefusalHook] // OnConnectionRefused (fsmevents.go)
+	dial    atomic.Pointer[DialHook]    // OnDial (dial.go)
 
-	idleRefused     atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (fsmevents.go)
-	openSentRefused atomic.Pointer[func(netip.Addr)] // OnOpenSentRefusal (fsmevents.go)
+	idleRefused     atomic.Pointer[RefusalHook] // OnIdleRefusal (fsmevents.go)
+	openSentRefused atomic.Pointer[RefusalHook] // OnOpenSentRefusal (fsmevents.go)
+}
+
+// hooksIn are the options that give vrf's instance ("" the default VRF's)
+// the Host's hooks: each its own closure, so that a dial, an FSM event or
+// a malformed message names its neighbor by VRF and address.
+func (h *Host) hooksIn(vrf string) []server.ServerOption {
+	return []server.ServerOption{
+		server.LoggerOption(h.logger),
+		server.PeerDialControlOption(h.dialControlIn(vrf)),
+		server.ReceiveErrorOption(h.malformed.recordIn(vrf)),
+		server.FSMEventOption(h.fsmEventIn(vrf)),
+	}
 }
 
 type hostState int
@@ -177,12 +189,7 @@ func New(opts Options) (*Host, error) {
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
 	h.logger.onFatal = h.grpcListenFailed
 
-	sopts := []server.ServerOption{
-		server.LoggerOption(h.logger),
-		server.PeerDialControlOption(h.dialControl),
-		server.ReceiveErrorOption(h.malformed.record),
-		server.FSMEventOption(h.fsmEvent),
-	}
+	sopts := h.hooksIn("")
 	if opts.GRPCAddr != "" {
 		// GoBGP only logs (Fatal) when it cannot listen, from a goroutine,
 		// and a dial could reach whoever holds the port: try first.
