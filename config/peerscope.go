@@ -13,14 +13,32 @@ const MaxIfNameLen = 15
 // ifNameRule says what validIfName accepts, for messages.
 const ifNameRule = `1..15 bytes, no '/', ':' or whitespace, not "." or ".."`
 
-// Why one embedded GoBGP cannot hold one address (or range) in two VRFs:
-// its neighbors are keyed by address alone (neighborMap), and an accepted
-// connection goes to the static neighbor of its address, else to the
-// longest range containing it, whatever the VRF it came in on.
-const (
-	reasonAddressTwoVRFs = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
-	reasonRangeTwoVRFs   = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
-)
+// ScopedID is the ID of the peer named name (an address or a prefix) in
+// vrf: name itself in the default VRF, else "VRF/name" ("blue/192.0.2.2",
+// "blue/198.51.100.0/24"). Neither '%' (an IPv6 zone: fe80::2%eth1 is an
+// interface peer's address in /status) nor ':' (in IPv6 addresses) would
+// be unambiguous; a device name has no '/', and the part before the first
+// '/' of a default-VRF prefix is an address, never a VRF's name
+// (SplitScopedID).
+func ScopedID(vrf, name string) string {
+	if vrf == "" {
+		return name
+	}
+	return vrf + "/" + name
+}
+
+// SplitScopedID is the inverse of ScopedID: the VRF and the name of id
+// ("" and id for a default-VRF peer's or an interface peer's ID).
+func SplitScopedID(id string) (vrf, name string) {
+	v, rest, ok := strings.Cut(id, "/")
+	if !ok {
+		return "", id
+	}
+	if _, err := netip.ParseAddr(v); err == nil {
+		return "", id // a default-VRF prefix
+	}
+	return v, rest
+}
 
 // validIfName reports whether Linux would take name as a network device
 // name (dev_valid_name): 1..15 bytes, not "." or "..", no '/', ':', NUL
@@ -140,9 +158,10 @@ func validateVRF(p *problems, pr *Peer) {
 }
 
 // validatePeerIdentity checks pr against the peers before it (seen, by
-// ID): one address, range or interface is one peer. The same address or
-// range in two VRFs is refused too: one embedded GoBGP cannot tell them
-// apart (reasonAddressTwoVRFs).
+// ID): one address, range or interface is one peer in a VRF. The same
+// address or range in two VRFs is two peers (their IDs differ: ScopedID):
+// each VRF has a GoBGP instance of its own, its listeners bound to the
+// VRF device, and each peer's key is scoped to its VRF.
 func validatePeerIdentity(p *problems, pr *Peer, seen map[string]*Peer) {
 	id, key := pr.ID(), pr.scopeKey()
 	if id == "" || key == "" {
@@ -159,18 +178,15 @@ func validatePeerIdentity(p *problems, pr *Peer, seen map[string]*Peer) {
 		seen[id] = pr
 		return
 	}
+	_, name := SplitScopedID(id)
 	oline := o.LineOf(o.scopeKey())
 	switch {
 	case key == "interface" && o.VRF != pr.VRF:
 		p.errorf(line, "interface: duplicate peer %s (also at line %d, in %s; an interface is in one VRF at most)", id, oline, vrfLabel(o.VRF))
-	case o.VRF == pr.VRF && pr.VRF == "":
-		p.errorf(line, "%s: duplicate peer %s (also at line %d)", key, id, oline)
-	case o.VRF == pr.VRF:
-		p.errorf(line, "%s: duplicate peer %s in %s (also at line %d)", key, id, vrfLabel(pr.VRF), oline)
-	case key == "prefix":
-		p.errorf(line, "prefix: range %s in %s is also a range in %s (line %d): %s", id, vrfLabel(pr.VRF), vrfLabel(o.VRF), oline, reasonRangeTwoVRFs)
+	case pr.VRF == "":
+		p.errorf(line, "%s: duplicate peer %s (also at line %d)", key, name, oline)
 	default:
-		p.errorf(line, "address: peer %s in %s is also a peer in %s (line %d): %s", id, vrfLabel(pr.VRF), vrfLabel(o.VRF), oline, reasonAddressTwoVRFs)
+		p.errorf(line, "%s: duplicate peer %s in %s (also at line %d)", key, name, vrfLabel(pr.VRF), oline)
 	}
 }
 
@@ -185,36 +201,6 @@ func validateInterfacePeer(p *problems, pr *Peer) {
 	}
 	if pr.MultihopTTL != 0 && !pr.m.isBad("multihop-ttl") {
 		p.errorf(pr.LineOf("multihop-ttl"), "multihop-ttl: %d: an interface peer is directly connected (its IPv6 link-local address is one hop away); remove multihop-ttl", pr.MultihopTTL)
-	}
-}
-
-// lintVRFOverlaps warns about addresses that one embedded GoBGP cannot
-// keep apart across VRFs, though validation accepts them: the
-// most-specific-match rule (peerindex.Owners.LookupIn) holds per VRF, but GoBGP hands an
-// accepted connection to the static neighbor of its address, else to the
-// longest range containing it, whatever the VRF it came in on. So a static
-// peer inside another VRF's range, or a range inside (or around) another
-// VRF's range, would take that VRF's connections from those addresses.
-func (c *Config) lintVRFOverlaps(p *problems) {
-	for i := range c.Peers {
-		r := &c.Peers[i]
-		if !r.IsDynamic() {
-			continue
-		}
-		for j := range c.Peers {
-			q := &c.Peers[j]
-			if q.VRF == r.VRF || q.IsInterface() {
-				continue
-			}
-			switch {
-			case !q.IsDynamic() && q.Address.IsValid() && r.Prefix.Contains(q.Address):
-				p.warnf(q.LineOf("address"), "address: peer %s in %s is inside range %s of %s (line %d): one embedded GoBGP matches connections by address alone, so a connection from %s in %s would be taken by this peer; keep %s out of that range",
-					q.Address, vrfLabel(q.VRF), r.Prefix, vrfLabel(r.VRF), r.LineOf("prefix"), q.Address, vrfLabel(r.VRF), q.Address)
-			case q.IsDynamic() && q.Prefix != r.Prefix && q.Prefix.Bits() > r.Prefix.Bits() && r.Prefix.Overlaps(q.Prefix):
-				p.warnf(q.LineOf("prefix"), "prefix: range %s in %s is inside range %s of %s (line %d): one embedded GoBGP picks the longest range whatever the VRF, so connections from %s in %s would be taken by this range; give each VRF's range its own addresses",
-					q.Prefix, vrfLabel(q.VRF), r.Prefix, vrfLabel(r.VRF), r.LineOf("prefix"), q.Prefix, vrfLabel(r.VRF))
-			}
-		}
 	}
 }
 

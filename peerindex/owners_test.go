@@ -58,25 +58,25 @@ func TestOwnerRules(t *testing.T) {
 		want      string
 	}{
 		// In a VRF (OwnerIn): the rule holds per VRF.
-		{"10.0.1.5", "blue", false, "10.0.1.5"},        // static beats both ranges
-		{"10.0.1.6", "blue", false, "10.0.1.0/24"},     // most specific range
-		{"10.0.9.9", "blue", false, "10.0.0.0/16"},     // the wider one
-		{"10.0.2.5", "blue", false, "10.0.0.0/16"},     // red's static peer is not blue's
-		{"10.0.2.5", "red", false, "10.0.2.5"},         // ... it is red's
-		{"10.0.2.6", "red", false, ""},                 // blue's ranges do not cover red
-		{"10.0.3.1", "", false, "10.0.3.0/24"},         // default VRF
-		{"10.0.3.1", "blue", false, "10.0.0.0/16"},     // blue's, not the default VRF's
-		{"::ffff:10.0.1.5", "blue", false, "10.0.1.5"}, // mapped addresses unmapped
-		{"fe80::2%eth1", "red", false, "eth1"},         // the interface decides
-		{"fe80::2%eth1", "", false, "eth1"},            // ... whatever VRF is asked
+		{"10.0.1.5", "blue", false, "blue/10.0.1.5"},        // static beats both ranges
+		{"10.0.1.6", "blue", false, "blue/10.0.1.0/24"},     // most specific range
+		{"10.0.9.9", "blue", false, "blue/10.0.0.0/16"},     // the wider one
+		{"10.0.2.5", "blue", false, "blue/10.0.0.0/16"},     // red's static peer is not blue's
+		{"10.0.2.5", "red", false, "red/10.0.2.5"},          // ... it is red's
+		{"10.0.2.6", "red", false, ""},                      // blue's ranges do not cover red
+		{"10.0.3.1", "", false, "10.0.3.0/24"},              // default VRF
+		{"10.0.3.1", "blue", false, "blue/10.0.0.0/16"},     // blue's, not the default VRF's
+		{"::ffff:10.0.1.5", "blue", false, "blue/10.0.1.5"}, // mapped addresses unmapped
+		{"fe80::2%eth1", "red", false, "eth1"},              // the interface decides
+		{"fe80::2%eth1", "", false, "eth1"},                 // ... whatever VRF is asked
 		{"fe80::2%eth2", "red", false, ""},
 		{"fe80::9%eth2", "", false, "fe80::9"},
-		{"2001:db8::5%eth1", "red", false, "2001:db8::5"}, // not link-local: the zone is dropped
+		{"2001:db8::5%eth1", "red", false, "red/2001:db8::5"}, // not link-local: the zone is dropped
 		// Any VRF (Owner): the address alone, as GoBGP matches it.
-		{"10.0.2.5", "", true, "10.0.2.5"},
-		{"10.0.2.6", "", true, "10.0.0.0/16"},
-		{"10.0.1.5", "", true, "10.0.1.5"},
-		{"::ffff:10.0.1.7", "", true, "10.0.1.0/24"},
+		{"10.0.2.5", "", true, "red/10.0.2.5"},
+		{"10.0.2.6", "", true, "blue/10.0.0.0/16"},
+		{"10.0.1.5", "", true, "blue/10.0.1.5"},
+		{"::ffff:10.0.1.7", "", true, "blue/10.0.1.0/24"},
 		{"::ffff:10.0.3.1", "", true, "10.0.3.0/24"},
 		{"2001:db8:1:2::1", "", true, "2001:db8:1:2::/64"},
 		{"2001:db8:1:3::1", "", true, "2001:db8:1::/48"},
@@ -105,7 +105,7 @@ func TestOwnerRules(t *testing.T) {
 	if p := x.InterfacePeer("eth1"); p == nil || p.ID != "eth1" || x.InterfacePeer("eth2") != nil {
 		t.Errorf("InterfacePeer: %v", p)
 	}
-	if p := x.Peer("10.0.1.0/24"); p == nil || !p.IsDynamic() || x.Peer("10.9.9.9") != nil {
+	if p := x.Peer("blue/10.0.1.0/24"); p == nil || !p.IsDynamic() || x.Peer("10.0.1.0/24") != nil {
 		t.Errorf("Peer: %v", p)
 	}
 }

@@ -89,12 +89,9 @@ func (m *Manager) statusLocked() []status.Peer {
 			a.DialError = m.dialError(nbrOf(cp))
 		}
 		if !cp.IsDynamic() {
-			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a}
-			if cp.IsInterface() {
+			p := status.Peer{Address: cp.Address.String(), Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a}
+			if cp.IsInterface() && !cp.Address.IsValid() {
 				p.Address = ""
-				if cp.Address.IsValid() {
-					p.Address = cp.Address.String()
-				}
 			}
 			if s := m.sess[nbrOf(cp)]; s != nil {
 				p.State = s.state
@@ -109,7 +106,8 @@ func (m *Manager) statusLocked() []status.Peer {
 			out = append(out, p)
 			continue
 		}
-		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a}
+		pfx := cp.Prefix.String() // a VRF's range is named by its prefix and vrf
+		rng := status.Peer{Address: pfx, Prefix: pfx, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a}
 		if st.heldDown {
 			rng.State = "admin-down"
 		}
@@ -118,7 +116,7 @@ func (m *Manager) statusLocked() []status.Peer {
 			if nb.VRF != cp.VRF || !cp.Prefix.Contains(nb.Addr) || m.isStatic(nb) || m.peerFor(nb) != id {
 				continue
 			}
-			p := status.Peer{Address: nb.Addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a}
+			p := status.Peer{Address: nb.Addr.String(), Prefix: pfx, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a}
 			if s.state == "established" && !s.since.IsZero() {
 				p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 			}
@@ -133,6 +131,9 @@ func (m *Manager) statusLocked() []status.Peer {
 func less(a, b status.Peer) bool {
 	if a.Prefix != b.Prefix {
 		return a.Prefix < b.Prefix
+	}
+	if a.Address == b.Address { // one address in two VRFs: the default VRF's first
+		return a.VRF < b.VRF
 	}
 	x, e1 := netip.ParseAddr(a.Address)
 	y, e2 := netip.ParseAddr(b.Address)
