@@ -7,7 +7,8 @@
 //     started after GoBGP and stopped before it;
 //   - vrfs.go: a GoBGP instance per VRF (a RIB of its own, listeners bound
 //     to the VRF device), made when the VRF's first neighbor is added
-//     (AddPeerIn, AddPeerGroupIn) and found by neighbor address after;
+//     (AddPeerIn, AddPeerGroupIn) and named by VRF after (DeletePeerIn,
+//     ResetPeerIn, ListPeerIn; listings carry each neighbor's VRF);
 //   - bestpaths.go: each instance's best paths (WatchBestPaths);
 //   - grpc.go: GoBGP's gRPC API (so the stock `gobgp` CLI works) behind
 //     interceptors that redact every answer, refuse redacted passwords,

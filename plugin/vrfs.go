@@ -18,10 +18,11 @@ import (
 // Host's hooks as closures of its own (hooksIn: the dial hook keys its
 // dials, its FSM events and malformed messages reach the same records,
 // each naming its neighbor by VRF and address; its log lines go to the
-// same adapter) and its peer events (PeerEvent.VRF) the Host's fan-out. It is made when the VRF's first
-// neighbor or range is added, and stopped with the Host. Neighbor
-// addresses are unique across VRFs (the config refuses one address in two
-// VRFs), so a neighbor's server is found by its address.
+// same adapter) and its peer events (PeerEvent.VRF) the Host's fan-out.
+// It is made when the VRF's first neighbor or range is added, and stopped
+// with the Host. One address may be a neighbor in two VRFs: the calls
+// ending in In name the VRF (serverAt); the older calls by address alone
+// find the VRF the address was last added in (where).
 type vrfServers struct {
 	mu      sync.Mutex
 	servers map[string]*server.BgpServer // by VRF name; the default VRF is Host.bgp
