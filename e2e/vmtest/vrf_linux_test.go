@@ -314,8 +314,10 @@ func vrfSameAddress(t *testing.T, tp *netns.Topology, r, p1 string, rt *router) 
 	netns.Run(t, "ip", "-n", r, "link", "set", "red1", "master", "red")
 	// The scoped step's host route to 192.0.2.2 in red (via red0) would
 	// take red1's traffic; put back at the end for the move step.
-	netns.Run(t, "ip", "-n", r, "route", "del", vrfP1.String()+"/32", "vrf", "red")
-	defer netns.Run(t, "ip", "-n", r, "route", "add", vrfP1.String()+"/32", "dev", "red0", "vrf", "red")
+	if strings.TrimSpace(netns.Run(t, "ip", "-n", r, "route", "show", "vrf", "red", vrfP1.String()+"/32")) != "" {
+		netns.Run(t, "ip", "-n", r, "route", "del", vrfP1.String()+"/32", "vrf", "red")
+		defer netns.Run(t, "ip", "-n", r, "route", "add", vrfP1.String()+"/32", "dev", "red0", "vrf", "red")
+	}
 	defer netns.Run(t, "ip", "-n", r, "link", "del", "red1")
 	red := fmt.Sprintf("\n[[peers]]\naddress = %q\nvrf = \"red\"\nasn = %d\npassword = %q\nhold-time = %d\n", vrfP1, asPeer+2, vrfSameKey, vrfSameHold)
 	rt.reload(t, vrfRouterConf("blue")+red)
