@@ -1,6 +1,10 @@
 package peerindex
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/config"
+)
 
 // Snapshot is what the peers manager knows, at one moment, of each peer's
 // key in use and of each BGP session: published whole by the reconciler
@@ -25,14 +29,9 @@ type Neighbor struct {
 	Addr netip.Addr
 }
 
-// String is the address, "ADDRESS in VRF NAME" for a VRF's neighbor (for
-// logs and messages).
-func (n Neighbor) String() string {
-	if n.VRF == "" {
-		return n.Addr.String()
-	}
-	return n.Addr.String() + " in VRF " + n.VRF
-}
+// String names n as peer IDs do (config.ScopedID): its address, and in a
+// VRF "VRF/ADDRESS" (logs' peer field, messages).
+func (n Neighbor) String() string { return config.ScopedID(n.VRF, n.Addr.String()) }
 
 // KeyInUse is a peer's key as the peers manager installed it.
 type KeyInUse struct {
