@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/plugin"
+	"github.com/authbgp/authbgpd/tcpsock"
 )
 
 // One address, 192.0.2.2, a peer in the default VRF, in blue and in red,
@@ -105,6 +106,21 @@ func TestSameAddressTwoVRFs(t *testing.T) {
 	for _, sec := range []string{"Default-Key", "Blue-Key", "Red-Key"} {
 		if strings.Contains(logs.String(), sec) {
 			t.Fatal("a secret is in the log")
+		}
+	}
+}
+
+// TestConnNeighbor: an observed connection is its remote address in the
+// VRF whose device its socket is bound to (GoBGP's VRF instances bind
+// theirs); unbound, or bound to a device that is no VRF's, the default
+// VRF.
+func TestConnNeighbor(t *testing.T) {
+	p := &pass{m: &Manager{vrfs: map[string]VRF{"blue": {Index: 7}, "red": {Index: 8}, "gone": {Index: 9, Err: ErrNoDevice}}}}
+	remote := netip.MustParseAddrPort("192.0.2.2:40000")
+	for ifindex, want := range map[int]string{0: "", 7: "blue", 8: "red", 9: "", 3: ""} {
+		got := p.connNeighbor(tcpsock.SocketKeys{Remote: remote, IfIndex: ifindex})
+		if got != (peerindex.Neighbor{VRF: want, Addr: remote.Addr()}) {
+			t.Errorf("a connection bound to ifindex %d: %v, want VRF %q", ifindex, got, want)
 		}
 	}
 }
