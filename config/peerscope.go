@@ -28,17 +28,17 @@ func ScopedID(vrf, name string) string {
 }
 
 // SplitScopedID is the inverse of ScopedID: the VRF and the name of id
-// ("" and id for a default-VRF peer's or an interface peer's ID).
+// ("" and id for a default-VRF peer's or an interface peer's ID). A VRF
+// is never named like an address (validateVRF).
 func SplitScopedID(id string) (vrf, name string) {
 	v, rest, ok := strings.Cut(id, "/")
-	if !ok {
-		return "", id
-	}
-	if _, err := netip.ParseAddr(v); err == nil {
-		return "", id // a default-VRF prefix
+	if !ok || isAddr(v) {
+		return "", id // an address, an interface, or a default-VRF prefix
 	}
 	return v, rest
 }
+
+func isAddr(s string) bool { _, err := netip.ParseAddr(s); return err == nil }
 
 // validIfName reports whether Linux would take name as a network device
 // name (dev_valid_name): 1..15 bytes, not "." or "..", no '/', ':', NUL
@@ -141,9 +141,10 @@ func validateInterfaceName(p *problems, pr *Peer) string {
 	return "[[peers]] interface " + n
 }
 
-// validateVRF checks a peer's vrf: a device name Linux takes, and not
-// "default" (the default VRF is vrf unset; iproute2's "ip vrf exec
-// default" means it too, so a device of that name would be a trap).
+// validateVRF checks a peer's vrf: a device name Linux takes, not an IP
+// address (SplitScopedID), and not "default" (the default VRF is vrf
+// unset; iproute2's "ip vrf exec default" means it too, so a device of
+// that name would be a trap).
 func validateVRF(p *problems, pr *Peer) {
 	if pr.m.isBad("vrf") || (pr.VRF == "" && !pr.m.has("vrf")) {
 		return
@@ -154,6 +155,8 @@ func validateVRF(p *problems, pr *Peer) {
 		p.errorf(line, "vrf: %q is not a VRF device name (%s); leave vrf unset for the default VRF", pr.VRF, ifNameRule)
 	case pr.VRF == "default":
 		p.errorf(line, `vrf: "default": leave vrf unset for the default VRF (a VRF device cannot be called default)`)
+	case isAddr(pr.VRF):
+		p.errorf(line, "vrf: %q is an IP address, not a VRF device name (a VRF peer's ID, %s, must not read as a default-VRF prefix)", pr.VRF, ScopedID(pr.VRF, "ADDRESS"))
 	}
 }
 

@@ -77,6 +77,8 @@ vrf = "blue"
 			[]string{`r1.toml:7: vrf: "tenant-0123456789" is not a VRF device name (` + rule + `); leave vrf unset for the default VRF`}},
 		{"vrf default", "\n[[peers]]\ninterface = \"eth1\"\nvrf = \"default\"\nasn = 65002\n",
 			[]string{`r1.toml:7: vrf: "default": leave vrf unset for the default VRF (a VRF device cannot be called default)`}},
+		{"vrf an address", "\n[[peers]]\naddress = \"192.0.2.2\"\nvrf = \"10.0.0.1\"\nasn = 65002\n",
+			[]string{`r1.toml:7: vrf: "10.0.0.1" is an IP address, not a VRF device name (a VRF peer's ID, 10.0.0.1/ADDRESS, must not read as a default-VRF prefix)`}},
 		{"vrf wrong type", "\n[[peers]]\naddress = \"192.0.2.2\"\nvrf = true\nasn = 65002\n",
 			[]string{`r1.toml:7: vrf: expected string, got boolean`}},
 		{"interface local-address ipv4", "\n[[peers]]\ninterface = \"eth1\"\nasn = 65002\nlocal-address = \"192.0.2.1\"\n",
