@@ -91,8 +91,9 @@ func (pc *PeerChange) VRFMove() string {
 	if pc.New.IsDynamic() {
 		what, reset = "range", "its sessions reset"
 	}
+	_, name := SplitScopedID(pc.ID)
 	return fmt.Sprintf("%s %s moves from %s to %s: %s (sessions are bound to the VRF device, keys scoped to its l3index)",
-		what, pc.ID, vrfLabel(pc.Old.VRF), vrfLabel(pc.New.VRF), reset)
+		what, name, vrfLabel(pc.Old.VRF), vrfLabel(pc.New.VRF), reset)
 }
 
 // KeyOnly reports whether only the peer's key changed (its source and
@@ -240,6 +241,35 @@ func (ch *Changes) diffPeers(old, new *Config, changedChains map[string]bool) {
 			ch.Removed = append(ch.Removed, &old.Peers[i])
 		}
 	}
+	ch.pairVRFMoves(old, new, changedChains)
+}
+
+// pairVRFMoves takes a peer removed from one VRF and added in another
+// with the same address or prefix (its ID names its VRF) as one peer that
+// moves VRF (PeerChange.VRFMove), when that pairing is the only one.
+func (ch *Changes) pairVRFMoves(old, new *Config, changedChains map[string]bool) {
+	name := func(p *Peer) string { _, n := SplitScopedID(p.ID()); return n }
+	count := map[string]int{}
+	for _, p := range ch.Added {
+		count["+"+name(p)]++
+	}
+	for _, p := range ch.Removed {
+		count["-"+name(p)]++
+	}
+	var added []*Peer
+	for _, np := range ch.Added {
+		n := name(np)
+		i := slices.IndexFunc(ch.Removed, func(op *Peer) bool { return name(op) == n })
+		if i < 0 || count["+"+n] != 1 || count["-"+n] != 1 {
+			added = append(added, np)
+			continue
+		}
+		pc := diffPeer(old, new, ch.Removed[i], np, changedChains)
+		pc.ID = np.ID()
+		ch.Changed = append(ch.Changed, pc)
+		ch.Removed = slices.Delete(ch.Removed, i, i+1)
+	}
+	ch.Added = added
 }
 
 // diffHMACKeys compares SRv6 HMAC keys by ID.

@@ -114,7 +114,8 @@ asn = 65011
 		fmt.Printf("%s interface=%v vrf=%q %v\n", p.ID(), p.IsInterface(), p.VRF, p.Families)
 	}
 
-	_, err = config.Parse("r1.toml", []byte(`[global]
+	// The same address in two VRFs: two peers, each named in its VRF.
+	c, err = config.Parse("r1.toml", []byte(`[global]
 asn = 65001
 router-id = "192.0.2.1"
 
@@ -128,12 +129,16 @@ address = "10.0.1.5"
 vrf = "red"
 asn = 65012
 `))
-	for _, e := range config.Errors(err) {
-		fmt.Println(e)
+	if err != nil {
+		panic(err)
+	}
+	for i := range c.Peers {
+		fmt.Println(c.Peers[i].ID())
 	}
 	// Output:
 	// swp1 interface=true vrf="" [ipv4-unicast ipv6-unicast]
-	// 10.0.0.0/16 interface=false vrf="blue" [ipv4-unicast]
-	// 10.0.1.5 interface=false vrf="blue" [ipv4-unicast]
-	// r1.toml:11: address: peer 10.0.1.5 in VRF red is also a peer in VRF blue (line 6): peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one address cannot be a peer in two VRFs; give each VRF's peer its own address
+	// blue/10.0.0.0/16 interface=false vrf="blue" [ipv4-unicast]
+	// blue/10.0.1.5 interface=false vrf="blue" [ipv4-unicast]
+	// blue/10.0.1.5
+	// red/10.0.1.5
 }

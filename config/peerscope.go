@@ -13,14 +13,32 @@ const MaxIfNameLen = 15
 // ifNameRule says what validIfName accepts, for messages.
 const ifNameRule = `1..15 bytes, no '/', ':' or whitespace, not "." or ".."`
 
-// Why one embedded GoBGP cannot hold one address (or range) in two VRFs:
-// its neighbors are keyed by address alone (neighborMap), and an accepted
-// connection goes to the static neighbor of its address, else to the
-// longest range containing it, whatever the VRF it came in on.
-const (
-	reasonAddressTwoVRFs = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one address cannot be a peer in two VRFs; give each VRF's peer its own address"
-	reasonRangeTwoVRFs   = "peers are named by their address alone (in /status, metrics and the shadow's verdicts), so one range cannot accept peers in two VRFs; give each VRF's range its own addresses"
-)
+// ScopedID is the ID of the peer named name (an address or a prefix) in
+// vrf: name itself in the default VRF, else "VRF/name" ("blue/192.0.2.2",
+// "blue/198.51.100.0/24"). Neither '%' (an IPv6 zone: fe80::2%eth1 is an
+// interface peer's address in /status) nor ':' (in IPv6 addresses) would
+// be unambiguous; a device name has no '/', and the part before the first
+// '/' of a default-VRF prefix is an address, never a VRF's name
+// (SplitScopedID).
+func ScopedID(vrf, name string) string {
+	if vrf == "" {
+		return name
+	}
+	return vrf + "/" + name
+}
+
+// SplitScopedID is the inverse of ScopedID: the VRF and the name of id
+// ("" and id for a default-VRF peer's or an interface peer's ID). A VRF
+// is never named like an address (validateVRF).
+func SplitScopedID(id string) (vrf, name string) {
+	v, rest, ok := strings.Cut(id, "/")
+	if !ok || isAddr(v) {
+		return "", id // an address, an interface, or a default-VRF prefix
+	}
+	return v, rest
+}
+
+func isAddr(s string) bool { _, err := netip.ParseAddr(s); return err == nil }
 
 // validIfName reports whether Linux would take name as a network device
 // name (dev_valid_name): 1..15 bytes, not "." or "..", no '/', ':', NUL
@@ -123,9 +141,10 @@ func validateInterfaceName(p *problems, pr *Peer) string {
 	return "[[peers]] interface " + n
 }
 
-// validateVRF checks a peer's vrf: a device name Linux takes, and not
-// "default" (the default VRF is vrf unset; iproute2's "ip vrf exec
-// default" means it too, so a device of that name would be a trap).
+// validateVRF checks a peer's vrf: a device name Linux takes, not an IP
+// address (SplitScopedID), and not "default" (the default VRF is vrf
+// unset; iproute2's "ip vrf exec default" means it too, so a device of
+// that name would be a trap).
 func validateVRF(p *problems, pr *Peer) { validateVRFName(p, &pr.m, pr.Line, pr.VRF) }
 
 // validateVRFName checks the vrf key of a table (m, whose header is at
@@ -140,6 +159,8 @@ func validateVRFName(p *problems, m *meta, line int, vrf string) bool {
 		p.errorf(line, "vrf: %q is not a VRF device name (%s); leave vrf unset for the default VRF", vrf, ifNameRule)
 	case vrf == "default":
 		p.errorf(line, `vrf: "default": leave vrf unset for the default VRF (a VRF device cannot be called default)`)
+	case isAddr(vrf):
+		p.errorf(line, "vrf: %q is an IP address, not a VRF device name (a VRF peer's ID, %s, must not read as a default-VRF prefix)", vrf, ScopedID(vrf, "ADDRESS"))
 	default:
 		return true
 	}
@@ -147,9 +168,10 @@ func validateVRFName(p *problems, m *meta, line int, vrf string) bool {
 }
 
 // validatePeerIdentity checks pr against the peers before it (seen, by
-// ID): one address, range or interface is one peer. The same address or
-// range in two VRFs is refused too: one embedded GoBGP cannot tell them
-// apart (reasonAddressTwoVRFs).
+// ID): one address, range or interface is one peer in a VRF. The same
+// address or range in two VRFs is two peers (their IDs differ: ScopedID):
+// each VRF has a GoBGP instance of its own, its listeners bound to the
+// VRF device, and each peer's key is scoped to its VRF.
 func validatePeerIdentity(p *problems, pr *Peer, seen map[string]*Peer) {
 	id, key := pr.ID(), pr.scopeKey()
 	if id == "" || key == "" {
@@ -166,18 +188,15 @@ func validatePeerIdentity(p *problems, pr *Peer, seen map[string]*Peer) {
 		seen[id] = pr
 		return
 	}
+	_, name := SplitScopedID(id)
 	oline := o.LineOf(o.scopeKey())
 	switch {
 	case key == "interface" && o.VRF != pr.VRF:
 		p.errorf(line, "interface: duplicate peer %s (also at line %d, in %s; an interface is in one VRF at most)", id, oline, vrfLabel(o.VRF))
-	case o.VRF == pr.VRF && pr.VRF == "":
-		p.errorf(line, "%s: duplicate peer %s (also at line %d)", key, id, oline)
-	case o.VRF == pr.VRF:
-		p.errorf(line, "%s: duplicate peer %s in %s (also at line %d)", key, id, vrfLabel(pr.VRF), oline)
-	case key == "prefix":
-		p.errorf(line, "prefix: range %s in %s is also a range in %s (line %d): %s", id, vrfLabel(pr.VRF), vrfLabel(o.VRF), oline, reasonRangeTwoVRFs)
+	case pr.VRF == "":
+		p.errorf(line, "%s: duplicate peer %s (also at line %d)", key, name, oline)
 	default:
-		p.errorf(line, "address: peer %s in %s is also a peer in %s (line %d): %s", id, vrfLabel(pr.VRF), vrfLabel(o.VRF), oline, reasonAddressTwoVRFs)
+		p.errorf(line, "%s: duplicate peer %s in %s (also at line %d)", key, name, vrfLabel(pr.VRF), oline)
 	}
 }
 
@@ -192,36 +211,6 @@ func validateInterfacePeer(p *problems, pr *Peer) {
 	}
 	if pr.MultihopTTL != 0 && !pr.m.isBad("multihop-ttl") {
 		p.errorf(pr.LineOf("multihop-ttl"), "multihop-ttl: %d: an interface peer is directly connected (its IPv6 link-local address is one hop away); remove multihop-ttl", pr.MultihopTTL)
-	}
-}
-
-// lintVRFOverlaps warns about addresses that one embedded GoBGP cannot
-// keep apart across VRFs, though validation accepts them: the
-// most-specific-match rule (peerindex.Owners.LookupIn) holds per VRF, but GoBGP hands an
-// accepted connection to the static neighbor of its address, else to the
-// longest range containing it, whatever the VRF it came in on. So a static
-// peer inside another VRF's range, or a range inside (or around) another
-// VRF's range, would take that VRF's connections from those addresses.
-func (c *Config) lintVRFOverlaps(p *problems) {
-	for i := range c.Peers {
-		r := &c.Peers[i]
-		if !r.IsDynamic() {
-			continue
-		}
-		for j := range c.Peers {
-			q := &c.Peers[j]
-			if q.VRF == r.VRF || q.IsInterface() {
-				continue
-			}
-			switch {
-			case !q.IsDynamic() && q.Address.IsValid() && r.Prefix.Contains(q.Address):
-				p.warnf(q.LineOf("address"), "address: peer %s in %s is inside range %s of %s (line %d): one embedded GoBGP matches connections by address alone, so a connection from %s in %s would be taken by this peer; keep %s out of that range",
-					q.Address, vrfLabel(q.VRF), r.Prefix, vrfLabel(r.VRF), r.LineOf("prefix"), q.Address, vrfLabel(r.VRF), q.Address)
-			case q.IsDynamic() && q.Prefix != r.Prefix && q.Prefix.Bits() > r.Prefix.Bits() && r.Prefix.Overlaps(q.Prefix):
-				p.warnf(q.LineOf("prefix"), "prefix: range %s in %s is inside range %s of %s (line %d): one embedded GoBGP picks the longest range whatever the VRF, so connections from %s in %s would be taken by this range; give each VRF's range its own addresses",
-					q.Prefix, vrfLabel(q.VRF), r.Prefix, vrfLabel(r.VRF), r.LineOf("prefix"), q.Prefix, vrfLabel(r.VRF))
-			}
-		}
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 // TestDiffVRFInterface: a peer or range that moves to another VRF is a
 // change of "vrf", never key-only (the session is reset, its keys move to
 // the new l3index), and the preview says so in words; an interface peer
-// on another interface is another peer (removed and added).
+// on another interface is another peer (removed and added), and so is the
+// same address in another VRF beside it.
 func TestDiffVRFInterface(t *testing.T) {
 	doc := func(peers ...string) *Config { return mustParse(t, G+"\n"+strings.Join(peers, "\n")) }
 	static := func(vrf string) string {
@@ -29,7 +30,7 @@ func TestDiffVRFInterface(t *testing.T) {
 		changed        []string // IDs of the changed peers, each with only "vrf"
 		other          []string // the preview's Other
 	}{
-		{"static blue to red", doc(static(blue)), doc(static(red)), nil, nil, []string{"192.0.2.2"},
+		{"static blue to red", doc(static(blue)), doc(static(red)), nil, nil, []string{"red/192.0.2.2"},
 			[]string{"peer 192.0.2.2 moves from VRF blue to VRF red: session reset" + why}},
 		{"interface default to blue", doc(iface("eth1", "")), doc(iface("eth1", blue)), nil, nil, []string{"eth1"},
 			[]string{"peer eth1 moves from the default VRF to VRF blue: session reset" + why}},
@@ -37,6 +38,11 @@ func TestDiffVRFInterface(t *testing.T) {
 			[]string{"range 198.51.100.0/24 moves from VRF red to the default VRF: its sessions reset" + why}},
 		{"interface eth1 to eth2", doc(iface("eth1", blue)), doc(iface("eth2", blue)), []string{"eth2"}, []string{"eth1"}, nil, nil},
 		{"address to interface", doc(static("")), doc(iface("eth1", "")), []string{"eth1"}, []string{"192.0.2.2"}, nil, nil},
+		// The same address in a second VRF is another peer: blue's stays.
+		{"blue, and red beside it", doc(static(blue)), doc(static(blue), static(red)), []string{"red/192.0.2.2"}, nil, nil, nil},
+		// Two peers of one address: which moved is not told, so none is.
+		{"blue and red to default and green", doc(static(blue), static(red)), doc(static(""), static("vrf = \"green\"\n")),
+			[]string{"192.0.2.2", "green/192.0.2.2"}, []string{"blue/192.0.2.2", "red/192.0.2.2"}, nil, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -311,11 +311,13 @@ func (p *Peer) Timers() (hold, keepalive uint16) {
 	return hold, keepalive
 }
 
-// ID is the peer's identity: its address, its prefix or, for an
-// interface peer, the interface's name, as text. The VRF is not part of
-// it: validation refuses one address (or prefix) in two VRFs, so IDs are
-// unique in a valid config, and an interface name never parses as an
-// address or a prefix (validation refuses one that does).
+// ID is the peer's identity, as text: its address or its prefix, in a
+// VRF prefixed with the VRF's name and a slash ("blue/192.0.2.2",
+// ScopedID), or, for an interface peer, the interface's name (an
+// interface is in one VRF). The same address (or prefix) may be a peer in
+// two VRFs, each its own peer with its own key; IDs are unique in a valid
+// config: a device name has no '/', and an interface name never parses
+// as an address or a prefix (validation refuses one that does).
 func (p *Peer) ID() string {
 	if p.Interface != "" {
 		// Also once the reconciler filled in the learnt address (its
@@ -323,10 +325,10 @@ func (p *Peer) ID() string {
 		return p.Interface
 	}
 	if p.Prefix.IsValid() {
-		return p.Prefix.String()
+		return ScopedID(p.VRF, p.Prefix.String())
 	}
 	if p.Address.IsValid() {
-		return p.Address.String()
+		return ScopedID(p.VRF, p.Address.String())
 	}
 	return ""
 }

@@ -593,7 +593,6 @@ func validateSegments(p *problems, pol *Policy, table string) {
 
 // lint adds warnings about legal but suspicious configurations.
 func (c *Config) lint(p *problems, now time.Time) {
-	c.lintVRFOverlaps(p)
 	used := map[string]bool{}
 	for i := range c.Peers {
 		used[c.Peers[i].Keychain] = true

@@ -48,11 +48,11 @@ func (w *Watcher) Merge(st *status.Status) {
 				t = &ps.tally
 			}
 		case p.Prefix == "":
-			if ps := w.peers[p.Address]; ps != nil && !ps.dynamic {
+			if ps := w.peers[config.ScopedID(p.VRF, p.Address)]; ps != nil && !ps.dynamic {
 				t = &ps.tally
 			}
 		case p.Address == p.Prefix:
-			if ps := w.peers[p.Prefix]; ps != nil && ps.dynamic {
+			if ps := w.peers[config.ScopedID(p.VRF, p.Prefix)]; ps != nil && ps.dynamic {
 				t = &ps.tally
 			}
 		default:
@@ -61,7 +61,7 @@ func (w *Watcher) Merge(st *status.Status) {
 				break
 			}
 			a = a.Unmap().WithZone("")
-			if id, dyn := attribute(w.index, a); dyn {
+			if id, dyn := attribute(w.index, a); dyn && id == config.ScopedID(p.VRF, p.Prefix) {
 				if ps := w.peers[id]; ps != nil {
 					t = ps.sessions[a]
 				}

@@ -116,7 +116,7 @@ func desiredOf(k kroute.Key, vrf string, hops []plugin.BestPathHop, nb *neighbor
 		if h.Local || !h.Neighbor.IsValid() {
 			continue
 		}
-		loc, ok := nb.of(h.Neighbor, h.NeighborLocal)
+		loc, ok := nb.of(vrf, h.Neighbor, h.NeighborLocal)
 		if !ok || loc.VRF != vrf {
 			continue
 		}
@@ -160,7 +160,7 @@ func needs(k kroute.Key, vrf string, hops []plugin.BestPathHop, nb *neighbors, k
 		if h.Local || !h.Neighbor.IsValid() {
 			continue
 		}
-		loc, ok := nb.of(h.Neighbor, h.NeighborLocal)
+		loc, ok := nb.of(vrf, h.Neighbor, h.NeighborLocal)
 		if !ok || loc.VRF != vrf || k.Table == 0 {
 			continue
 		}

@@ -135,6 +135,7 @@ type scene struct {
 	t   *testing.T
 	k   *fakeKernel
 	r   *Reconciler
+	idx *peerindex.Index
 	now time.Time
 	sn  *peerindex.Snapshot
 }
@@ -186,7 +187,7 @@ func newScene(t *testing.T) *scene {
 	log.SetOutput(&testlog.Buffer{})
 	r := New(Options{Kernel: k, Devices: fakeDevices{ifs: map[string]int{"eth1": 3}, vrfs: map[string]uint32{"blue": 10}}, Logger: log, TakeoverHold: 10 * time.Second})
 	r.SetIndex(peerindex.New(cfg))
-	s := &scene{t: t, k: k, r: r, now: time.Unix(1_800_000_000, 0), sn: &peerindex.Snapshot{Sessions: map[netip.Addr]peerindex.Session{}}}
+	s := &scene{t: t, k: k, r: r, idx: peerindex.New(cfg), now: time.Unix(1_800_000_000, 0), sn: &peerindex.Snapshot{Sessions: map[peerindex.Neighbor]peerindex.Session{}}}
 	return s
 }
 
@@ -198,22 +199,31 @@ func (s *scene) begin() {
 }
 
 // up records an established session with peer (zoned when link-local)
-// from our address local.
+// from our address local, in the VRF of its configured peer.
 func (s *scene) up(peer, local string) {
-	sessions := map[netip.Addr]peerindex.Session{}
+	vrf := ""
+	if p := s.idx.Owner(netip.MustParseAddr(peer).WithZone("")); p != nil {
+		vrf = p.Config.VRF
+	}
+	s.upIn(vrf, peer, local)
+}
+
+// upIn is up in vrf's GoBGP instance.
+func (s *scene) upIn(vrf, peer, local string) {
+	sessions := map[peerindex.Neighbor]peerindex.Session{}
 	for a, v := range s.sn.Sessions {
 		sessions[a] = v
 	}
 	a := netip.MustParseAddr(peer)
-	sessions[a] = peerindex.Session{Established: true, Local: netip.AddrPortFrom(netip.MustParseAddr(local), 179), Remote: netip.AddrPortFrom(a, 40000)}
+	sessions[peerindex.Neighbor{VRF: vrf, Addr: a}] = peerindex.Session{Established: true, Local: netip.AddrPortFrom(netip.MustParseAddr(local), 179), Remote: netip.AddrPortFrom(a, 40000)}
 	s.sn = &peerindex.Snapshot{Sessions: sessions}
 	s.r.Apply(s.sn)
 }
 
 func (s *scene) down(peer string) {
-	sessions := map[netip.Addr]peerindex.Session{}
+	sessions := map[peerindex.Neighbor]peerindex.Session{}
 	for a, v := range s.sn.Sessions {
-		if a != netip.MustParseAddr(peer) {
+		if a.Addr != netip.MustParseAddr(peer) {
 			sessions[a] = v
 		}
 	}

@@ -87,8 +87,8 @@ func (r *Reconciler) checkSynced(ctx context.Context, now time.Time) {
 
 // RecordEndOfRIB records an End-of-RIB marker a neighbor sent (GoBGP's
 // best-path watcher tells it after the changes its routes made).
-func (r *Reconciler) RecordEndOfRIB(_ string, e plugin.EndOfRIB) {
-	k := eorKey{e.Neighbor.WithZone("").Unmap(), family{api.Family_Afi(e.Afi), api.Family_Safi(e.Safi)}}
+func (r *Reconciler) RecordEndOfRIB(vrf string, e plugin.EndOfRIB) {
+	k := eorKey{vrf, e.Neighbor.WithZone("").Unmap(), family{api.Family_Afi(e.Afi), api.Family_Safi(e.Safi)}}
 	r.mu.Lock()
 	if r.eors == nil {
 		r.eors = map[eorKey]bool{}
@@ -98,8 +98,10 @@ func (r *Reconciler) RecordEndOfRIB(_ string, e plugin.EndOfRIB) {
 	r.ask()
 }
 
-// eorKey is a neighbor's End-of-RIB for a family.
+// eorKey is a neighbor's (its VRF's instance, its address) End-of-RIB for
+// a family.
 type eorKey struct {
+	vrf  string
 	addr netip.Addr
 	fam  family
 }
@@ -137,7 +139,7 @@ func allEndOfRIB(ps []*api.Peer, seen map[eorKey]bool) bool {
 			if f == nil || !remote[familyOf(f)] {
 				continue
 			}
-			if !seen[eorKey{addr, familyOf(f)}] {
+			if !seen[eorKey{plugin.VRFOf(p), addr, familyOf(f)}] {
 				return false
 			}
 		}

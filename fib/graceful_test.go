@@ -41,7 +41,7 @@ func grPeer(addr string, graceful bool, state api.PeerState_SessionState, config
 }
 
 func eor(addr string, f *api.Family) eorKey {
-	return eorKey{netip.MustParseAddr(addr), familyOf(f)}
+	return eorKey{"", netip.MustParseAddr(addr), familyOf(f)}
 }
 
 func TestAllEndOfRIB(t *testing.T) {
@@ -67,6 +67,8 @@ func TestAllEndOfRIB(t *testing.T) {
 			map[eorKey]bool{eor("192.0.2.2", v4uc): true}, true},
 		{"another neighbor's marker", []*api.Peer{grPeer("192.0.2.2", true, up, []*api.Family{v4uc}, v4uc)},
 			map[eorKey]bool{eor("192.0.2.6", v4uc): true}, false},
+		{"the same address's marker in another VRF", []*api.Peer{grPeer("192.0.2.2", true, up, []*api.Family{v4uc}, v4uc)},
+			map[eorKey]bool{{"blue", netip.MustParseAddr("192.0.2.2"), familyOf(v4uc)}: true}, false},
 		{"a link-local neighbor's marker, unzoned", []*api.Peer{grPeer("fe80::2%eth1", true, up, []*api.Family{v6uc}, v6uc)},
 			map[eorKey]bool{eor("fe80::2", v6uc): true}, true},
 	}

@@ -15,15 +15,20 @@ type where struct {
 	Link  int    // 0: not on a known link
 }
 
-// neighborKey is a session's two ends, unzoned: GoBGP tells a path's
-// neighbor and our address without the link-local zone.
-type neighborKey struct{ addr, local netip.Addr }
+// neighborKey is a session's two ends, unzoned (GoBGP tells a path's
+// neighbor and our address without the link-local zone), in the VRF of
+// the GoBGP instance that has it: one address may be a neighbor in two
+// VRFs.
+type neighborKey struct {
+	vrf         string
+	addr, local netip.Addr
+}
 
 // neighbors says where each neighbor's routes go.
 type neighbors struct {
-	exact  map[neighborKey]where   // by both ends of the session
-	byAddr map[netip.Addr]where    // by the neighbor's address, when only one session has it
-	names  map[netip.Addr]struct{} // addresses of more than one session
+	exact  map[neighborKey]where           // by both ends of the session
+	byAddr map[peerindex.Neighbor]where    // by the neighbor's address in its VRF, when only one session has it
+	names  map[peerindex.Neighbor]struct{} // addresses of more than one session in one VRF
 }
 
 // links are the observed answers about devices: ifindex by interface name,
@@ -38,7 +43,7 @@ type links struct {
 func devicesOf(sn *peerindex.Snapshot, idx *peerindex.Index) (ifnames, vrfs []string) {
 	seenIf, seenVRF := map[string]bool{}, map[string]bool{}
 	for a := range sn.Sessions {
-		if z := a.Zone(); z != "" && !seenIf[z] {
+		if z := a.Addr.Zone(); z != "" && !seenIf[z] {
 			seenIf[z] = true
 			ifnames = append(ifnames, z)
 		}
@@ -50,35 +55,35 @@ func devicesOf(sn *peerindex.Snapshot, idx *peerindex.Index) (ifnames, vrfs []st
 	return ifnames, vrfs
 }
 
-// peerOf is the configured peer of session address a (zoned when
+// peerOf is the configured peer of session a (its address zoned when
 // link-local): an interface peer by its interface, else the owner of the
-// address (a range for a dynamic neighbor).
-func peerOf(idx *peerindex.Index, a netip.Addr) *peerindex.Peer {
+// address in the session's VRF (a range for a dynamic neighbor).
+func peerOf(idx *peerindex.Index, a peerindex.Neighbor) *peerindex.Peer {
 	if idx == nil {
 		return nil
 	}
-	if p, ok := idx.LinkOwner(a); ok {
+	if p, ok := idx.LinkOwner(a.Addr); ok {
 		return p
 	}
-	return idx.Owner(a.WithZone(""))
+	return idx.OwnerIn(a.Addr.WithZone(""), a.VRF)
 }
 
 // buildNeighbors is where every session's routes go (pure): the VRF of its
 // peer in the index and the session's link from lk (the VRF's table is the
 // pass's: setTables).
 func buildNeighbors(sn *peerindex.Snapshot, idx *peerindex.Index, lk links) neighbors {
-	n := neighbors{exact: map[neighborKey]where{}, byAddr: map[netip.Addr]where{}, names: map[netip.Addr]struct{}{}}
+	n := neighbors{exact: map[neighborKey]where{}, byAddr: map[peerindex.Neighbor]where{}, names: map[peerindex.Neighbor]struct{}{}}
 	for a, s := range sn.Sessions {
 		var w where
 		if p := peerOf(idx, a); p != nil {
 			w.VRF = p.Config.VRF
 		}
-		if z := a.Zone(); z != "" {
+		if z := a.Addr.Zone(); z != "" {
 			w.Link = lk.ifindex[z]
 		}
-		addr := a.WithZone("")
+		addr := peerindex.Neighbor{VRF: a.VRF, Addr: a.Addr.WithZone("")}
 		if s.Established {
-			n.exact[neighborKey{addr, s.Local.Addr().WithZone("").Unmap()}] = w
+			n.exact[neighborKey{a.VRF, addr.Addr, s.Local.Addr().WithZone("").Unmap()}] = w
 		}
 		if _, dup := n.byAddr[addr]; dup {
 			n.names[addr] = struct{}{}
@@ -91,13 +96,13 @@ func buildNeighbors(sn *peerindex.Snapshot, idx *peerindex.Index, lk links) neig
 	return n
 }
 
-// of is where the paths of neighbor addr (our end local) go; false when no
-// session says.
-func (n *neighbors) of(addr, local netip.Addr) (where, bool) {
-	if w, ok := n.exact[neighborKey{addr.Unmap(), local.Unmap()}]; ok {
+// of is where the paths of neighbor addr (our end local) of vrf's GoBGP
+// instance go; false when no session of vrf says.
+func (n *neighbors) of(vrf string, addr, local netip.Addr) (where, bool) {
+	if w, ok := n.exact[neighborKey{vrf, addr.Unmap(), local.Unmap()}]; ok {
 		return w, true
 	}
-	w, ok := n.byAddr[addr.Unmap()]
+	w, ok := n.byAddr[peerindex.Neighbor{VRF: vrf, Addr: addr.Unmap()}]
 	return w, ok
 }
 

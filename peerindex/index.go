@@ -21,7 +21,8 @@ type Index struct {
 // Peer is one configured peer as the index knows it.
 type Peer struct {
 	// ID is the peer's ID (config.Peer.ID): its address, a range's
-	// prefix, or an interface peer's interface.
+	// prefix ("VRF/..." in a VRF: config.ScopedID), or an interface
+	// peer's interface.
 	ID     string
 	Config *config.Peer
 	Scope  Scope

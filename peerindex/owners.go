@@ -20,7 +20,10 @@ type Scope struct {
 // number of goroutines; a lookup does not allocate.
 type Owners struct {
 	vrfs   []string
-	static map[netip.Addr]int32
+	static map[Neighbor]int32 // by address in its VRF
+	// anyVRF is the static peer of an address whatever its VRF, -1 for an
+	// address that is a static peer in more than one VRF (Lookup).
+	anyVRF map[netip.Addr]int32
 	ranges []rangeOwner // most specific first, in the given order among equals
 	ifaces map[string]int32
 }
@@ -33,10 +36,11 @@ type rangeOwner struct {
 // NewOwners indexes scopes (their positions are what Lookup returns). A
 // scope with neither an interface nor a valid prefix owns nothing. An
 // IPv4-mapped address or range counts as its IPv4 one, and a range's host
-// bits are ignored. Of two scopes with one address or interface (which a
-// valid config refuses) the first owns it.
+// bits are ignored. Of two scopes with one address in one VRF, or one
+// interface (which a valid config refuses), the first owns it.
 func NewOwners(scopes []Scope) *Owners {
-	o := &Owners{vrfs: make([]string, len(scopes)), static: make(map[netip.Addr]int32, len(scopes)), ifaces: map[string]int32{}}
+	o := &Owners{vrfs: make([]string, len(scopes)), static: make(map[Neighbor]int32, len(scopes)),
+		anyVRF: make(map[netip.Addr]int32, len(scopes)), ifaces: map[string]int32{}}
 	for i, s := range scopes {
 		o.vrfs[i] = s.VRF
 		pfx := s.Prefix
@@ -51,8 +55,13 @@ func NewOwners(scopes []Scope) *Owners {
 		case !pfx.IsValid():
 		case pfx.IsSingleIP() && !s.Range:
 			a := pfx.Addr().WithZone("")
-			if _, dup := o.static[a]; !dup {
-				o.static[a] = int32(i)
+			if _, dup := o.static[Neighbor{s.VRF, a}]; !dup {
+				o.static[Neighbor{s.VRF, a}] = int32(i)
+			}
+			if j, dup := o.anyVRF[a]; !dup {
+				o.anyVRF[a] = int32(i)
+			} else if j >= 0 && o.vrfs[j] != s.VRF {
+				o.anyVRF[a] = -1 // in two VRFs: no one address's owner
 			}
 		default:
 			o.ranges = append(o.ranges, rangeOwner{prefix: pfx.Masked(), i: int32(i)})
@@ -63,10 +72,11 @@ func NewOwners(scopes []Scope) *Owners {
 }
 
 // Lookup returns the position of the scope that owns address a, -1 for
-// none, whatever the VRF (GoBGP, the capture and the kernel's drop
-// counters know an address, not the VRF it came in on; a valid config
-// has each address and range in one VRF only). The rule is the kernel's
-// choice of key:
+// none, whatever the VRF (the capture and the kernel's drop counters know
+// an address, not the VRF it came in on). An address that is a static
+// peer in two VRFs (each with its own key) has no owner here: it is
+// neither VRF's peer's to judge. Same for a range given in two VRFs. The
+// rule is the kernel's choice of key:
 //
 //   - an IPv6 link-local address zoned with an interface that has an
 //     interface peer is that peer's (an unnumbered link is point to point:
@@ -97,13 +107,21 @@ func (o *Owners) lookup(a netip.Addr, vrf string, anyVRF bool) int {
 		a = a.WithZone("")
 	}
 	a = a.Unmap()
-	if i, ok := o.static[a]; ok && (anyVRF || o.vrfs[i] == vrf) {
+	if anyVRF {
+		if i, ok := o.anyVRF[a]; ok {
+			return int(i)
+		}
+	} else if i, ok := o.static[Neighbor{vrf, a}]; ok {
 		return int(i)
 	}
-	for _, r := range o.ranges {
-		if r.prefix.Contains(a) && (anyVRF || o.vrfs[r.i] == vrf) {
-			return int(r.i)
+	for k, r := range o.ranges {
+		if !r.prefix.Contains(a) || !anyVRF && o.vrfs[r.i] != vrf {
+			continue
 		}
+		if anyVRF && k+1 < len(o.ranges) && o.ranges[k+1].prefix == r.prefix && o.vrfs[o.ranges[k+1].i] != o.vrfs[r.i] {
+			return -1 // one range in two VRFs
+		}
+		return int(r.i)
 	}
 	return -1
 }

@@ -58,25 +58,25 @@ func TestOwnerRules(t *testing.T) {
 		want      string
 	}{
 		// In a VRF (OwnerIn): the rule holds per VRF.
-		{"10.0.1.5", "blue", false, "10.0.1.5"},        // static beats both ranges
-		{"10.0.1.6", "blue", false, "10.0.1.0/24"},     // most specific range
-		{"10.0.9.9", "blue", false, "10.0.0.0/16"},     // the wider one
-		{"10.0.2.5", "blue", false, "10.0.0.0/16"},     // red's static peer is not blue's
-		{"10.0.2.5", "red", false, "10.0.2.5"},         // ... it is red's
-		{"10.0.2.6", "red", false, ""},                 // blue's ranges do not cover red
-		{"10.0.3.1", "", false, "10.0.3.0/24"},         // default VRF
-		{"10.0.3.1", "blue", false, "10.0.0.0/16"},     // blue's, not the default VRF's
-		{"::ffff:10.0.1.5", "blue", false, "10.0.1.5"}, // mapped addresses unmapped
-		{"fe80::2%eth1", "red", false, "eth1"},         // the interface decides
-		{"fe80::2%eth1", "", false, "eth1"},            // ... whatever VRF is asked
+		{"10.0.1.5", "blue", false, "blue/10.0.1.5"},        // static beats both ranges
+		{"10.0.1.6", "blue", false, "blue/10.0.1.0/24"},     // most specific range
+		{"10.0.9.9", "blue", false, "blue/10.0.0.0/16"},     // the wider one
+		{"10.0.2.5", "blue", false, "blue/10.0.0.0/16"},     // red's static peer is not blue's
+		{"10.0.2.5", "red", false, "red/10.0.2.5"},          // ... it is red's
+		{"10.0.2.6", "red", false, ""},                      // blue's ranges do not cover red
+		{"10.0.3.1", "", false, "10.0.3.0/24"},              // default VRF
+		{"10.0.3.1", "blue", false, "blue/10.0.0.0/16"},     // blue's, not the default VRF's
+		{"::ffff:10.0.1.5", "blue", false, "blue/10.0.1.5"}, // mapped addresses unmapped
+		{"fe80::2%eth1", "red", false, "eth1"},              // the interface decides
+		{"fe80::2%eth1", "", false, "eth1"},                 // ... whatever VRF is asked
 		{"fe80::2%eth2", "red", false, ""},
 		{"fe80::9%eth2", "", false, "fe80::9"},
-		{"2001:db8::5%eth1", "red", false, "2001:db8::5"}, // not link-local: the zone is dropped
+		{"2001:db8::5%eth1", "red", false, "red/2001:db8::5"}, // not link-local: the zone is dropped
 		// Any VRF (Owner): the address alone, as GoBGP matches it.
-		{"10.0.2.5", "", true, "10.0.2.5"},
-		{"10.0.2.6", "", true, "10.0.0.0/16"},
-		{"10.0.1.5", "", true, "10.0.1.5"},
-		{"::ffff:10.0.1.7", "", true, "10.0.1.0/24"},
+		{"10.0.2.5", "", true, "red/10.0.2.5"},
+		{"10.0.2.6", "", true, "blue/10.0.0.0/16"},
+		{"10.0.1.5", "", true, "blue/10.0.1.5"},
+		{"::ffff:10.0.1.7", "", true, "blue/10.0.1.0/24"},
 		{"::ffff:10.0.3.1", "", true, "10.0.3.0/24"},
 		{"2001:db8:1:2::1", "", true, "2001:db8:1:2::/64"},
 		{"2001:db8:1:3::1", "", true, "2001:db8:1::/48"},
@@ -105,7 +105,7 @@ func TestOwnerRules(t *testing.T) {
 	if p := x.InterfacePeer("eth1"); p == nil || p.ID != "eth1" || x.InterfacePeer("eth2") != nil {
 		t.Errorf("InterfacePeer: %v", p)
 	}
-	if p := x.Peer("10.0.1.0/24"); p == nil || !p.IsDynamic() || x.Peer("10.9.9.9") != nil {
+	if p := x.Peer("blue/10.0.1.0/24"); p == nil || !p.IsDynamic() || x.Peer("10.0.1.0/24") != nil {
 		t.Errorf("Peer: %v", p)
 	}
 }
@@ -132,6 +132,46 @@ func TestOwnersOrder(t *testing.T) {
 	} {
 		if got := o.Lookup(netip.MustParseAddr(a)); got != want {
 			t.Errorf("Lookup(%s) = %d, want %d", a, got, want)
+		}
+	}
+}
+
+// TestOwnersTwoVRFs: one address (or range) in two VRFs is each VRF's own
+// in that VRF (LookupIn); asked whatever the VRF (Lookup: the capture, the
+// kernel's drop counters) it is no one's, as neither VRF's peer can be
+// told from the address alone.
+func TestOwnersTwoVRFs(t *testing.T) {
+	o := NewOwners([]Scope{
+		{Prefix: netip.MustParsePrefix("192.0.2.2/32"), VRF: "blue"},
+		{Prefix: netip.MustParsePrefix("192.0.2.2/32"), VRF: "red"},
+		{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Range: true, VRF: "blue"},
+		{Prefix: netip.MustParsePrefix("198.51.100.0/24"), Range: true, VRF: "red"},
+		{Prefix: netip.MustParsePrefix("203.0.113.7/32"), VRF: "blue"},
+		{Prefix: netip.MustParsePrefix("203.0.113.7/32"), VRF: "blue"}, // a duplicate (refused by config): the first
+	})
+	for _, tc := range []struct {
+		addr, vrf string
+		any       bool
+		want      int
+	}{
+		{"192.0.2.2", "blue", false, 0},
+		{"192.0.2.2", "red", false, 1},
+		{"::ffff:192.0.2.2", "red", false, 1},
+		{"192.0.2.2", "", false, -1},
+		{"192.0.2.2", "", true, -1},
+		{"198.51.100.9", "blue", false, 2},
+		{"198.51.100.9", "red", false, 3},
+		{"198.51.100.9", "", true, -1},
+		{"203.0.113.7", "", true, 4},
+		{"203.0.113.7", "blue", false, 4},
+	} {
+		a := netip.MustParseAddr(tc.addr)
+		got := o.LookupIn(a, tc.vrf)
+		if tc.any {
+			got = o.Lookup(a)
+		}
+		if got != tc.want {
+			t.Errorf("owner of %s (vrf %q, any %v) = %d, want %d", tc.addr, tc.vrf, tc.any, got, tc.want)
 		}
 	}
 }

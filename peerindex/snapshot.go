@@ -1,6 +1,10 @@
 package peerindex
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/authbgp/authbgpd/config"
+)
 
 // Snapshot is what the peers manager knows, at one moment, of each peer's
 // key in use and of each BGP session: published whole by the reconciler
@@ -11,10 +15,23 @@ import "net/netip"
 type Snapshot struct {
 	// Keys are the peers' keys in use, by peer ID.
 	Keys map[string]KeyInUse
-	// Sessions are GoBGP's sessions, by the peer's address (a link-local
-	// one zoned with its interface).
-	Sessions map[netip.Addr]Session
+	// Sessions are GoBGP's sessions, by neighbor: the peer's address (a
+	// link-local one zoned with its interface) in its VRF.
+	Sessions map[Neighbor]Session
 }
+
+// Neighbor names the far end of a BGP session: its address (unmapped; a
+// link-local one zoned with its interface) and the VRF it is in ("" the
+// default VRF). Each VRF has a GoBGP instance of its own, so one address
+// may be a neighbor in two VRFs: the address alone does not name one.
+type Neighbor struct {
+	VRF  string
+	Addr netip.Addr
+}
+
+// String names n as peer IDs do (config.ScopedID): its address, and in a
+// VRF "VRF/ADDRESS" (logs' peer field, messages).
+func (n Neighbor) String() string { return config.ScopedID(n.VRF, n.Addr.String()) }
 
 // KeyInUse is a peer's key as the peers manager installed it.
 type KeyInUse struct {
@@ -41,7 +58,7 @@ type Session struct {
 }
 
 // Empty is the snapshot of no peers and no sessions.
-var Empty = &Snapshot{Keys: map[string]KeyInUse{}, Sessions: map[netip.Addr]Session{}}
+var Empty = &Snapshot{Keys: map[string]KeyInUse{}, Sessions: map[Neighbor]Session{}}
 
 // KeyID is the keychain key id installed for peer id, ok false when the
 // peer has none (a password, no key yet, or no such peer).

@@ -56,8 +56,9 @@ type action struct {
 	// adminDown: what GoBGP gets for a static peer.
 	adminDown bool
 	// addr, group: a neighbor or range no config names, or a session's
-	// address; local, remote: a connection's ends (local alone: the
-	// listener a stray key was seen on).
+	// address (in VRF vrf); local, remote: a connection's ends (local
+	// alone: the listener a stray key was seen on).
+	vrf           string
 	addr          netip.Addr
 	prefix, group string
 	local, remote netip.AddrPort
@@ -129,7 +130,7 @@ func (p *pass) apply(ctx context.Context, a action) error {
 	case actReaddNeighbor:
 		return m.readd(ctx, a.peer, a.adminDown, p.policyOf(a.peer))
 	case actDeleteNeighbor:
-		return m.bgp.DeletePeer(ctx, a.addr.String())
+		return m.bgp.DeletePeerIn(ctx, a.vrf, a.addr.String())
 	case actAddRange:
 		return m.addRange(ctx, a.peer, p.policyOf(a.peer))
 	case actDropRange:
@@ -137,7 +138,7 @@ func (p *pass) apply(ctx context.Context, a action) error {
 	case actDeleteRange:
 		return m.bgp.DeleteDynamicNeighbor(ctx, a.prefix, a.group)
 	case actResetSession:
-		return m.bgp.ResetPeer(ctx, a.addr.String(), a.why, false, api.ResetPeerRequest_BOTH)
+		return m.bgp.ResetPeerIn(ctx, a.vrf, a.addr.String(), a.why, false, api.ResetPeerRequest_BOTH)
 	case actSetListenerAO, actDeleteListenerAO, actSetConnAO:
 		return p.applyAO(a)
 	case actSetGuards:
@@ -189,7 +190,7 @@ func (m *Manager) readd(ctx context.Context, p *config.Peer, adminDown bool, pol
 	}
 	m.markRestarting(ap.GracefulRestart)
 	ap.ApplyPolicy = pol
-	if err := m.bgp.DeletePeer(ctx, p.Address.String()); err != nil {
+	if err := m.bgp.DeletePeerIn(ctx, p.VRF, p.Address.String()); err != nil {
 		return err
 	}
 	return m.bgp.AddPeerIn(ctx, p.VRF, ap)
@@ -206,7 +207,7 @@ func (m *Manager) updateLimits(ctx context.Context, p *config.Peer, adminDown bo
 	if err != nil {
 		return err
 	}
-	if _, err := m.bgp.UpdatePeer(ctx, ap); err != nil {
+	if _, err := m.bgp.UpdatePeerIn(ctx, p.VRF, ap); err != nil {
 		return fmt.Errorf("peers: peer %s: update its prefix limit (max-prefixes %d): %w", p.ID(), p.MaxPrefixes, err)
 	}
 	return nil
@@ -239,13 +240,13 @@ func (m *Manager) addRange(ctx context.Context, p *config.Peer, pol *api.ApplyPo
 // sessions, unseen in /status, and its group, so that adding the range
 // back fails.
 func (m *Manager) dropRange(ctx context.Context, p *config.Peer, table []netip.Addr) error {
-	group := groupName(p.Prefix)
+	group := groupName(p.VRF, p.Prefix)
 	var errs []error
 	if err := m.bgp.DeleteDynamicNeighbor(ctx, p.Prefix.String(), group); err != nil {
 		errs = append(errs, err)
 	}
 	for _, a := range m.rangeSessions(ctx, p, table) {
-		if err := m.bgp.DeletePeer(ctx, a.String()); err != nil {
+		if err := m.bgp.DeletePeerIn(ctx, p.VRF, a.String()); err != nil {
 			m.log.WithError(err).WithField("peer", a.String()).Debug("dynamic neighbor already gone")
 			continue
 		}
@@ -265,8 +266,8 @@ func (m *Manager) dropRange(ctx context.Context, p *config.Peer, table []netip.A
 func (p *pass) rangeTable(c *config.Peer) []netip.Addr {
 	var out []netip.Addr
 	for _, a := range p.m.sessionAddrs() {
-		if c.Prefix.Contains(a) && !p.isStatic(a) && p.rangeOwns(c, a) {
-			out = append(out, a)
+		if a.VRF == c.VRF && c.Prefix.Contains(a.Addr) && !p.isStatic(a) && p.rangeOwns(c, a.Addr) {
+			out = append(out, a.Addr)
 		}
 	}
 	return out
@@ -275,7 +276,7 @@ func (p *pass) rangeTable(c *config.Peer) []netip.Addr {
 // rangeSessions lists the neighbors GoBGP accepted through range p: table
 // (see rangeTable), and those GoBGP lists in p's peer group.
 func (m *Manager) rangeSessions(ctx context.Context, p *config.Peer, table []netip.Addr) []netip.Addr {
-	group := groupName(p.Prefix)
+	group := groupName(p.VRF, p.Prefix)
 	seen := map[netip.Addr]bool{}
 	var out []netip.Addr
 	add := func(a netip.Addr) {
@@ -309,7 +310,7 @@ func (p *pass) rangeOwns(c *config.Peer, a netip.Addr) bool {
 	if p.in.Config.Peer(c.ID()) == nil {
 		return true
 	}
-	return p.peerFor(a) == c.ID()
+	return p.peerFor(nbr(c.VRF, a)) == c.ID()
 }
 
 // applyAO carries out a TCP-AO socket action.
@@ -354,16 +355,19 @@ type lookCounts struct{ walks, dumps int }
 
 func countsOf(l Look) lookCounts { return lookCounts{walks: l.Walks(), dumps: l.Dumps()} }
 
-// dialKey is the dial hook (plugin.Host.OnDial): GoBGP is about to dial
-// neighbor. It puts on the socket the key the last pass decided for the
-// neighbor (m.dials: it computes nothing), before connect: a TCP-MD5 key,
+// dialKey is the dial hook (plugin.Host.OnDial): vrf's GoBGP instance is
+// about to dial neighbor. It puts on the socket the key the last pass
+// decided for the neighbor in that VRF (m.dials: it computes nothing; the
+// same address in another VRF is another peer, with its own key), before
+// connect: a TCP-MD5 key,
 // or the TCP-AO MKTs with the current key and RNextKeyID. Anything else
 // refuses the dial (no SYN leaves): a neighbor the pass has no decision
 // for, a held-down peer, a key the kernel refuses. A dial deferred for the
 // peer's own (waitForPeer) first waits the deferral out (awaitDial). The
 // outcome is kept for /status (auth.dial_error). It runs on GoBGP's connect
 // goroutine, never under m.mu (the pass may be calling GoBGP).
-func (m *Manager) dialKey(ctx context.Context, neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error {
+func (m *Manager) dialKey(ctx context.Context, vrf string, addr netip.Addr, remote netip.AddrPort, c syscall.RawConn) error {
+	neighbor := nbr(vrf, addr)
 	if err := m.awaitDial(ctx, neighbor); err != nil {
 		return err
 	}
@@ -376,7 +380,7 @@ func (m *Manager) dialKey(ctx context.Context, neighbor netip.Addr, remote netip
 		m.log.WithField("peer", d.id).Debug("dial deferred: waiting for the peer's own dial")
 		return fmt.Errorf("peers: dial to peer %s: %w", d.id, errDialDeferred)
 	case !ok:
-		err = fmt.Errorf("peers: dial to %s: %w: no static peer of the config has that address", remote, ErrDialRefused)
+		err = fmt.Errorf("peers: dial to %s: %w: no static peer of the config has that address in %s", remote, ErrDialRefused, vrfName(vrf))
 	case d.refuse != nil:
 		err = fmt.Errorf("peers: dial to peer %s: %w: %w", d.id, ErrDialRefused, d.refuse)
 	case d.mech == MechNone: // an unkeyed peer: nothing to set
@@ -414,12 +418,12 @@ func (p *pass) applyPolicy(ctx context.Context, a action) error {
 	for _, addr := range pa.addrs {
 		name := addr.String()
 		for _, as := range pa.assignments(name) {
-			if err := pb.SetPolicyAssignment(ctx, as); err != nil {
+			if err := pb.SetPolicyAssignmentIn(ctx, pa.vrf, as); err != nil {
 				return err
 			}
 		}
 		if pa.established[addr] {
-			if err := p.m.bgp.ResetPeer(ctx, name, "", true, pa.dir); err != nil {
+			if err := p.m.bgp.ResetPeerIn(ctx, pa.vrf, name, "", true, pa.dir); err != nil {
 				return fmt.Errorf("peers: soft reset of %s: %w", name, err)
 			}
 		}

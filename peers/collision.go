@@ -34,16 +34,16 @@ import (
 // peer's dial (milliseconds at 1,000 peers).
 const collisionWindow = time.Second
 
-// collisionLost reports whether addr's session, in OpenConfirm or
+// collisionLost reports whether nb's session, in OpenConfirm or
 // Established from up to down, with the peer's BGP Identifier peerID,
 // ended as a collision the peer resolved for its own connection (m.mu
 // held: it takes osMu).
-func (m *Manager) collisionLost(addr, peerID netip.Addr, up, down time.Time) bool {
+func (m *Manager) collisionLost(nb neighbor, peerID netip.Addr, up, down time.Time) bool {
 	if up.IsZero() || down.Sub(up) >= collisionWindow || !higherID(peerID, m.cfg.Global.RouterID) {
 		return false
 	}
 	m.osMu.Lock()
-	r, ok := m.openSent[addr]
+	r, ok := m.openSent[nb]
 	m.osMu.Unlock()
 	if !ok {
 		return false

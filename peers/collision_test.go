@@ -56,7 +56,7 @@ func TestCollisionLostRestarts(t *testing.T) {
 			t0 := time.Now()
 			ev(b, "opensent", netip.Addr{}, t0)
 			if c.refused {
-				m.OpenSentRefused(a)
+				m.OpenSentRefused("", a)
 			}
 			up := time.Now() // after the refusal, as GoBGP's events come
 			end := up
@@ -68,7 +68,7 @@ func TestCollisionLostRestarts(t *testing.T) {
 			waitFor(t, "the end's event", func() bool {
 				m.mu.Lock()
 				defer m.mu.Unlock()
-				s := m.sess[a]
+				s := m.sess[nbr("", a)]
 				return s != nil && s.state == "idle" && s.since.Equal(end)
 			})
 			if c.want == 1 {
@@ -97,7 +97,7 @@ func TestCollisionLostRule(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	clock = at(0)
-	m.OpenSentRefused(a)
+	m.OpenSentRefused("", a)
 	for _, c := range []struct {
 		name     string
 		up, down int // ms
@@ -111,21 +111,21 @@ func TestCollisionLostRule(t *testing.T) {
 		{"up for a window", 4, 1004, false},
 	} {
 		m.mu.Lock()
-		got := m.collisionLost(a, id, at(c.up), at(c.down))
+		got := m.collisionLost(nbr("", a), id, at(c.up), at(c.down))
 		m.mu.Unlock()
 		if got != c.want {
 			t.Errorf("%s: collisionLost = %v, want %v", c.name, got, c.want)
 		}
 	}
-	if m.collisionLost(netip.MustParseAddr("192.0.2.3"), id, at(1), at(2)) {
+	if m.collisionLost(nbr("", netip.MustParseAddr("192.0.2.3")), id, at(1), at(2)) {
 		t.Error("a peer without refused dials lost a collision")
 	}
 	for _, other := range []string{"192.0.2.1", "192.0.2.0", "0.0.0.1"} {
-		if m.collisionLost(a, netip.MustParseAddr(other), at(4), at(6)) {
+		if m.collisionLost(nbr("", a), netip.MustParseAddr(other), at(4), at(6)) {
 			t.Errorf("a peer with the Identifier %s, not above ours (192.0.2.1), lost a collision", other)
 		}
 	}
-	if m.collisionLost(a, netip.Addr{}, at(4), at(6)) {
+	if m.collisionLost(nbr("", a), netip.Addr{}, at(4), at(6)) {
 		t.Error("a peer whose Identifier is unknown lost a collision")
 	}
 	if !higherID(netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("9.255.255.255")) || higherID(netip.MustParseAddr("9.255.255.255"), netip.MustParseAddr("10.0.0.1")) {

@@ -240,7 +240,7 @@ func checkOwners(t *testing.T, n int, c *config.Config, r *rand.Rand) {
 				want, bits = p.ID(), p.Prefix.Bits()
 			}
 		}
-		if got := ownerOf(c, a); got != want {
+		if got := ownerOf(c, nbr("", a)); got != want {
 			t.Fatalf("case %d: owner of %s is %q, want %q", n, a, got, want)
 		}
 	}

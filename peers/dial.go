@@ -64,13 +64,13 @@ var ErrDialRefused = errors.New("dial refused")
 // by the dial hook (dialKey), under dialMu alone.
 type dialTable struct {
 	dialMu  sync.Mutex
-	dials   map[netip.Addr]dialWant
-	dialErr map[netip.Addr]dialFailure
+	dials   map[neighbor]dialWant // by the dialing instance's VRF and the address
+	dialErr map[neighbor]dialFailure
 	// waitPeer: until when our dials to a neighbor wait for the peer's
 	// own dial: GoBGP, Idle, refused a connection the peer dialed
 	// (IdleRefused, for PeerIdleHold), or the pass restarted the neighbor
 	// after the peer ended its session (restartDialDefer).
-	waitPeer map[netip.Addr]time.Time
+	waitPeer map[neighbor]time.Time
 }
 
 // dialWant is what a dial to one static peer's address must carry.
@@ -90,9 +90,11 @@ type dialFailure struct {
 }
 
 // dialWants computes the dial table from the desired state (pure): every
-// static peer, with its desired key, or refused while held down.
-func dialWants(d Desired) map[netip.Addr]dialWant {
-	out := make(map[netip.Addr]dialWant, len(d.Peers))
+// static peer, with its desired key, or refused while held down; by its
+// VRF and address, so that each VRF's instance dials with its own peer's
+// key.
+func dialWants(d Desired) map[neighbor]dialWant {
+	out := make(map[neighbor]dialWant, len(d.Peers))
 	for id, w := range d.Peers {
 		if w.Cfg.IsDynamic() || w.Unresolved() {
 			continue // GoBGP never dials a range's addresses, nor an interface peer's not learnt yet
@@ -109,7 +111,7 @@ func dialWants(d Desired) map[netip.Addr]dialWant {
 		case w.Key.Mech == MechTCPAO:
 			dw.ao = cloneAOSet(w.Key.AO)
 		}
-		out[w.Cfg.Address] = dw
+		out[nbrOf(w.Cfg)] = dw
 	}
 	return out
 }
@@ -131,7 +133,7 @@ func (p *pass) publishDials() {
 	wipeDials(old)
 }
 
-func wipeDials(t map[netip.Addr]dialWant) {
+func wipeDials(t map[neighbor]dialWant) {
 	for _, d := range t {
 		d.md5.Secret.Wipe()
 		wipeAOSet(d.ao)
@@ -140,34 +142,35 @@ func wipeDials(t map[netip.Addr]dialWant) {
 
 // dialNoted records a dial's outcome (dialMu held): a failure is kept for
 // /status and logged once per distinct reason; a success clears it.
-func (m *Manager) dialNoted(neighbor netip.Addr, id string, err error) {
-	prev, had := m.dialErr[neighbor]
+func (m *Manager) dialNoted(nb neighbor, id string, err error) {
+	prev, had := m.dialErr[nb]
 	if err == nil {
 		if had {
-			delete(m.dialErr, neighbor)
+			delete(m.dialErr, nb)
 			m.log.WithField("peer", id).Info("dial: key set; connecting")
 		}
 		return
 	}
-	m.dialErr[neighbor] = dialFailure{err: err, at: m.now()}
+	m.dialErr[nb] = dialFailure{err: err, at: m.now()}
 	if !had || prev.err.Error() != err.Error() {
-		m.log.WithField("peer", neighbor.String()).WithError(err).Warn("dial refused: no SYN sent")
+		m.log.WithField("peer", nb.String()).WithError(err).Warn("dial refused: no SYN sent")
 	} else {
-		m.log.WithFields(logrus.Fields{"peer": neighbor.String()}).WithError(err).Debug("dial refused again")
+		m.log.WithFields(logrus.Fields{"peer": nb.String()}).WithError(err).Debug("dial refused again")
 	}
 }
 
 // IdleRefused is told (plugin.Host.OnIdleRefusal) that GoBGP, Idle,
 // refused a connection addr dialed. It only records the time (the dial hook
 // reads it); it never blocks.
-func (m *Manager) IdleRefused(addr netip.Addr) {
-	m.waitForPeer(addr.Unmap(), PeerIdleHold)
-	m.log.WithField("peer", addr.Unmap().String()).Info("GoBGP, Idle, refused the peer's connection: our dials to it wait for its own")
+func (m *Manager) IdleRefused(vrf string, addr netip.Addr) {
+	nb := nbr(vrf, addr)
+	m.waitForPeer(nb, PeerIdleHold)
+	m.log.WithField("peer", nb.String()).Info("GoBGP, Idle, refused the peer's connection: our dials to it wait for its own")
 }
 
 // waitForPeer defers our dials to neighbor for d (or until an earlier
 // deferral ends, whichever is later).
-func (m *Manager) waitForPeer(neighbor netip.Addr, d time.Duration) {
+func (m *Manager) waitForPeer(neighbor neighbor, d time.Duration) {
 	m.dialMu.Lock()
 	defer m.dialMu.Unlock()
 	if until := m.now().Add(d); until.After(m.waitPeer[neighbor]) {
@@ -177,13 +180,13 @@ func (m *Manager) waitForPeer(neighbor netip.Addr, d time.Duration) {
 
 // deferDial reports whether a dial to neighbor waits for the peer's own
 // dial instead (dialMu held).
-func (m *Manager) deferDial(neighbor netip.Addr) bool {
+func (m *Manager) deferDial(neighbor neighbor) bool {
 	return m.dialDeferral(neighbor) > 0
 }
 
 // dialDeferral is how much longer dials to neighbor wait for the peer's
 // own dial, 0 for none (dialMu held).
-func (m *Manager) dialDeferral(neighbor netip.Addr) time.Duration {
+func (m *Manager) dialDeferral(neighbor neighbor) time.Duration {
 	until, ok := m.waitPeer[neighbor]
 	if !ok {
 		return 0
@@ -203,7 +206,7 @@ func (m *Manager) dialDeferral(neighbor netip.Addr) time.Duration {
 // connect loop stopped: the peer's dial arrived and the FSM left Active,
 // or the neighbor was deleted), or the deferral does not fit in the dial's
 // timeout. It never holds dialMu while it sleeps.
-func (m *Manager) awaitDial(ctx context.Context, neighbor netip.Addr) error {
+func (m *Manager) awaitDial(ctx context.Context, neighbor neighbor) error {
 	var waited time.Duration
 	for {
 		m.dialMu.Lock()
@@ -236,11 +239,11 @@ func (m *Manager) awaitDial(ctx context.Context, neighbor netip.Addr) error {
 	}
 }
 
-// dialError is the last dial failure of static peer addr ("" none).
-func (t *dialTable) dialError(addr netip.Addr) string {
+// dialError is the last dial failure of static peer nb ("" none).
+func (t *dialTable) dialError(nb neighbor) string {
 	t.dialMu.Lock()
 	defer t.dialMu.Unlock()
-	if f, ok := t.dialErr[addr]; ok {
+	if f, ok := t.dialErr[nb]; ok {
 		return f.err.Error()
 	}
 	return ""

@@ -144,7 +144,7 @@ func TestDialDeferredWhilePeerIdle(t *testing.T) {
 	s := newFakeSockets()
 	var logs testlog.Buffer
 	m, _ := start(t, cfg(t, twoPeers), s, &logs)
-	m.IdleRefused(netip.MustParseAddr("::ffff:192.0.2.2"))
+	m.IdleRefused("", netip.MustParseAddr("::ffff:192.0.2.2"))
 	err := dial(t, m, "192.0.2.2")
 	if !errors.Is(err, errDialDeferred) || s.dialedWith("192.0.2.2:179") != "" {
 		t.Fatalf("dial while the peer is in its idle hold: %v, key %q", err, s.dialedWith("192.0.2.2:179"))
@@ -156,7 +156,7 @@ func TestDialDeferredWhilePeerIdle(t *testing.T) {
 		t.Fatalf("another peer's dial: %v", err)
 	}
 	m.dialMu.Lock()
-	m.waitPeer[netip.MustParseAddr("192.0.2.2")] = time.Now()
+	m.waitPeer[nbr("", netip.MustParseAddr("192.0.2.2"))] = time.Now()
 	m.dialMu.Unlock()
 	if err := dial(t, m, "192.0.2.2"); err != nil || s.dialedWith("192.0.2.2:179") != "Secret-Alpha" {
 		t.Fatalf("after the hold: %v, key %q", err, s.dialedWith("192.0.2.2:179"))
@@ -185,9 +185,9 @@ func TestDialWaitsOutTheDeferral(t *testing.T) {
 	}
 
 	t.Run("waits, then dials", func(t *testing.T) {
-		m.waitForPeer(a, hold)
+		m.waitForPeer(nbr("", a), hold)
 		t0 := time.Now()
-		err := m.dialKey(withTimeout(9*time.Second), a, remote, nil)
+		err := m.dialKey(withTimeout(9*time.Second), "", a, remote, nil)
 		if d := time.Since(t0); err != nil || d < hold-50*time.Millisecond {
 			t.Fatalf("dial after %v: %v (want nil after the %v deferral)", d, err, hold)
 		}
@@ -199,19 +199,19 @@ func TestDialWaitsOutTheDeferral(t *testing.T) {
 		}
 	})
 	t.Run("the connect loop stops", func(t *testing.T) {
-		m.waitForPeer(a, 5*time.Second)
+		m.waitForPeer(nbr("", a), 5*time.Second)
 		ctx, cancel := context.WithCancel(withTimeout(9 * time.Second))
 		time.AfterFunc(100*time.Millisecond, cancel)
 		t0 := time.Now()
-		err := m.dialKey(ctx, a, remote, nil)
+		err := m.dialKey(ctx, "", a, remote, nil)
 		if d := time.Since(t0); !errors.Is(err, errDialDeferred) || !errors.Is(err, context.Canceled) || d > time.Second {
 			t.Fatalf("dial whose connect loop stopped: %v after %v", err, d)
 		}
 	})
 	t.Run("does not fit the timeout", func(t *testing.T) {
-		m.waitForPeer(a, 5*time.Second)
+		m.waitForPeer(nbr("", a), 5*time.Second)
 		t0 := time.Now()
-		err := m.dialKey(withTimeout(5*time.Second+dialMargin/2), a, remote, nil)
+		err := m.dialKey(withTimeout(5*time.Second+dialMargin/2), "", a, remote, nil)
 		if d := time.Since(t0); !errors.Is(err, errDialDeferred) || d > 100*time.Millisecond {
 			t.Fatalf("a deferral longer than the dial's timeout: %v after %v", err, d)
 		}
@@ -227,7 +227,7 @@ func TestDialWaitsOutTheDeferral(t *testing.T) {
 			}
 		})
 		t0 := time.Now()
-		err := m.dialKey(withTimeout(9*time.Second), a, remote, nil)
+		err := m.dialKey(withTimeout(9*time.Second), "", a, remote, nil)
 		if d := time.Since(t0); !errors.Is(err, ErrDialRefused) || d > 2*time.Second {
 			t.Fatalf("a peer removed during the wait: %v after %v", err, d)
 		}

@@ -37,7 +37,7 @@ func establish(t *testing.T, m *Manager, b *fakeBGP, peer, local, remote string)
 	waitFor(t, "session "+peer, func() bool {
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		s := m.sess[netip.MustParseAddr(peer)]
+		s := m.sess[nbr("", netip.MustParseAddr(peer))]
 		return s != nil && s.state == "established"
 	})
 }
@@ -51,7 +51,7 @@ func TestRangeRekeySparesStaticPeerInside(t *testing.T) {
 	m, b := start(t, cfg(t, insideRange), s, &logs)
 	// GoBGP knows the dynamic neighbor too (accepted through the range).
 	b.mu.Lock()
-	b.peers["192.0.2.7"] = &api.Peer{Conf: &api.PeerConf{NeighborAddress: "", PeerGroup: groupName(netip.MustParsePrefix("192.0.2.0/24"))}}
+	b.peers["192.0.2.7"] = &api.Peer{Conf: &api.PeerConf{NeighborAddress: "", PeerGroup: groupName("", netip.MustParsePrefix("192.0.2.0/24"))}}
 	b.mu.Unlock()
 	establish(t, m, b, "192.0.2.2", "192.0.2.1:179", "192.0.2.2:40001")
 	establish(t, m, b, "192.0.2.7", "192.0.2.1:179", "192.0.2.7:40002")
@@ -187,7 +187,7 @@ func TestReconcileConvergesGoBGP(t *testing.T) {
 	b.mu.Lock()
 	g := b.dyn["198.51.100.0/24"]
 	b.mu.Unlock()
-	if g != groupName(netip.MustParsePrefix("198.51.100.0/24")) {
+	if g != groupName("", netip.MustParsePrefix("198.51.100.0/24")) {
 		t.Fatal("lost dynamic range not restored")
 	}
 	if strings.Contains(logs.String(), "Secret-") {
@@ -293,7 +293,7 @@ asn = 65004
 password = "Secret-Delta"
 `), s, &logs)
 	ctx := context.Background()
-	grp := groupName(netip.MustParsePrefix("198.51.100.0/24"))
+	grp := groupName("", netip.MustParsePrefix("198.51.100.0/24"))
 	refused := []struct {
 		req  any
 		want string

@@ -155,9 +155,12 @@ func apiPeer(p *config.Peer, adminDown bool) (*api.Peer, error) {
 	return ap, nil
 }
 
-// groupName is the GoBGP peer group that carries a dynamic range.
-func groupName(pfx netip.Prefix) string {
+// groupName is the GoBGP peer group that carries a dynamic range of vrf.
+func groupName(vrf string, pfx netip.Prefix) string {
 	r := strings.NewReplacer(".", "-", ":", "-", "/", "_")
+	if vrf != "" { // the same range may be another VRF's too; no '/' is in the rest
+		return "authbgpd-dyn-" + r.Replace(pfx.String()) + "/" + vrf
+	}
 	return "authbgpd-dyn-" + r.Replace(pfx.String())
 }
 
@@ -170,7 +173,7 @@ func apiPeerGroup(p *config.Peer) (*api.PeerGroup, error) {
 		return nil, err
 	}
 	return &api.PeerGroup{
-		Conf:            &api.PeerGroupConf{PeerGroupName: groupName(p.Prefix), PeerAsn: p.ASN},
+		Conf:            &api.PeerGroupConf{PeerGroupName: groupName(p.VRF, p.Prefix), PeerAsn: p.ASN},
 		Timers:          s.timers,
 		Transport:       &api.Transport{PassiveMode: true},
 		AfiSafis:        s.afiSafis,

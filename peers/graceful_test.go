@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"io"
 	"net/netip"
 	"testing"
 	"time"
@@ -19,7 +20,9 @@ func TestMarkRestarting(t *testing.T) {
 	for _, restarting := range []bool{true, false} {
 		now := time.Unix(1_800_000_000, 0)
 		asked := 0
-		m := &Manager{now: func() time.Time { return now }, log: logrus.NewEntry(logrus.New()),
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		m := &Manager{now: func() time.Time { return now }, log: logrus.NewEntry(l),
 			restart: restartState{ask: func() bool { asked++; return restarting }}}
 		gr := func() *api.GracefulRestart { return &api.GracefulRestart{Enabled: true, RestartTime: 60} }
 		off := &api.GracefulRestart{}

@@ -38,7 +38,7 @@ func (m *Manager) GuardAPI(_ context.Context, req any) error {
 		if err != nil {
 			return nil // GoBGP answers a bad address itself
 		}
-		if st := m.peers[m.peerFor(a.Unmap())]; st != nil && st.heldDown {
+		if st := m.peers[m.peerFor(nbr("", a))]; st != nil && st.heldDown {
 			return fmt.Errorf("peers: %s is held down because its key is not installed (%v); fix that and reload: %w", r.GetAddress(), st.err, ErrManagedByConfig)
 		}
 		return nil
@@ -64,7 +64,7 @@ func (m *Manager) refusePeer(op, addr string) error {
 		return fmt.Errorf("peers: %s peer %q: not an IP address; peers are configured in %s: %w", op, addr, m.cfg.File, ErrManagedByConfig)
 	}
 	a = a.Unmap()
-	if id := m.peerFor(a); id != "" {
+	if id := m.peerFor(nbr("", a)); id != "" { // the API reaches the default VRF's instance alone
 		cp := m.cfg.Peer(id)
 		what := a.String()
 		if cp.IsDynamic() {
@@ -77,7 +77,7 @@ func (m *Manager) refusePeer(op, addr string) error {
 
 func (m *Manager) refuseGroup(op, name string) error {
 	for i := range m.cfg.Peers {
-		if cp := &m.cfg.Peers[i]; cp.IsDynamic() && groupName(cp.Prefix) == name {
+		if cp := &m.cfg.Peers[i]; cp.IsDynamic() && groupName(cp.VRF, cp.Prefix) == name {
 			return fmt.Errorf("peers: peer group %s carries dynamic range %s, configured in %s (line %d); change it there and reload: %w", name, cp.Prefix, m.cfg.File, cp.Line, ErrManagedByConfig)
 		}
 	}

@@ -2,7 +2,6 @@ package peers
 
 import (
 	"context"
-	"net/netip"
 	"time"
 
 	"github.com/authbgp/authbgpd/config"
@@ -82,7 +81,7 @@ func (m *Manager) kickUp() {
 // askStale asks for the recorded stale sessions to be judged now.
 func (m *Manager) askStale() {
 	select {
-	case m.refused <- netip.Addr{}:
+	case m.refused <- neighbor{}:
 	default:
 	}
 }
@@ -268,13 +267,13 @@ func (m *Manager) coalesce(stop chan struct{}, d, urgent time.Duration) (*passRe
 
 // judgeStale records a refused connection from a (a zero a only asks) and
 // ends the sessions that are stale.
-func (m *Manager) judgeStale(a netip.Addr) {
+func (m *Manager) judgeStale(a neighbor) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopping {
 		return
 	}
-	if a.IsValid() {
+	if a.Addr.IsValid() {
 		if _, ok := m.stale[a]; !ok {
 			m.stale[a] = staleWant{}
 		}

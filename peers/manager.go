@@ -24,22 +24,28 @@ import (
 type BGP interface {
 	// AddPeerIn adds a neighbor to the GoBGP instance of its VRF ("" the
 	// default VRF's): each VRF has a RIB of its own (plugin, vrfs.go).
+	// The calls that name a neighbor name its VRF too: one address may be
+	// a neighbor in two VRFs.
 	AddPeerIn(ctx context.Context, vrf string, p *api.Peer) error
-	UpdatePeer(ctx context.Context, p *api.Peer) (bool, error)
-	DeletePeer(ctx context.Context, addr string) error
+	DeletePeerIn(ctx context.Context, vrf, addr string) error
 	AddPeerGroupIn(ctx context.Context, vrf string, g *api.PeerGroup) error
 	DeletePeerGroup(ctx context.Context, name string) error
 	AddDynamicNeighbor(ctx context.Context, d *api.DynamicNeighbor) error
 	DeleteDynamicNeighbor(ctx context.Context, prefix, group string) error
 	Subscribe(buf int) (<-chan plugin.PeerEvent, func())
-	// ResetPeer (hard) ends a neighbor's session with a NOTIFICATION.
-	ResetPeer(ctx context.Context, addr, communication string, soft bool, dir api.ResetPeerRequest_SoftResetDirection) error
-	// ListPeer returns GoBGP's neighbors (passwords redacted).
+	// ResetPeerIn (hard) ends a neighbor's session with a NOTIFICATION.
+	ResetPeerIn(ctx context.Context, vrf, addr, communication string, soft bool, dir api.ResetPeerRequest_SoftResetDirection) error
+	// UpdatePeerIn changes a neighbor in place: only its prefix limit
+	// (apply.go's updateLimits; anything else re-adds it).
+	UpdatePeerIn(ctx context.Context, vrf string, p *api.Peer) (needsSoftResetIn bool, err error)
+	// ListPeer returns GoBGP's neighbors (passwords redacted), each with
+	// its VRF (plugin.VRFOf); ListPeerIn one VRF's neighbor.
 	ListPeer(ctx context.Context, addr string) ([]*api.Peer, error)
+	ListPeerIn(ctx context.Context, vrf, addr string) ([]*api.Peer, error)
 	// PeersAndPasswords is ListPeer(ctx, "") with the password GoBGP holds
-	// for each neighbor, from one walk (in process only; never shown
-	// anywhere).
-	PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]keys.Secret, error)
+	// for each neighbor (passwords[i] is peers[i]'s), from one walk (in
+	// process only; never shown anywhere).
+	PeersAndPasswords(ctx context.Context) (peers []*api.Peer, passwords []keys.Secret, err error)
 	// ListDynamicNeighbor returns GoBGP's dynamic-neighbor ranges.
 	ListDynamicNeighbor(ctx context.Context, group string) ([]*api.DynamicNeighbor, error)
 	// DroppedEvents is how many peer events Subscribe's channel lost
@@ -156,11 +162,11 @@ type Manager struct {
 	// not have).
 	lastLook lookCounts
 
-	reqs     chan *passReq   // passes asked for by callers who wait
-	kick     chan struct{}   // a light pass soon (buffered 1)
-	upKick   chan struct{}   // a light pass within upDelay: sessions came up (buffered 1)
-	nowKick  chan struct{}   // a light pass within restartKickDelay: a restart is due (buffered 1)
-	refused  chan netip.Addr // connections GoBGP turned away while Established
+	reqs     chan *passReq // passes asked for by callers who wait
+	kick     chan struct{} // a light pass soon (buffered 1)
+	upKick   chan struct{} // a light pass within upDelay: sessions came up (buffered 1)
+	nowKick  chan struct{} // a light pass within restartKickDelay: a restart is due (buffered 1)
+	refused  chan neighbor // connections GoBGP turned away while Established
 	stop     chan struct{}
 	loopDone chan struct{}
 	cancel   func()
@@ -215,7 +221,7 @@ func New(o Options) *Manager {
 		every:     o.ReconcileEvery,
 		idleEvery: o.ReconcileIdleEvery,
 		pins:      map[string]int{},
-		sessionTable: sessionTable{sess: map[netip.Addr]*session{}, stale: map[netip.Addr]staleWant{},
+		sessionTable: sessionTable{sess: map[neighbor]*session{}, stale: map[neighbor]staleWant{},
 			badDigest: map[netip.Addr]time.Time{}},
 		rekeyHold:     rekeyHold,
 		peers:         map[string]*peer{},
@@ -225,9 +231,9 @@ func New(o Options) *Manager {
 		kick:          make(chan struct{}, 1),
 		upKick:        make(chan struct{}, 1),
 		nowKick:       make(chan struct{}, 1),
-		refused:       make(chan netip.Addr, 64),
-		dialTable:     dialTable{dialErr: map[netip.Addr]dialFailure{}, waitPeer: map[netip.Addr]time.Time{}},
-		openSentTable: openSentTable{openSent: map[netip.Addr]openSentRefusals{}},
+		refused:       make(chan neighbor, 64),
+		dialTable:     dialTable{dialErr: map[neighbor]dialFailure{}, waitPeer: map[neighbor]time.Time{}},
+		openSentTable: openSentTable{openSent: map[neighbor]openSentRefusals{}},
 		scopes:        o.Scopes,
 		adv:           o.Advertiser,
 		learnt:        map[string]netip.Addr{},
@@ -388,22 +394,28 @@ func (m *Manager) SetPeerKeyID(peerID string, id int) error {
 // session (the peer's NOTIFICATION and FIN, signed with the old key, were
 // dropped by our kernel) and close every new connection until its hold
 // timer fires. The reconciler ends it at once if it is still that session.
+// The capture knows an address, not its VRF: the session is the one of
+// the address's owner (an address that is a peer in two VRFs has none,
+// and the shadow checker judges none of its segments).
 func (m *Manager) EndStale(addr netip.Addr, remote netip.AddrPort, why string) error {
 	m.mu.Lock()
-	m.stale[addr.Unmap()] = staleWant{remote: remote, why: why, proven: true}
+	if p := m.ownersOf(m.cfg).Owner(addr.Unmap()); p != nil {
+		m.stale[nbr(p.Config.VRF, addr)] = staleWant{remote: remote, why: why, proven: true}
+	}
 	m.mu.Unlock()
 	m.askStale()
 	return nil
 }
 
-// ConnectionRefused is told (by plugin.Host, from GoBGP's FSM events) that GoBGP
-// closed a connection from addr that the kernel had accepted while addr's
-// session was Established. It never blocks (it may be called from inside
-// GoBGP): the reconciler judges whether the session is stale; a burst
-// beyond the queue is dropped (the peer's next attempt is told again).
-func (m *Manager) ConnectionRefused(addr netip.Addr) {
+// ConnectionRefused is told (by plugin.Host, from GoBGP's FSM events) that
+// vrf's GoBGP instance closed a connection from addr that the kernel had
+// accepted while addr's session was Established. It never blocks (it may
+// be called from inside GoBGP): the reconciler judges whether the session
+// is stale; a burst beyond the queue is dropped (the peer's next attempt
+// is told again).
+func (m *Manager) ConnectionRefused(vrf string, addr netip.Addr) {
 	select {
-	case m.refused <- addr.Unmap():
+	case m.refused <- nbr(vrf, addr):
 	default:
 	}
 }
@@ -441,14 +453,14 @@ func (m *Manager) countPass(full bool, d time.Duration) {
 // need the observed state to be fresh).
 func (m *Manager) Reconcile(ctx context.Context) { _ = m.pass(ctx) }
 
-// peerFor maps a neighbor address to the configured peer's ID, by the
-// index's one owner rule (peerindex.Owners.Lookup) (m.mu held).
-func (m *Manager) peerFor(a netip.Addr) string {
-	return m.ownersOf(m.cfg).of(a)
+// peerFor maps a neighbor (an address in its VRF) to the configured peer's ID, by the
+// index's one owner rule in that VRF (peerindex.Owners.LookupIn) (m.mu held).
+func (m *Manager) peerFor(nb neighbor) string {
+	return m.ownersOf(m.cfg).of(nb)
 }
 
-// ownerOf is the ID of cfg's peer that owns address a ("" none).
-func ownerOf(cfg *config.Config, a netip.Addr) string { return indexOwners(cfg).of(a) }
+// ownerOf is the ID of cfg's peer that owns neighbor nb ("" none).
+func ownerOf(cfg *config.Config, nb neighbor) string { return indexOwners(cfg).of(nb) }
 
 // owners is a config's peer index, asked for the owner of every connection
 // in every pass.
@@ -456,9 +468,9 @@ type owners struct{ *peerindex.Index }
 
 func indexOwners(cfg *config.Config) owners { return owners{peerindex.New(cfg)} }
 
-// of is the ID of the peer that owns a ("" none).
-func (o owners) of(a netip.Addr) string {
-	if p := o.Owner(a); p != nil {
+// of is the ID of the peer that owns nb, an address in its VRF ("" none).
+func (o owners) of(nb neighbor) string {
+	if p := o.OwnerIn(nb.Addr, nb.VRF); p != nil {
 		return p.ID
 	}
 	return ""

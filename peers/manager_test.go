@@ -38,7 +38,17 @@ type fakeBGP struct {
 	events chan plugin.PeerEvent
 	views  int // PeersAndPasswords calls (a reconcile pass reading GoBGP's view)
 	lost   atomic.Uint64
-	vrfOf  map[string]string // the VRF each neighbor and peer group was added in
+	vrfOf  map[string]string // the VRF each neighbor (by fakeKey) and peer group was added in
+}
+
+// fakeKey is the fake's key of neighbor addr of vrf: the address in the
+// default VRF, "VRF/ADDRESS" in another (one address may be a neighbor in
+// two VRFs' instances).
+func fakeKey(vrf, addr string) string {
+	if vrf == "" {
+		return addr
+	}
+	return vrf + "/" + addr
 }
 
 // DroppedEvents is how many peer events the fake "lost" (lost.Add).
@@ -49,11 +59,13 @@ func (f *fakeBGP) DroppedEvents() uint64 { return f.lost.Load() }
 func (f *fakeBGP) PeerStates(context.Context, time.Time) ([]*api.Peer, time.Time, error) {
 	return nil, time.Time{}, nil
 }
-func (f *fakeBGP) LastNotification(netip.Addr) (plugin.Notification, bool) {
+func (f *fakeBGP) LastNotification(string, netip.Addr) (plugin.Notification, bool) {
 	return plugin.Notification{}, false
 }
-func (f *fakeBGP) LastDown(netip.Addr) (plugin.Down, bool)       { return plugin.Down{}, false }
-func (f *fakeBGP) Malformed(netip.Addr) (plugin.Malformed, bool) { return plugin.Malformed{}, false }
+func (f *fakeBGP) LastDown(string, netip.Addr) (plugin.Down, bool) { return plugin.Down{}, false }
+func (f *fakeBGP) Malformed(string, netip.Addr) (plugin.Malformed, bool) {
+	return plugin.Malformed{}, false
+}
 
 func newFakeBGP() *fakeBGP {
 	return &fakeBGP{peers: map[string]*api.Peer{}, groups: map[string]*api.PeerGroup{}, dyn: map[string]string{}, events: make(chan plugin.PeerEvent, 64)}
@@ -64,26 +76,29 @@ func (f *fakeBGP) log(s string) { f.calls = append(f.calls, s) }
 func (f *fakeBGP) AddPeerIn(_ context.Context, vrf string, p *api.Peer) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.log("add " + p.Conf.NeighborAddress)
-	f.peers[p.Conf.NeighborAddress] = p
+	k := fakeKey(vrf, p.Conf.NeighborAddress)
+	f.log("add " + k)
+	f.peers[k] = p
 	if f.vrfOf == nil {
 		f.vrfOf = map[string]string{}
 	}
-	f.vrfOf[p.Conf.NeighborAddress] = vrf
+	f.vrfOf[k] = vrf
 	return nil
 }
-func (f *fakeBGP) UpdatePeer(_ context.Context, p *api.Peer) (bool, error) {
+func (f *fakeBGP) UpdatePeerIn(_ context.Context, vrf string, p *api.Peer) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.log("update " + p.Conf.NeighborAddress)
-	f.peers[p.Conf.NeighborAddress] = p
+	k := fakeKey(vrf, p.Conf.NeighborAddress)
+	f.log("update " + k)
+	f.peers[k] = p
 	return false, nil
 }
-func (f *fakeBGP) DeletePeer(_ context.Context, a string) error {
+func (f *fakeBGP) DeletePeerIn(_ context.Context, vrf, a string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.log("delete " + a)
-	delete(f.peers, a)
+	k := fakeKey(vrf, a)
+	f.log("delete " + k)
+	delete(f.peers, k)
 	return nil
 }
 func (f *fakeBGP) AddPeerGroupIn(_ context.Context, vrf string, g *api.PeerGroup) error {
@@ -121,23 +136,32 @@ func (f *fakeBGP) Subscribe(int) (<-chan plugin.PeerEvent, func()) {
 	var once sync.Once
 	return f.events, func() { once.Do(func() { close(f.events) }) }
 }
-func (f *fakeBGP) ResetPeer(_ context.Context, a, _ string, _ bool, _ api.ResetPeerRequest_SoftResetDirection) error {
+func (f *fakeBGP) ResetPeerIn(_ context.Context, vrf, a, _ string, _ bool, _ api.ResetPeerRequest_SoftResetDirection) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.log("reset " + a)
+	f.log("reset " + fakeKey(vrf, a))
 	return nil
 }
-func (f *fakeBGP) ListPeer(_ context.Context, addr string) ([]*api.Peer, error) {
+func (f *fakeBGP) ListPeerIn(ctx context.Context, vrf, addr string) ([]*api.Peer, error) {
+	return f.ListPeer(ctx, fakeKey(vrf, addr))
+}
+
+// ListPeer lists the neighbor of fake key k ("" all), each with its VRF in
+// Conf.Vrf as the Host's.
+func (f *fakeBGP) ListPeer(_ context.Context, k string) ([]*api.Peer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []*api.Peer
 	for a, p := range f.peers {
-		if addr != "" && a != addr {
+		if k != "" && a != k {
 			continue
 		}
 		c := proto.Clone(p).(*api.Peer)
 		if c.State == nil {
-			c.State = &api.PeerState{NeighborAddress: a}
+			c.State = &api.PeerState{NeighborAddress: a[strings.LastIndex(a, "/")+1:]}
+		}
+		if v := f.vrfOf[a]; v != "" {
+			c.Conf.Vrf = v
 		}
 		if c.Conf.AdminDown {
 			c.State.AdminState = api.PeerState_DOWN
@@ -149,14 +173,16 @@ func (f *fakeBGP) ListPeer(_ context.Context, addr string) ([]*api.Peer, error) 
 	}
 	return out, nil
 }
-func (f *fakeBGP) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]keys.Secret, error) {
+func (f *fakeBGP) PeersAndPasswords(ctx context.Context) ([]*api.Peer, []keys.Secret, error) {
 	ps, err := f.ListPeer(ctx, "")
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.views++
-	out := map[netip.Addr]keys.Secret{}
-	for a, p := range f.peers {
-		out[netip.MustParseAddr(a)] = keys.Secret(p.Conf.AuthPassword)
+	out := make([]keys.Secret, len(ps))
+	for i, p := range ps {
+		if q := f.peers[fakeKey(p.Conf.Vrf, p.Conf.NeighborAddress)]; q != nil {
+			out[i] = keys.Secret(q.Conf.AuthPassword)
+		}
 	}
 	return ps, out, err
 }
@@ -489,7 +515,7 @@ func TestKeysBeforePeers(t *testing.T) {
 	if p == nil || p.Conf.AuthPassword != "" || p.Conf.AdminDown {
 		t.Fatalf("GoBGP peer %+v: must hold no password", p)
 	}
-	g := b.groups[groupName(netip.MustParsePrefix("198.51.100.0/24"))]
+	g := b.groups[groupName("", netip.MustParsePrefix("198.51.100.0/24"))]
 	if g == nil || g.Conf.AuthPassword != "" || !g.Transport.PassiveMode {
 		t.Fatalf("dynamic group must be passive and hold no password: %+v", g)
 	}
@@ -734,7 +760,7 @@ func dial(t *testing.T, m *Manager, addr string) error {
 	a := netip.MustParseAddr(addr)
 	ctx, cancel := context.WithTimeout(context.Background(), dialMargin/2)
 	defer cancel()
-	return m.dialKey(ctx, a, netip.AddrPortFrom(a, 179), nil)
+	return m.dialKey(ctx, "", a, netip.AddrPortFrom(a, 179), nil)
 }
 
 // keyObserver records what the reconciler tells of keys.

@@ -5,14 +5,15 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
 
 // MetricStates folds the status of the configured peers (and of the sessions
 // accepted from dynamic ranges) and GoBGP's neighbors into one entry per
 // configured peer. sent counts the prefixes sent to an Established
-// neighbor in a family.
-func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *api.Family) uint64) []metrics.PeerState {
+// neighbor (named config.ScopedID(its VRF, its address)) in a family.
+func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(id string, f *api.Family) uint64) []metrics.PeerState {
 	var out []metrics.PeerState
 	idx := make(map[string]int, len(st)) // configured peer ID -> out
 	owner := make(map[string]string, len(st))
@@ -29,9 +30,9 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 	for _, p := range st {
 		id := metricID(p)
 		if p.Prefix != "" && p.Prefix != p.Address { // a session of a range
-			id = p.Prefix
+			id = config.ScopedID(p.VRF, p.Prefix)
 		}
-		owner[p.Address] = id
+		owner[config.ScopedID(p.VRF, p.Address)] = id
 		i, ok := idx[id]
 		if ok && p.State == "established" {
 			out[i].Up = true
@@ -50,7 +51,7 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 	}
 	for _, n := range nbrs {
 		addr := n.GetConf().GetNeighborAddress()
-		i, ok := idx[owner[addr]]
+		i, ok := idx[owner[config.ScopedID(plugin.VRFOf(n), addr)]]
 		if !ok {
 			continue
 		}
@@ -63,7 +64,7 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 			}
 			fp := metrics.FamilyPrefixes{Family: string(name), Received: fs.GetReceived(), Accepted: fs.GetAccepted()}
 			if up {
-				fp.Sent = sent(addr, fs.GetFamily())
+				fp.Sent = sent(config.ScopedID(plugin.VRFOf(n), addr), fs.GetFamily())
 			}
 			out[i].Prefixes = addPrefixes(out[i].Prefixes, fp)
 		}
@@ -72,12 +73,13 @@ func MetricStates(st []status.Peer, nbrs []*api.Peer, sent func(addr string, f *
 }
 
 // metricID is a configured peer's label: its ID (an interface peer's is
-// its interface, whatever address its far end has).
+// its interface, whatever address its far end has; a VRF's peer's is
+// "VRF/ADDRESS", config.ScopedID).
 func metricID(p status.Peer) string {
 	if p.Interface != "" {
 		return p.Interface
 	}
-	return p.Address
+	return config.ScopedID(p.VRF, p.Address)
 }
 
 // addPrefixes adds fp to the counts of its family in ps.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/metrics"
+	"github.com/authbgp/authbgpd/plugin"
 	"github.com/authbgp/authbgpd/status"
 )
 
@@ -43,11 +44,11 @@ func MetricReader(g GoBGPPeers, peerStatus func() []status.Peer) func() ([]metri
 				for _, af := range p.GetAfiSafis() {
 					m[FamilyName(af.GetState().GetFamily())] = af.GetState().GetAdvertised()
 				}
-				sent[p.GetConf().GetNeighborAddress()] = m
+				sent[config.ScopedID(plugin.VRFOf(p), p.GetConf().GetNeighborAddress())] = m
 			}
 		}
-		return MetricStates(peerStatus(), nbrs, func(addr string, f *api.Family) uint64 {
-			return sent[addr][FamilyName(f)]
+		return MetricStates(peerStatus(), nbrs, func(id string, f *api.Family) uint64 {
+			return sent[id][FamilyName(f)]
 		}), nil
 	}
 }

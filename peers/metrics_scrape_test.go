@@ -36,7 +36,7 @@ func TestMetricReader(t *testing.T) {
 	st := func() []status.Peer {
 		return []status.Peer{{Address: "192.0.2.2", State: "established"}, {Address: "192.0.2.3", State: "active"}}
 	}
-	g := &fakeGoBGP{nbrs: []*api.Peer{nbr("192.0.2.2", api.PeerState_ESTABLISHED, 7)}, snap: []*api.Peer{withSent("192.0.2.2", 5)}}
+	g := &fakeGoBGP{nbrs: []*api.Peer{apiNbr("192.0.2.2", api.PeerState_ESTABLISHED, 7)}, snap: []*api.Peer{withSent("192.0.2.2", 5)}}
 	read := MetricReader(g, st)
 	sent := func() map[string][2]uint64 {
 		got, err := read()

@@ -9,7 +9,7 @@ import (
 	"github.com/authbgp/authbgpd/status"
 )
 
-func nbr(addr string, state api.PeerState_SessionState, received uint64) *api.Peer {
+func apiNbr(addr string, state api.PeerState_SessionState, received uint64) *api.Peer {
 	return &api.Peer{
 		Conf:  &api.PeerConf{NeighborAddress: addr},
 		State: &api.PeerState{SessionState: state},
@@ -30,10 +30,10 @@ func TestPeerStates(t *testing.T) {
 		{Address: "10.9.0.6", Prefix: "10.9.0.0/24", State: "idle"},
 	}
 	nbrs := []*api.Peer{
-		nbr("192.0.2.3", api.PeerState_ESTABLISHED, 7),
-		nbr("10.9.0.5", api.PeerState_ESTABLISHED, 2),
-		nbr("10.9.0.6", api.PeerState_IDLE, 1),
-		nbr("198.51.100.9", api.PeerState_ESTABLISHED, 9), // not ours
+		apiNbr("192.0.2.3", api.PeerState_ESTABLISHED, 7),
+		apiNbr("10.9.0.5", api.PeerState_ESTABLISHED, 2),
+		apiNbr("10.9.0.6", api.PeerState_IDLE, 1),
+		apiNbr("198.51.100.9", api.PeerState_ESTABLISHED, 9), // not ours
 	}
 	got := MetricStates(st, nbrs, func(string, *api.Family) uint64 { return 1 })
 	if len(got) != 3 {

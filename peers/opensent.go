@@ -30,7 +30,7 @@ const stuckOpenSentSpan = 2 * time.Second
 // (OpenSentRefused), under osMu alone.
 type openSentTable struct {
 	osMu     sync.Mutex
-	openSent map[netip.Addr]openSentRefusals
+	openSent map[neighbor]openSentRefusals
 }
 
 // openSentRefusals are when GoBGP, in OpenSent, closed the peer's last
@@ -59,17 +59,18 @@ func (r *openSentRefusals) since(t time.Time) (n int, first, last time.Time) {
 }
 
 // OpenSentRefused is told (plugin.Host.OnOpenSentRefusal) that GoBGP, in
-// OpenSent, closed a connection addr dialed. It records it, and asks for a
+// OpenSent, closed a connection addr dialed (to vrf's instance). It
+// records it, and asks for a
 // pass when the refusals could make a stuck OpenSent (not for a first one:
 // 1,000 sessions coming up make hundreds of collisions); it never blocks
 // (it runs on GoBGP's FSM goroutine).
-func (m *Manager) OpenSentRefused(addr netip.Addr) {
-	addr = addr.Unmap()
+func (m *Manager) OpenSentRefused(vrf string, addr netip.Addr) {
+	nb := nbr(vrf, addr)
 	now := m.now()
 	m.osMu.Lock()
-	r := m.openSent[addr]
+	r := m.openSent[nb]
 	r.add(now)
-	m.openSent[addr] = r
+	m.openSent[nb] = r
 	_, first, _ := r.since(now.Add(-openSentLookBack))
 	m.osMu.Unlock()
 	if now.Sub(first) >= stuckOpenSentSpan {
@@ -89,7 +90,7 @@ const openSentLookBack = 4 * time.Minute
 // (the pass, m.mu held).
 func (p *pass) stuckOpenSent(w Want) (int, bool) {
 	m := p.m
-	a := w.Cfg.Address
+	a := nbrOf(w.Cfg)
 	m.osMu.Lock()
 	defer m.osMu.Unlock()
 	r, ok := m.openSent[a]

@@ -48,14 +48,14 @@ func TestStuckOpenSent(t *testing.T) {
 			}
 			event("active", api.PeerState_ACTIVE)
 			if c.before {
-				m.OpenSentRefused(a)
+				m.OpenSentRefused("", a)
 			}
 			clock.Add(int64(time.Second))
 			event("opensent", api.PeerState_OPENSENT)
 			t0 := now()
 			for _, g := range c.gaps {
 				clock.Store(t0.Add(g).UnixNano())
-				m.OpenSentRefused(netip.MustParseAddr("::ffff:" + addr))
+				m.OpenSentRefused("", netip.MustParseAddr("::ffff:"+addr))
 			}
 			if c.leaves {
 				event("openconfirm", api.PeerState_OPENCONFIRM)
@@ -86,14 +86,14 @@ func TestOpenSentRefusedKicks(t *testing.T) {
 	clock.Store(time.Now().UnixNano())
 	m := New(Options{Config: cfg(t, twoPeers), Sockets: newFakeSockets(), Now: func() time.Time { return time.Unix(0, clock.Load()) }})
 	a := netip.MustParseAddr("192.0.2.2")
-	m.OpenSentRefused(a)
+	m.OpenSentRefused("", a)
 	clock.Add(int64(stuckOpenSentSpan / 2))
-	m.OpenSentRefused(a)
+	m.OpenSentRefused("", a)
 	if len(m.kick) != 0 {
 		t.Fatal("a collision's refused dials asked for a pass")
 	}
 	clock.Add(int64(stuckOpenSentSpan / 2))
-	m.OpenSentRefused(a)
+	m.OpenSentRefused("", a)
 	if len(m.kick) != 1 {
 		t.Fatal("a refused dial stuckOpenSentSpan after the first asked for no pass")
 	}

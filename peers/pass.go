@@ -151,12 +151,14 @@ type pass struct {
 	// neighbors and dropped the ranges' groups it took out of GoBGP (its
 	// view, read before, still shows them).
 	deleted map[netip.Prefix]bool
-	gone    map[netip.Addr]bool
+	gone    map[neighbor]bool
 	dropped map[string]bool
 	errs    []error
-	acts    int                 // the actions taken (act), quiet ones left out
-	done    []action            // the actions carried out, in order (tests read them: passResult)
-	statics map[netip.Addr]bool // the config's static peers (isStatic)
+	acts    int               // the actions taken (act), quiet ones left out
+	done    []action          // the actions carried out, in order (tests read them: passResult)
+	statics map[neighbor]bool // the config's static peers (isStatic)
+	// vrfByIndex names the VRFs by their device's ifindex (connNeighbor).
+	vrfByIndex map[int]string
 	// rekeyHeld: a connection keeps a replaced key (rekeyhold.go).
 	rekeyHeld bool
 	// l3 is what the pass observed of tcp_l3mdev_accept (scope.go).
@@ -221,7 +223,7 @@ func (m *Manager) runPass(ctx context.Context, full bool) passResult {
 	p := &pass{m: m, ctx: ctx, in: m.inputs(), full: full, gv: gv, obs: obs, seen: oerr == nil && obs.KeysVisible,
 		looked: oerr == nil, lookAt: lookAt,
 		port: port, listenPort: listen, socks: ps, prev: map[string]keys.Secret{}, deleted: map[netip.Prefix]bool{},
-		gone: map[netip.Addr]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil, l3: l3}
+		gone: map[neighbor]bool{}, dropped: map[string]bool{}, aoObs: aoObs, aoSeen: aoErr == nil, l3: l3}
 	p.run()
 	m.lastLook = countsOf(ps)
 	return passResult{next: p.nextDue(), steady: p.steady(oerr, useAO), err: errors.Join(p.errs...), done: p.done}
@@ -303,38 +305,63 @@ func (m *Manager) keepPins(seen map[string]int, d Desired) {
 	}
 }
 
-// peerFor is the ID of the pass's config's peer that owns address a.
-func (p *pass) peerFor(a netip.Addr) string { return p.m.ownersOf(p.in.Config).of(a) }
+// peerFor is the ID of the pass's config's peer that owns neighbor a (an
+// address in its VRF).
+func (p *pass) peerFor(a neighbor) string { return p.m.ownersOf(p.in.Config).of(a) }
+
+// connNeighbor is the neighbor of connection c: its remote address in the
+// VRF whose device the socket is bound to (GoBGP's VRF instances bind
+// their listeners and dials to it; "" the default VRF).
+func (p *pass) connNeighbor(c tcpsock.SocketKeys) neighbor {
+	if p.vrfByIndex == nil {
+		p.vrfByIndex = map[int]string{}
+		for name, v := range p.m.vrfs {
+			if v.Err == nil && v.Index > 0 {
+				p.vrfByIndex[v.Index] = name
+			}
+		}
+	}
+	return nbr(p.vrfByIndex[c.IfIndex], c.Remote.Addr())
+}
 
 // isStatic reports whether a is a static peer of the pass's config (a set
 // made once per pass: config.Peer formats every peer's ID, and a full pass
 // asks for each of GoBGP's neighbors; docs/PERFORMANCE.md, "Figures
 // behind the code's comments"). A zoned link-local address is an interface peer's, as
 // Manager.isStatic says.
-func (p *pass) isStatic(a netip.Addr) bool {
-	if id, ok := p.m.interfaceOwner(p.in.Config, a); ok {
+func (p *pass) isStatic(a neighbor) bool {
+	if id, ok := p.m.interfaceOwner(p.in.Config, a.Addr); ok {
 		return id != ""
 	}
 	if p.statics == nil {
-		p.statics = map[netip.Addr]bool{}
+		p.statics = map[neighbor]bool{}
 		for i := range p.in.Config.Peers {
 			if c := &p.in.Config.Peers[i]; !c.IsDynamic() && !c.IsInterface() {
-				p.statics[c.Address] = true
+				p.statics[nbrOf(c)] = true
 			}
 		}
 	}
 	return p.statics[a]
 }
 
-// sessionAddrs returns the addresses of the session table in order, for
-// loops that act (the table may change while an action runs).
-func (t *sessionTable) sessionAddrs() []netip.Addr {
-	out := make([]netip.Addr, 0, len(t.sess))
+// sessionAddrs returns the neighbors of the session table in order
+// (address, then VRF), for loops that act (the table may change while an
+// action runs).
+func (t *sessionTable) sessionAddrs() []neighbor {
+	out := make([]neighbor, 0, len(t.sess))
 	for a := range t.sess {
 		out = append(out, a)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	sort.Slice(out, func(i, j int) bool { return lessNeighbor(out[i], out[j]) })
 	return out
+}
+
+// lessNeighbor orders neighbors by address, then VRF.
+func lessNeighbor(a, b neighbor) bool {
+	if a.Addr != b.Addr {
+		return a.Addr.Less(b.Addr)
+	}
+	return a.VRF < b.VRF
 }
 
 // sortedIDs returns the IDs of the reconciler's records in order.
@@ -450,25 +477,28 @@ type gobgpView struct {
 	// at is when GoBGP was asked: a session state an event recorded
 	// later is newer than this view.
 	at        time.Time
-	peers     map[netip.Addr]*api.Peer
-	passwords map[netip.Addr]keys.Secret
-	dynamic   map[string]string // prefix -> group
+	peers     map[neighbor]*api.Peer
+	passwords map[neighbor]keys.Secret
+	dynamic   map[string]string // group -> prefix (one prefix may be a range of two VRFs)
 	err       error
 }
 
 func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
-	v := gobgpView{at: m.now(), peers: map[netip.Addr]*api.Peer{}, dynamic: map[string]string{}}
+	v := gobgpView{at: m.now(), peers: map[neighbor]*api.Peer{}, passwords: map[neighbor]keys.Secret{}, dynamic: map[string]string{}}
 	ps, pw, err := m.bgp.PeersAndPasswords(ctx)
 	if err != nil {
 		v.err = err
 		return v
 	}
-	for _, p := range ps {
+	for i, p := range ps {
 		if a, ok := plugin.NeighborAddr(p); ok {
-			v.peers[a] = p
+			nb := nbr(plugin.VRFOf(p), a)
+			v.peers[nb] = p
+			if i < len(pw) {
+				v.passwords[nb] = pw[i]
+			}
 		}
 	}
-	v.passwords = pw
 	ds, err := m.bgp.ListDynamicNeighbor(ctx, "")
 	if err != nil {
 		v.err = err
@@ -476,7 +506,7 @@ func (m *Manager) observeGoBGP(ctx context.Context) gobgpView {
 	}
 	for _, d := range ds {
 		if pfx, err := netip.ParsePrefix(d.GetPrefix()); err == nil {
-			v.dynamic[pfx.Masked().String()] = d.GetPeerGroup()
+			v.dynamic[d.GetPeerGroup()] = pfx.Masked().String()
 		}
 	}
 	return v

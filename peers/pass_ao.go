@@ -75,7 +75,7 @@ func observedHas(have []tcpsock.ObservedAOKey, k tcpsock.AOKey) bool {
 // pure), and then carried out and recorded (actConnAO).
 func (p *pass) connsAO() {
 	var facts []aoConnFacts
-	p.eachEstablished(func(a netip.Addr, s *session) { facts = append(facts, p.observeConnAO(a, s)) })
+	p.eachEstablished(func(a neighbor, s *session) { facts = append(facts, p.observeConnAO(a, s)) })
 	for _, f := range facts {
 		for _, a := range planConnAO(f) {
 			p.actConnAO(a)
@@ -89,7 +89,7 @@ func (p *pass) connsAO() {
 // TCP-AO key; differs: it lacks a key of set, or asks for another
 // RNextKeyID or ICMP setting.
 type aoConnFacts struct {
-	addr              netip.Addr
+	nb                neighbor
 	local, remote     netip.AddrPort
 	set               tcpsock.AOSet
 	unsigned, differs bool
@@ -99,22 +99,22 @@ type aoConnFacts struct {
 func planConnAO(f aoConnFacts) []action {
 	switch {
 	case f.unsigned:
-		return []action{{kind: actResetSession, addr: f.addr, why: "authbgpd: session without TCP-AO"}}
+		return []action{{kind: actResetSession, vrf: f.nb.VRF, addr: f.nb.Addr, why: "authbgpd: session without TCP-AO"}}
 	case f.differs:
-		return []action{{kind: actSetConnAO, addr: f.addr, local: f.local, remote: f.remote, ao: f.set}}
+		return []action{{kind: actSetConnAO, vrf: f.nb.VRF, addr: f.nb.Addr, local: f.local, remote: f.remote, ao: f.set}}
 	}
 	return nil
 }
 
 // observeConnAO judges the established session s with a, and records the
 // kernel's counters of its connection (aoSeenConns).
-func (p *pass) observeConnAO(a netip.Addr, s *session) aoConnFacts {
+func (p *pass) observeConnAO(a neighbor, s *session) aoConnFacts {
 	m := p.m
 	st := m.peers[p.peerFor(a)]
 	if st == nil || len(st.ao.Keys) == 0 || p.tookOut(a, st) {
 		return aoConnFacts{}
 	}
-	f := aoConnFacts{addr: a, local: s.local, remote: s.remote, set: st.ao}
+	f := aoConnFacts{nb: a, local: s.local, remote: s.remote, set: st.ao}
 	f.set.Current = -1 // our current key follows the peer's RNextKeyID
 	set := f.set
 	if !p.aoSeen {
@@ -148,19 +148,19 @@ func (p *pass) observeConnAO(a netip.Addr, s *session) aoConnFacts {
 // session's connection, if it is still the one, carries set's RNextKeyID.
 func (p *pass) actConnAO(a action) {
 	err := p.act(a)
-	log := p.m.log.WithField("peer", a.addr)
+	log := p.m.log.WithField("peer", nbr(a.vrf, a.addr))
 	if a.kind == actResetSession {
 		if err != nil {
 			log.WithError(err).Debug("reconcile: reset of the unsigned session")
 		}
 		return
 	}
-	log = p.m.log.WithFields(logrus.Fields{"peer": a.addr, "connection": a.remote})
+	log = p.m.log.WithFields(logrus.Fields{"peer": nbr(a.vrf, a.addr), "connection": a.remote})
 	if err != nil {
 		log.WithError(err).Warn("could not set the session's TCP-AO keys in place")
 		return
 	}
-	s := p.m.sess[a.addr]
+	s := p.m.sess[nbr(a.vrf, a.addr)]
 	if s == nil || s.local != a.local || s.remote != a.remote {
 		return // another session since the action began: the next pass looks at it
 	}
@@ -174,8 +174,8 @@ func (p *pass) actConnAO(a action) {
 // still show the connection GoBGP has closed since; "ending" it would reset
 // the neighbor just added instead, and GoBGP then holds that one Idle for
 // IdleHoldAfterReset, closing every connection of the peer.
-func (p *pass) tookOut(a netip.Addr, st *peer) bool {
-	return p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.Prefix)])
+func (p *pass) tookOut(a neighbor, st *peer) bool {
+	return p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.VRF, st.cfg.Prefix)])
 }
 
 // lookSaw reports whether the pass's look saw session s's connection:

@@ -50,7 +50,7 @@ func (p *pass) sessions() {
 }
 
 // syncSession takes GoBGP's word for the state of the session with a.
-func (m *Manager) syncSession(a netip.Addr, gp *api.Peer, now time.Time) {
+func (m *Manager) syncSession(a neighbor, gp *api.Peer, now time.Time) {
 	state := plugin.SessionStateName(gp.GetState().GetSessionState())
 	s := m.sess[a]
 	if s == nil {
@@ -81,10 +81,11 @@ func (p *pass) connOpen(local, remote netip.AddrPort) bool {
 	return false
 }
 
-// findConn finds the established BGP connection with a among the sockets.
-func (p *pass) findConn(a netip.Addr) (local, remote netip.AddrPort, ok bool) {
+// findConn finds the established BGP connection with a among the sockets
+// (its remote address, bound to a's VRF).
+func (p *pass) findConn(a neighbor) (local, remote netip.AddrPort, ok bool) {
 	for _, s := range p.obs.Sockets {
-		if s.Listening || !s.Remote.IsValid() || s.Remote.Addr() != a {
+		if s.Listening || !s.Remote.IsValid() || s.Remote.Addr() != a.Addr || p.connNeighbor(s).VRF != a.VRF {
 			continue
 		}
 		return s.Local, s.Remote, true
@@ -116,7 +117,7 @@ func (p *pass) conns() {
 			}
 		}
 	} else {
-		p.eachEstablished(func(a netip.Addr, s *session) { facts = append(facts, p.recordedConn(a, s)) })
+		p.eachEstablished(func(a neighbor, s *session) { facts = append(facts, p.recordedConn(a, s)) })
 	}
 	for _, f := range facts {
 		for _, a := range planConn(f) {
@@ -127,7 +128,7 @@ func (p *pass) conns() {
 
 // eachEstablished calls f for each established session, in address order
 // (m.mu held).
-func (p *pass) eachEstablished(f func(netip.Addr, *session)) {
+func (p *pass) eachEstablished(f func(neighbor, *session)) {
 	for _, a := range p.m.sessionAddrs() {
 		if s := p.m.sess[a]; s != nil && s.established() {
 			f(a, s)
@@ -139,7 +140,7 @@ func (p *pass) eachEstablished(f func(netip.Addr, *session)) {
 // peer: key is its owner's key; unsigned: it carries none; rekey: it
 // carries another.
 type connFacts struct {
-	addr            netip.Addr
+	nb              neighbor
 	local, remote   netip.AddrPort
 	key             md5auth.Key
 	unsigned, rekey bool
@@ -149,11 +150,11 @@ type connFacts struct {
 // and its session ended (fail closed), one with another key re-keyed in
 // place.
 func planConn(f connFacts) []action {
-	set := action{kind: actSetConnKey, addr: f.addr, local: f.local, remote: f.remote, key: f.key}
+	set := action{kind: actSetConnKey, vrf: f.nb.VRF, addr: f.nb.Addr, local: f.local, remote: f.remote, key: f.key}
 	switch {
 	case f.unsigned:
 		set.step = stepUnsigned
-		return []action{set, {kind: actResetSession, addr: f.addr, why: "authbgpd: session without TCP-MD5"}}
+		return []action{set, {kind: actResetSession, vrf: f.nb.VRF, addr: f.nb.Addr, why: "authbgpd: session without TCP-MD5"}}
 	case f.rekey:
 		set.step = stepRekey
 		return []action{set}
@@ -163,7 +164,7 @@ func planConn(f connFacts) []action {
 
 // owner returns the record of the keyed peer that owns connections with a
 // (nil when none, or it has no key on the sockets).
-func (p *pass) owner(a netip.Addr) (string, *peer) {
+func (p *pass) owner(a neighbor) (string, *peer) {
 	id := p.peerFor(a)
 	st := p.m.peers[id]
 	if st == nil || st.secret == nil {
@@ -175,12 +176,13 @@ func (p *pass) owner(a netip.Addr) (string, *peer) {
 // observedConn judges one observed connection.
 func (p *pass) observedConn(c tcpsock.SocketKeys) connFacts {
 	m := p.m
-	a := c.Remote.Addr()
-	id, st := p.owner(a)
-	if st == nil || p.gone[a] || (st.cfg.IsDynamic() && p.dropped[groupName(st.cfg.Prefix)]) {
+	nb := p.connNeighbor(c)
+	a := nb.Addr
+	id, st := p.owner(nb)
+	if st == nil || p.tookOut(nb, st) {
 		return connFacts{} // none of ours, or a session this pass took out of GoBGP
 	}
-	f := connFacts{addr: a, local: c.Local, remote: c.Remote, key: connKey(a, st)}
+	f := connFacts{nb: nb, local: c.Local, remote: c.Remote, key: connKey(a, st)}
 	k, ok := c.KeyFor(a)
 	switch {
 	case !ok:
@@ -202,7 +204,7 @@ func (p *pass) observedConn(c tcpsock.SocketKeys) connFacts {
 
 // recordedConn judges one established session's connection as the record
 // knows it (the kernel hides keys).
-func (p *pass) recordedConn(a netip.Addr, s *session) connFacts {
+func (p *pass) recordedConn(a neighbor, s *session) connFacts {
 	id, st := p.owner(a)
 	if st == nil {
 		return connFacts{}
@@ -215,8 +217,8 @@ func (p *pass) recordedConn(a netip.Addr, s *session) connFacts {
 			s.key = append(s.key[:0], old...)
 		}
 	}
-	if !s.key.Equal(st.secret) && !p.keepsOldKey(a, st, s.key) {
-		return connFacts{addr: a, local: s.local, remote: s.remote, key: connKey(a, st), rekey: true}
+	if !s.key.Equal(st.secret) && !p.keepsOldKey(a.Addr, st, s.key) {
+		return connFacts{nb: a, local: s.local, remote: s.remote, key: connKey(a.Addr, st), rekey: true}
 	}
 	return connFacts{}
 }
@@ -227,6 +229,7 @@ func (p *pass) recordedConn(a netip.Addr, s *session) connFacts {
 func (p *pass) actConn(a action) {
 	m := p.m
 	err := p.act(a)
+	nb := nbr(a.vrf, a.addr)
 	switch {
 	case a.kind == actResetSession:
 		if err != nil {
@@ -240,7 +243,7 @@ func (p *pass) actConn(a action) {
 		return
 	}
 	if err != nil {
-		if s := m.sess[a.addr]; errors.Is(err, tcpsock.ErrSocketNotFound) && (s == nil || s.state != "established" || s.remote != a.remote) {
+		if s := m.sess[nb]; errors.Is(err, tcpsock.ErrSocketNotFound) && (s == nil || s.state != "established" || s.remote != a.remote) {
 			// The session ended meanwhile (the peer resets it when its
 			// own key changes): nothing left to re-key.
 			m.log.WithError(err).WithField("peer", a.addr).Debug("the session's connection closed before it was re-keyed")
@@ -249,13 +252,13 @@ func (p *pass) actConn(a action) {
 		m.log.WithError(err).WithField("peer", a.addr).Warn("could not re-key the session's connection in place; it will recover on reconnect")
 		return
 	}
-	s := m.sess[a.addr]
+	s := m.sess[nb]
 	if s == nil || s.state != "established" || s.local != a.local || s.remote != a.remote {
 		return
 	}
 	s.key.Wipe()
 	s.key = append(keys.Secret(nil), a.key.Secret...)
-	p.noteRekeyed(a.addr, s)
+	p.noteRekeyed(nb, s)
 	m.log.WithFields(logrus.Fields{"peer": a.addr, "connection": a.remote}).Info("established session re-keyed in place")
 }
 

@@ -137,7 +137,7 @@ func removeAction(c *config.Peer, step actStep) action {
 	if c.IsDynamic() {
 		return action{kind: actDropRange, peer: c, step: step}
 	}
-	return action{kind: actDeleteNeighbor, peer: c, addr: c.Address, step: step}
+	return action{kind: actDeleteNeighbor, peer: c, vrf: c.VRF, addr: c.Address, step: step}
 }
 
 // observeNeighbor compares GoBGP's view (a full pass) of w's neighbor or
@@ -171,12 +171,13 @@ func (p *pass) observeRange(w Want, st *peer) gobgpFacts {
 	m := p.m
 	f := gobgpFacts{w: w}
 	if p.full {
-		g, ok := p.gv.dynamic[w.Cfg.Prefix.Masked().String()]
+		g := groupName(w.Cfg.VRF, w.Cfg.Prefix)
+		pfx, ok := p.gv.dynamic[g]
 		switch {
-		case st.inGoBGP && !w.HeldDown && (!ok || g != groupName(w.Cfg.Prefix)):
+		case st.inGoBGP && !w.HeldDown && (!ok || pfx != w.Cfg.Prefix.Masked().String()):
 			m.drift(st, "GoBGP lost the dynamic range: adding it back")
 			f.lost = true
-		case !st.inGoBGP && ok && !p.dropped[groupName(w.Cfg.Prefix)]:
+		case !st.inGoBGP && ok && !p.dropped[g]:
 			if w.HeldDown {
 				m.drift(st, "GoBGP accepts sessions from the held-down range: removing it")
 			}
@@ -203,21 +204,21 @@ func (p *pass) actNeighbor(a action) {
 	switch a.step {
 	case stepRestart:
 		st.restarted, st.collided = true, time.Time{}
-		m.waitForPeer(a.peer.Address, restartDialDefer)
+		m.waitForPeer(nbrOf(a.peer), restartDialDefer)
 	case stepStuck:
 		fields := logrus.Fields{"refused_dials": a.refusals}
-		if s := m.sess[a.peer.Address]; s != nil {
+		if s := m.sess[nbrOf(a.peer)]; s != nil {
 			fields["in_opensent"] = m.now().Sub(s.since).Round(time.Second).String()
 		}
 		log = log.WithFields(fields)
-		m.waitForPeer(a.peer.Address, restartDialDefer)
+		m.waitForPeer(nbrOf(a.peer), restartDialDefer)
 	}
 	switch a.kind {
 	case actDropRange:
-		p.dropped[groupName(a.peer.Prefix)] = true
+		p.dropped[groupName(a.peer.VRF, a.peer.Prefix)] = true
 		a.addrs = p.rangeTable(a.peer)
 	case actDeleteNeighbor:
-		p.gone[a.peer.Address] = true
+		p.gone[nbrOf(a.peer)] = true
 	}
 	err := p.act(a)
 	switch a.kind {
@@ -287,7 +288,7 @@ func (p *pass) restartNow(w Want, st *peer) string {
 	if w.HeldDown {
 		return ""
 	}
-	return p.m.restartDue(st, p.m.sess[w.Cfg.Address])
+	return p.m.restartDue(st, p.m.sess[nbrOf(w.Cfg)])
 }
 
 // The reasons restartDue gives.
@@ -322,7 +323,7 @@ func (p *pass) observeStatic(w Want, st *peer) (force, known bool) {
 		return false, st.inGoBGP
 	}
 	m := p.m
-	gp := p.gv.peers[w.Cfg.Address]
+	gp := p.gv.peers[nbrOf(w.Cfg)]
 	switch {
 	case gp == nil:
 		if st.inGoBGP {
@@ -331,11 +332,11 @@ func (p *pass) observeStatic(w Want, st *peer) (force, known bool) {
 		}
 		return false, false
 	case !st.inGoBGP:
-		return false, !p.gone[w.Cfg.Address]
+		return false, !p.gone[nbrOf(w.Cfg)]
 	case st.heldDown && gp.GetState().GetAdminState() != api.PeerState_DOWN && !gp.GetConf().GetAdminDown():
 		m.drift(st, "held-down peer is enabled in GoBGP: holding it down again")
 		return true, true
-	case len(p.gv.passwords[w.Cfg.Address]) > 0:
+	case len(p.gv.passwords[nbrOf(w.Cfg)]) > 0:
 		// We never give GoBGP a password: one there would make GoBGP key
 		// its dials and listeners behind the reconciler's back.
 		m.drift(st, "GoBGP holds a password for the peer: replacing the neighbor with one without")
@@ -373,11 +374,11 @@ func (p *pass) unmanaged() {
 // fine; anything else did not come from us (the API refuses such
 // requests). What this pass took out of GoBGP already (gone, dropped) is
 // left alone.
-func planUnmanaged(d Desired, gv gobgpView, static func(netip.Addr) bool, gone map[netip.Addr]bool, dropped map[string]bool) []action {
+func planUnmanaged(d Desired, gv gobgpView, static func(neighbor) bool, gone map[neighbor]bool, dropped map[string]bool) []action {
 	groups := map[string]netip.Prefix{}
 	for _, w := range d.Peers {
 		if w.Cfg.IsDynamic() {
-			groups[groupName(w.Cfg.Prefix)] = w.Cfg.Prefix
+			groups[groupName(w.Cfg.VRF, w.Cfg.Prefix)] = w.Cfg.Prefix
 		}
 	}
 	var nbrs, ranges []action
@@ -385,18 +386,23 @@ func planUnmanaged(d Desired, gv gobgpView, static func(netip.Addr) bool, gone m
 		if static(a) || gone[a] || dropped[gp.GetConf().GetPeerGroup()] {
 			continue
 		}
-		if pfx, ok := groups[gp.GetConf().GetPeerGroup()]; ok && pfx.Contains(a) {
+		if pfx, ok := groups[gp.GetConf().GetPeerGroup()]; ok && pfx.Contains(a.Addr) {
 			continue
 		}
-		nbrs = append(nbrs, action{kind: actDeleteNeighbor, addr: a})
+		nbrs = append(nbrs, action{kind: actDeleteNeighbor, vrf: a.VRF, addr: a.Addr})
 	}
-	for pfx, g := range gv.dynamic {
+	for g, pfx := range gv.dynamic {
 		if q, ok := groups[g]; (ok && q.Masked().String() == pfx) || dropped[g] {
 			continue
 		}
 		ranges = append(ranges, action{kind: actDeleteRange, prefix: pfx, group: g})
 	}
-	slices.SortFunc(nbrs, func(x, y action) int { return x.addr.Compare(y.addr) })
+	slices.SortFunc(nbrs, func(x, y action) int {
+		if c := x.addr.Compare(y.addr); c != 0 {
+			return c
+		}
+		return strings.Compare(x.vrf, y.vrf)
+	})
 	slices.SortFunc(ranges, func(x, y action) int { return strings.Compare(x.prefix, y.prefix) })
 	return append(nbrs, ranges...)
 }

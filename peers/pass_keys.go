@@ -2,6 +2,7 @@ package peers
 
 import (
 	"errors"
+	"net/netip"
 
 	"github.com/sirupsen/logrus"
 
@@ -58,6 +59,9 @@ type keyObs struct {
 	preflight error
 	seen      bool
 	lkeys     []listenerKeyIndex // the TCP-MD5 keys by prefix (seen)
+	// md5By are the desired TCP-MD5 secrets by key prefix (seen): one
+	// prefix may be a peer's in two VRFs (listenerProblems).
+	md5By     map[netip.Prefix][]keys.Secret
 	aoSeen    bool
 	listeners []tcpsock.SocketKeys // on the BGP port (aoSeen)
 	aoObs     []tcpsock.AOSocket
@@ -71,6 +75,13 @@ func (p *pass) keyObs() keyObs {
 	}
 	if o.seen && o.preflight == nil {
 		o.lkeys = p.listenerKeys()
+		o.md5By = map[netip.Prefix][]keys.Secret{}
+		for _, w := range p.d.Peers {
+			if w.Key.Mech == MechMD5 && w.Key.Usable() {
+				pfx := mdKey(w.Cfg, w.IfIndex, nil).Prefix
+				o.md5By[pfx] = append(o.md5By[pfx], w.Key.MD5)
+			}
+		}
 	}
 	if o.aoSeen {
 		o.listeners = p.listeners()
@@ -238,7 +249,8 @@ func needsInstall(w Want, r keyRec, o keyObs) (bool, string) {
 	if !o.seen || o.port == 0 || o.preflight != nil {
 		return false, ""
 	}
-	if bad := listenerProblems(mdKey(w.Cfg, r.l3, r.secret), o.lkeys); bad != "" {
+	k := mdKey(w.Cfg, r.l3, r.secret)
+	if bad := listenerProblems(k, o.md5By[k.Prefix], o.lkeys); bad != "" {
 		return true, bad
 	}
 	return false, ""

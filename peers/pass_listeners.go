@@ -3,6 +3,7 @@ package peers
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/authbgp/authbgpd/keys"
 	"github.com/authbgp/authbgpd/md5auth"
@@ -54,8 +55,13 @@ func indexListenerKeys(ls []tcpsock.SocketKeys) []listenerKeyIndex {
 }
 
 // listenerProblems says what is wrong with key k on the listeners of its
-// family ("" when every one carries exactly k).
-func listenerProblems(k md5auth.Key, listeners []listenerKeyIndex) string {
+// family ("" nothing): a listener without k's secret for k's prefix, or
+// with a key for it that is neither k's nor wanted's. wanted are the
+// secrets every desired peer of that prefix has (k's too): the same
+// address in two VRFs is two peers, each key scoped to its VRF's l3index,
+// which sock_diag does not show, so one listener carries both keys for
+// one prefix.
+func listenerProblems(k md5auth.Key, wanted []keys.Secret, listeners []listenerKeyIndex) string {
 	v4 := k.Prefix.Addr().Is4()
 	for _, l := range listeners {
 		if l.v4 != v4 {
@@ -65,10 +71,15 @@ func listenerProblems(k md5auth.Key, listeners []listenerKeyIndex) string {
 		if len(got) == 0 {
 			return fmt.Sprintf("listener %s has no key for %s", l.local, k.Prefix)
 		}
+		mine := false
 		for _, o := range got {
-			if !k.Secret.Equal(o) {
+			mine = mine || k.Secret.Equal(o)
+			if !k.Secret.Equal(o) && !slices.ContainsFunc(wanted, o.Equal) {
 				return fmt.Sprintf("listener %s carries another key for %s", l.local, k.Prefix)
 			}
+		}
+		if !mine {
+			return fmt.Sprintf("listener %s carries another key for %s", l.local, k.Prefix)
 		}
 	}
 	// No listener of the peer's family (listen-addresses names none): only

@@ -28,7 +28,7 @@ import (
 // policyBGP is what the policy stages need of GoBGP (plugin.Host).
 type policyBGP interface {
 	SetPolicies(ctx context.Context, rp *api.RoutingPolicy) error
-	SetPolicyAssignment(ctx context.Context, a *api.PolicyAssignment) error
+	SetPolicyAssignmentIn(ctx context.Context, vrf string, a *api.PolicyAssignment) error
 	UpdatePeerGroup(ctx context.Context, g *api.PeerGroup) (bool, error)
 }
 
@@ -163,6 +163,7 @@ type policyAct struct {
 	// actSetAssignment: a range's group (nil for a neighbor), the
 	// neighbors to assign (the neighbor, or the range's sessions), those
 	// established (soft-reset in dir), and the assignment.
+	vrf         string // the peer's VRF: its instance
 	group       *api.PeerGroup
 	addrs       []netip.Addr
 	established map[netip.Addr]bool
@@ -183,7 +184,7 @@ func (pa *policyAct) assignments(name string) []*api.PolicyAssignment {
 // changed on the established sessions.
 func (p *pass) reassign(c *config.Peer, want config.PeerPolicy, in, out bool) error {
 	m := p.m
-	pa := &policyAct{addrs: []netip.Addr{c.Address}, established: map[netip.Addr]bool{}, want: want, dir: api.ResetPeerRequest_BOTH}
+	pa := &policyAct{vrf: c.VRF, addrs: []netip.Addr{c.Address}, established: map[netip.Addr]bool{}, want: want, dir: api.ResetPeerRequest_BOTH}
 	if c.IsDynamic() {
 		g, err := apiPeerGroup(c)
 		if err != nil {
@@ -199,7 +200,7 @@ func (p *pass) reassign(c *config.Peer, want config.PeerPolicy, in, out bool) er
 		pa.dir = api.ResetPeerRequest_OUT
 	}
 	for _, a := range pa.addrs {
-		if s := m.sess[a]; s != nil && s.state == "established" {
+		if s := m.sess[nbr(c.VRF, a)]; s != nil && s.state == "established" {
 			pa.established[a] = true
 		}
 	}

@@ -307,17 +307,20 @@ func TestPlanUnmanaged(t *testing.T) {
 	c := cfg(t, twoPeers)
 	d := desiredOf(Inputs{Config: c, Now: t0})
 	nb := func(group string) *api.Peer { return &api.Peer{Conf: &api.PeerConf{PeerGroup: group}} }
-	rangeGroup := groupName(netip.MustParsePrefix("198.51.100.0/24"))
-	a := netip.MustParseAddr
-	gv := gobgpView{peers: map[netip.Addr]*api.Peer{
+	rangeGroup := groupName("", netip.MustParsePrefix("198.51.100.0/24"))
+	ip := netip.MustParseAddr
+	a := func(s string) neighbor { return nbr("", ip(s)) }
+	gv := gobgpView{peers: map[neighbor]*api.Peer{
 		a("192.0.2.2"): nb(""), a("198.51.100.7"): nb(rangeGroup), a("203.0.113.9"): nb(""), a("203.0.113.1"): nb(""),
 		a("203.0.113.5"): nb(""), a("198.51.200.1"): nb(rangeGroup),
-	}, dynamic: map[string]string{"198.51.100.0/24": rangeGroup, "203.0.113.0/24": "rogue", "10.0.0.0/8": "rogue"}}
-	static := func(x netip.Addr) bool { return x == a("192.0.2.2") || x == a("192.0.2.3") }
-	got := planUnmanaged(d, gv, static, map[netip.Addr]bool{a("203.0.113.5"): true}, map[string]bool{})
-	want := []action{{kind: actDeleteNeighbor, addr: a("198.51.200.1")}, {kind: actDeleteNeighbor, addr: a("203.0.113.1")},
-		{kind: actDeleteNeighbor, addr: a("203.0.113.9")},
-		{kind: actDeleteRange, prefix: "10.0.0.0/8", group: "rogue"}, {kind: actDeleteRange, prefix: "203.0.113.0/24", group: "rogue"}}
+		// The static peer's address in VRF blue: no peer of the config.
+		nbr("blue", ip("192.0.2.2")): nb(""),
+	}, dynamic: map[string]string{rangeGroup: "198.51.100.0/24", "rogue": "203.0.113.0/24", "rogue2": "10.0.0.0/8"}}
+	static := func(x neighbor) bool { return x == a("192.0.2.2") || x == a("192.0.2.3") }
+	got := planUnmanaged(d, gv, static, map[neighbor]bool{a("203.0.113.5"): true}, map[string]bool{})
+	want := []action{{kind: actDeleteNeighbor, addr: ip("192.0.2.2"), vrf: "blue"}, {kind: actDeleteNeighbor, addr: ip("198.51.200.1")},
+		{kind: actDeleteNeighbor, addr: ip("203.0.113.1")}, {kind: actDeleteNeighbor, addr: ip("203.0.113.9")},
+		{kind: actDeleteRange, prefix: "10.0.0.0/8", group: "rogue2"}, {kind: actDeleteRange, prefix: "203.0.113.0/24", group: "rogue"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("plan %+v\nwant %+v", got, want)
 	}
@@ -383,7 +386,7 @@ func TestPlanConn(t *testing.T) {
 	a := netip.MustParseAddr("192.0.2.2")
 	l, r := netip.MustParseAddrPort("192.0.2.1:179"), netip.MustParseAddrPort("192.0.2.2:40000")
 	k := md5auth.AddrKey(a, []byte("Secret-Alpha"))
-	f := connFacts{addr: a, local: l, remote: r, key: k}
+	f := connFacts{nb: nbr("", a), local: l, remote: r, key: k}
 	if got := planConn(f); got != nil {
 		t.Errorf("in line: %+v", got)
 	}
@@ -399,7 +402,7 @@ func TestPlanConn(t *testing.T) {
 		t.Errorf("another key: %+v, want %+v", got, want)
 	}
 	set := tcpsock.AOSet{Prefix: netip.PrefixFrom(a, 32), Current: -1, RNext: 2}
-	ao := aoConnFacts{addr: a, local: l, remote: r, set: set}
+	ao := aoConnFacts{nb: nbr("", a), local: l, remote: r, set: set}
 	if got := planConnAO(ao); got != nil {
 		t.Errorf("TCP-AO in line: %+v", got)
 	}
@@ -418,7 +421,7 @@ func TestPlanConn(t *testing.T) {
 func TestPlanStale(t *testing.T) {
 	a, r := netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:40000")
 	want := []action{{kind: actResetSession, addr: a, remote: r, why: "authbgpd: stale session replaced by a new authenticated connection"}}
-	if got := planStale([]staleFacts{{addr: a, remote: r}}); !reflect.DeepEqual(got, want) {
+	if got := planStale([]staleFacts{{nb: nbr("", a), remote: r}}); !reflect.DeepEqual(got, want) {
 		t.Errorf("plan %+v, want %+v", got, want)
 	}
 	if got := planStale(nil); len(got) != 0 {

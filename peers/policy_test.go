@@ -26,7 +26,7 @@ func (f *policyFake) SetPolicies(_ context.Context, rp *api.RoutingPolicy) error
 	return nil
 }
 
-func (f *policyFake) SetPolicyAssignment(_ context.Context, a *api.PolicyAssignment) error {
+func (f *policyFake) SetPolicyAssignmentIn(_ context.Context, _ string, a *api.PolicyAssignment) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var names []string

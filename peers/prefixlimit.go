@@ -60,12 +60,14 @@ type prefixLimitHits struct {
 }
 
 // PrefixLimitExceeded is told (plugin.Host.OnPrefixLimit) that GoBGP ended
-// the session with addr because it sent more prefixes than its limit. It
-// counts it for the configured peer that owns addr and logs it, naming the
-// peer and the limit; it never blocks on the reconciler.
-func (m *Manager) PrefixLimitExceeded(addr netip.Addr) {
-	id, fields := addr.String(), logrus.Fields{"peer": addr.String()}
-	if p := m.limitOwner(addr); p != nil {
+// the session with addr, of vrf, because it sent more prefixes than its
+// limit. It counts it for the configured peer that owns addr in vrf and
+// logs it, naming the peer and the limit; it never blocks on the
+// reconciler.
+func (m *Manager) PrefixLimitExceeded(vrf string, addr netip.Addr) {
+	id := config.ScopedID(vrf, addr.String())
+	fields := logrus.Fields{"peer": id}
+	if p := m.limitOwner(vrf, addr); p != nil {
 		id, fields["max_prefixes"] = p.ID, p.Config.MaxPrefixes
 		if p.IsDynamic() {
 			fields["range"] = p.ID
@@ -85,7 +87,7 @@ func (m *Manager) PrefixLimitExceeded(addr netip.Addr) {
 // last index used (nil: none yet, or no peer owns it), read without m.mu:
 // every event of a session asks the index of the running config (event's
 // peerFor), and a session's events come before its prefix limit's Cease.
-func (m *Manager) limitOwner(addr netip.Addr) *peerindex.Peer {
+func (m *Manager) limitOwner(vrf string, addr netip.Addr) *peerindex.Peer {
 	x := m.owners.Load()
 	if x == nil {
 		return nil
@@ -93,7 +95,7 @@ func (m *Manager) limitOwner(addr netip.Addr) *peerindex.Peer {
 	if p, ok := x.LinkOwner(addr); ok {
 		return p
 	}
-	return x.Owner(addr)
+	return x.OwnerIn(addr, vrf)
 }
 
 // prefixLimitStatus is the prefix limit of the configured peer c (id) as

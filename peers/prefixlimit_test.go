@@ -155,9 +155,9 @@ func TestPrefixLimitExceeded(t *testing.T) {
 	established(b, "192.0.2.2")
 	waitFor(t, "established", func() bool { return m.Status()[0].State == "established" })
 	a2 := netip.MustParseAddr("192.0.2.2")
-	m.PrefixLimitExceeded(a2)
-	m.PrefixLimitExceeded(a2)
-	m.PrefixLimitExceeded(netip.MustParseAddr("198.51.100.7"))
+	m.PrefixLimitExceeded("", a2)
+	m.PrefixLimitExceeded("", a2)
+	m.PrefixLimitExceeded("", netip.MustParseAddr("198.51.100.7"))
 	if l := logs.String(); !strings.Contains(l, "max-prefixes exceeded") || !strings.Contains(l, "peer=192.0.2.2") ||
 		!strings.Contains(l, "max_prefixes=3") || !strings.Contains(l, "exceeded=2") ||
 		!strings.Contains(l, "peer=198.51.100.7") || !strings.Contains(l, "range=198.51.100.0/24") || !strings.Contains(l, "max_prefixes=9") {

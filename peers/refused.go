@@ -26,7 +26,7 @@ import (
 func (p *pass) endStale() {
 	m := p.m
 	asked := m.stale // what is asked while an action runs waits for the next time
-	m.stale = map[netip.Addr]staleWant{}
+	m.stale = map[neighbor]staleWant{}
 	var facts []staleFacts
 	for a, w := range asked {
 		if f, ok := p.observeStale(a, w); ok {
@@ -41,7 +41,7 @@ func (p *pass) endStale() {
 // staleFacts is a session judged stale: the established session with
 // addr, on its connection remote.
 type staleFacts struct {
-	addr   netip.Addr
+	nb     neighbor
 	remote netip.AddrPort
 }
 
@@ -49,7 +49,7 @@ type staleFacts struct {
 func planStale(facts []staleFacts) []action {
 	out := make([]action, 0, len(facts))
 	for _, f := range facts {
-		out = append(out, action{kind: actResetSession, addr: f.addr, remote: f.remote, why: "authbgpd: stale session replaced by a new authenticated connection"})
+		out = append(out, action{kind: actResetSession, vrf: f.nb.VRF, addr: f.nb.Addr, remote: f.remote, why: "authbgpd: stale session replaced by a new authenticated connection"})
 	}
 	return out
 }
@@ -58,7 +58,7 @@ func planStale(facts []staleFacts) []action {
 // stale (ok) when it is still established, ours, and either the shadow
 // checker proved it (on the connection w names, if any) or GoBGP turned
 // away a new connection the kernel accepted from addr (staleByRefusal).
-func (p *pass) observeStale(addr netip.Addr, w staleWant) (staleFacts, bool) {
+func (p *pass) observeStale(addr neighbor, w staleWant) (staleFacts, bool) {
 	m := p.m
 	s := m.sess[addr]
 	if s == nil || s.state != "established" || p.peerFor(addr) == "" {
@@ -69,13 +69,13 @@ func (p *pass) observeStale(addr netip.Addr, w staleWant) (staleFacts, bool) {
 		if err != nil {
 			m.log.WithError(err).Error("cannot end a stale session")
 		}
-		return staleFacts{addr: addr, remote: s.remote}, ok
+		return staleFacts{nb: addr, remote: s.remote}, ok
 	}
 	if s.remote.IsValid() && w.remote.IsValid() && s.remote != w.remote {
 		return staleFacts{}, false // another session now
 	}
 	m.log.WithFields(logrus.Fields{"peer": addr, "connection": w.remote, "reason": w.why}).Warn("ending stale session: the shadow checker saw the peer give it up while its connection stopped verifying")
-	return staleFacts{addr: addr, remote: s.remote}, true
+	return staleFacts{nb: addr, remote: s.remote}, true
 }
 
 // staleByRefusal judges the established session with addr stale without
@@ -87,7 +87,7 @@ func (p *pass) observeStale(addr netip.Addr, w staleWant) (staleFacts, bool) {
 // peer signs with the new key on it), so it is left alone; so is one that
 // was not re-keyed (a peer restarting with an unchanged key gets GoBGP's
 // usual treatment).
-func (p *pass) staleByRefusal(addr netip.Addr, s *session) (bool, error) {
+func (p *pass) staleByRefusal(addr neighbor, s *session) (bool, error) {
 	m := p.m
 	if !s.rekeyedConn.IsValid() || s.rekeyedConn != s.remote {
 		return false, nil
@@ -117,17 +117,18 @@ func (p *pass) staleByRefusal(addr netip.Addr, s *session) (bool, error) {
 // peer's new connection can come up. It records the outcome.
 func (p *pass) actStale(a action) {
 	m := p.m
-	if s := m.sess[a.addr]; s == nil || s.state != "established" || s.remote != a.remote {
+	nb := nbr(a.vrf, a.addr)
+	if s := m.sess[nb]; s == nil || s.state != "established" || s.remote != a.remote {
 		return // another session since it was judged
 	}
 	if err := p.act(a); err != nil {
-		m.log.WithError(fmt.Errorf("peers: end stale session with %s: %w", a.addr, err)).Error("cannot end the stale session")
+		m.log.WithError(fmt.Errorf("peers: end stale session with %s: %w", nb, err)).Error("cannot end the stale session")
 		return
 	}
-	if s := m.sess[a.addr]; s != nil && s.remote == a.remote {
+	if s := m.sess[nb]; s != nil && s.remote == a.remote {
 		s.rekeyedConn = netip.AddrPort{}
 	}
-	if _, st := p.owner(a.addr); st != nil {
+	if _, st := p.owner(nb); st != nil {
 		// Our reset, not the peer's: GoBGP holds the neighbor Idle for
 		// IdleHoldAfterReset only, and the peer, whose connection GoBGP
 		// just turned away, waits out its connect timer. So no restart
@@ -143,18 +144,18 @@ func (p *pass) actStale(a action) {
 
 // received returns the number of BGP messages GoBGP has received from addr
 // on its current session (asked without m.mu).
-func (p *pass) received(addr netip.Addr) (rx uint64, err error) {
+func (p *pass) received(addr neighbor) (rx uint64, err error) {
 	p.unlocked(func() { rx, err = received(p.ctx, p.m.bgp, addr) })
 	return rx, err
 }
 
-func received(ctx context.Context, b BGP, addr netip.Addr) (uint64, error) {
-	ps, err := b.ListPeer(ctx, addr.String())
+func received(ctx context.Context, b BGP, addr neighbor) (uint64, error) {
+	ps, err := b.ListPeerIn(ctx, addr.VRF, addr.Addr.String())
 	if err != nil {
 		return 0, err
 	}
 	for _, p := range ps {
-		if a, ok := plugin.NeighborAddr(p); ok && a == addr {
+		if a, ok := plugin.NeighborAddr(p); ok && a == addr.Addr {
 			return p.GetState().GetMessages().GetReceived().GetTotal(), nil
 		}
 	}
@@ -165,10 +166,10 @@ func received(ctx context.Context, b BGP, addr netip.Addr) (uint64, error) {
 // key, and how many messages it had received by then (after the socket was
 // re-keyed: anything counted later passed the new key). Without the count
 // the session is not marked, so it is never judged stale by a refusal.
-func (p *pass) noteRekeyed(addr netip.Addr, s *session) {
+func (p *pass) noteRekeyed(addr neighbor, s *session) {
 	s.rekeyedConn = netip.AddrPort{}
 	remote := s.remote
-	rx, err := p.received(remote.Addr())
+	rx, err := p.received(nbr(addr.VRF, remote.Addr()))
 	if err != nil {
 		p.m.log.WithError(err).WithField("peer", remote.Addr()).Debug("cannot read the session's message count after re-keying it")
 		return

@@ -65,12 +65,12 @@ func TestStaleAfterKeyChange(t *testing.T) {
 				rekeyedAfterHold(t, s, addr+":40000", "Secret-Delta")
 			}
 			b.setReceived(addr, 7+c.rxSince)
-			m.judgeStale(netip.MustParseAddr(addr))
+			m.judgeStale(nbr("", netip.MustParseAddr(addr)))
 			if got := b.resets(addr); (got == 1) != c.wantReset {
 				t.Fatalf("%d resets, want reset %v: calls %v", got, c.wantReset, b.calls)
 			}
 			// Once ended, a second refused connection does not reset again.
-			m.judgeStale(netip.MustParseAddr(addr))
+			m.judgeStale(nbr("", netip.MustParseAddr(addr)))
 			if got := b.resets(addr); got > 1 {
 				t.Fatalf("%d resets: calls %v", got, b.calls)
 			}
@@ -102,7 +102,7 @@ func rekeyedSession(t *testing.T, addr string, rx uint64) (*Manager, *fakeBGP) {
 func TestNoRestartAfterOurStaleReset(t *testing.T) {
 	const addr = "192.0.2.2"
 	m, b := rekeyedSession(t, addr, 7)
-	m.judgeStale(netip.MustParseAddr(addr))
+	m.judgeStale(nbr("", netip.MustParseAddr(addr)))
 	if got := b.resets(addr); got != 1 {
 		t.Fatalf("%d resets of the stale session: calls %v", got, b.calls)
 	}
@@ -125,7 +125,7 @@ func TestNoRestartAfterOurStaleReset(t *testing.T) {
 func TestStaleAfterKeyChangeThroughTheHook(t *testing.T) {
 	const addr = "192.0.2.2"
 	m, b := rekeyedSession(t, addr, 3)
-	m.ConnectionRefused(netip.MustParseAddr(addr))
+	m.ConnectionRefused("", netip.MustParseAddr(addr))
 	waitFor(t, "the stale session reset", func() bool { return b.resets(addr) == 1 })
 
 	// Re-keyed again, the session then ends by itself and a new one comes
@@ -140,7 +140,7 @@ func TestStaleAfterKeyChangeThroughTheHook(t *testing.T) {
 	established(b, addr)
 	waitFor(t, "established again", func() bool { return m.Status()[0].State == "established" })
 	b.setReceived(addr, 3) // as many as when re-keyed: only the new session tells them apart
-	m.judgeStale(netip.MustParseAddr(addr))
+	m.judgeStale(nbr("", netip.MustParseAddr(addr)))
 	if got := b.resets(addr); got != 1 {
 		t.Fatalf("%d resets: the new session was ended: calls %v", got, b.calls)
 	}
@@ -184,7 +184,7 @@ func TestSessionEventsKickLightPasses(t *testing.T) {
 		t.Fatalf("a session event's pass read GoBGP's view (%d -> %d)", v0, views())
 	}
 	m.mu.Lock()
-	s := m.sess[netip.MustParseAddr("192.0.2.2")]
+	s := m.sess[nbr("", netip.MustParseAddr("192.0.2.2"))]
 	up := s != nil && s.state == "established"
 	m.mu.Unlock()
 	if !up {

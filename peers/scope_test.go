@@ -107,7 +107,7 @@ func TestInterfacePeerLearnt(t *testing.T) {
 	if v, _ := s.key("fe80::2"); v != "Eth-One-Key" {
 		t.Fatalf("listener key for fe80::2: %q (%v)", v, s.listener)
 	}
-	if err := m.dialKey(context.Background(), netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); err != nil {
+	if err := m.dialKey(context.Background(), "", netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.dialedWith("[fe80::2%eth1]:179"); got != "Eth-One-Key" {
@@ -140,7 +140,7 @@ func TestInterfacePeerLearnt(t *testing.T) {
 	if v, _ := s.key("fe80::3"); v != "Eth-One-Key" {
 		t.Fatalf("listener key for fe80::3: %q", v)
 	}
-	if err := m.dialKey(context.Background(), netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); !errors.Is(err, ErrDialRefused) {
+	if err := m.dialKey(context.Background(), "", netip.MustParseAddr("fe80::2%eth1"), netip.MustParseAddrPort("[fe80::2%eth1]:179"), nil); !errors.Is(err, ErrDialRefused) {
 		t.Fatalf("dial to the old address: %v", err)
 	}
 }
@@ -181,7 +181,7 @@ func TestInterfacePeersSameAddress(t *testing.T) {
 	}
 	for remote, want := range map[string]string{"[fe80::2%eth1]:179": "Eth-One-Key", "[fe80::2%eth2]:179": "Eth-Two-Key"} {
 		ap := netip.MustParseAddrPort(remote)
-		if err := m.dialKey(context.Background(), ap.Addr(), ap, nil); err != nil {
+		if err := m.dialKey(context.Background(), "", ap.Addr(), ap, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got := s.dialedWith(remote); got != want {
@@ -220,14 +220,14 @@ func TestVRFPeerScoped(t *testing.T) {
 	if len(s.listener) != 0 {
 		t.Fatalf("keys installed for a VRF that does not exist: %v", s.listener)
 	}
-	if p := b.peer("192.0.2.2"); p == nil || !p.Conf.AdminDown {
+	if p := b.peer("blue/192.0.2.2"); p == nil || !p.Conf.AdminDown {
 		t.Fatalf("GoBGP neighbor of the missing VRF: %v", p)
 	}
 	st := m.Status()
 	if st[0].VRF != "blue" || !strings.Contains(st[0].Auth.Error, `VRF "blue"`) || st[0].State != "admin-down" {
 		t.Fatalf("status: %+v", st[0])
 	}
-	if err := m.dialKey(context.Background(), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); !errors.Is(err, ErrDialRefused) {
+	if err := m.dialKey(context.Background(), "", netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); !errors.Is(err, ErrDialRefused) {
 		t.Fatalf("dial in a missing VRF: %v", err)
 	}
 
@@ -243,12 +243,17 @@ func TestVRFPeerScoped(t *testing.T) {
 	if _, ok := s.key("192.0.2.2"); ok {
 		t.Fatal("an unscoped key was installed")
 	}
-	p := b.peer("192.0.2.2")
+	p := b.peer("blue/192.0.2.2")
 	if p == nil || p.Conf.AdminDown || p.Transport.GetBindInterface() != "blue" {
 		t.Fatalf("GoBGP neighbor: %v", p)
 	}
-	if err := m.dialKey(context.Background(), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); err != nil {
+	if err := m.dialKey(context.Background(), "blue", netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); err != nil {
 		t.Fatal(err)
+	}
+	// The default VRF's instance has no peer at that address: its dial is
+	// refused, never keyed with blue's peer's key.
+	if err := m.dialKey(context.Background(), "", netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); !errors.Is(err, ErrDialRefused) {
+		t.Fatalf("a dial of the default VRF's instance to blue's peer's address: %v, want refused", err)
 	}
 }
 
@@ -367,7 +372,7 @@ func TestVRFPeerTCPAOScoped(t *testing.T) {
 	if set := s.listener("198.51.100.0/24"); len(set.Keys) != 2 || set.IfIndex != 0 {
 		t.Fatalf("default-VRF peer's listener MKTs: %d keys, ifindex %d", len(set.Keys), set.IfIndex)
 	}
-	if p := b.peer("192.0.2.2"); p == nil || p.Conf.AdminDown || p.Transport.GetBindInterface() != "blue" {
+	if p := b.peer("blue/192.0.2.2"); p == nil || p.Conf.AdminDown || p.Transport.GetBindInterface() != "blue" {
 		t.Fatalf("GoBGP neighbor of the VRF peer: %v", p)
 	}
 }

@@ -6,12 +6,24 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/authbgp/authbgpd/config"
 	"github.com/authbgp/authbgpd/keys"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/plugin"
 )
 
-// session is what GoBGP's events told about one neighbor address (input),
-// plus what the reconciler did to its connection.
+// neighbor names a session's peer: its address in its VRF (one address
+// may be a peer in two VRFs, each VRF a GoBGP instance of its own).
+type neighbor = peerindex.Neighbor
+
+// nbr is the neighbor addr (unmapped) of vrf ("" the default VRF).
+func nbr(vrf string, addr netip.Addr) neighbor { return neighbor{VRF: vrf, Addr: addr.Unmap()} }
+
+// nbrOf is static peer c's neighbor.
+func nbrOf(c *config.Peer) neighbor { return nbr(c.VRF, c.Address) }
+
+// session is what GoBGP's events told about one neighbor (input), plus
+// what the reconciler did to its connection.
 type session struct {
 	state         string
 	local, remote netip.AddrPort
@@ -54,10 +66,11 @@ func (s *session) established() bool {
 // kernel's bad-digest drops (badDigest), and what the observers were told
 // of each session's connection (told).
 type sessionTable struct {
-	sess  map[netip.Addr]*session  // GoBGP's sessions, from its events
-	stale map[netip.Addr]staleWant // sessions to end (proofs and refusals)
+	sess  map[neighbor]*session  // GoBGP's sessions, from its events
+	stale map[neighbor]staleWant // sessions to end (proofs and refusals)
 	// badDigest: when the kernel last dropped a segment from the address
-	// with a bad TCP-MD5 digest (BadDigest; rekeyhold.go).
+	// with a bad TCP-MD5 digest (BadDigest; rekeyhold.go). The kernel's
+	// drop counters know the address, not its VRF.
 	badDigest map[netip.Addr]time.Time
 }
 
@@ -82,17 +95,18 @@ func (m *Manager) watch(ch <-chan plugin.PeerEvent) {
 func (m *Manager) event(ev plugin.PeerEvent) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	nb := nbr(ev.VRF, ev.Peer)
 	if ev.Deleted {
-		if s := m.sess[ev.Peer]; s != nil {
+		if s := m.sess[nb]; s != nil {
 			s.key.Wipe()
 		}
-		delete(m.sess, ev.Peer)
+		delete(m.sess, nb)
 		return
 	}
-	s := m.sess[ev.Peer]
+	s := m.sess[nb]
 	if s == nil {
 		s = &session{aoRNext: -1}
-		m.sess[ev.Peer] = s
+		m.sess[nb] = s
 	}
 	was, wasSince := s.state, s.since
 	if was != ev.State {
@@ -112,10 +126,10 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	// peer) when its session leaves Established (no graceful restart is
 	// configured) and reports only this state change: forget it too, or
 	// /status would list it for ever. The pass tells the observers.
-	if was == "established" && ev.State != "established" && !m.isStatic(ev.Peer) {
-		delete(m.sess, ev.Peer)
+	if was == "established" && ev.State != "established" && !m.isStatic(nb) {
+		delete(m.sess, nb)
 	}
-	if m.peerFor(ev.Peer) == "" || was == ev.State {
+	if m.peerFor(nb) == "" || was == ev.State {
 		return
 	}
 	if (was == "established" || ev.State == "established") && m.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
@@ -123,10 +137,10 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 		// gobgp, the reason included) say it at info; a second info line
 		// per session costs CPU (docs/PERFORMANCE.md, "Figures behind the
 		// code's comments").
-		m.log.WithFields(logrus.Fields{"peer": ev.Peer, "state": ev.State}).Debug("BGP session state")
+		m.log.WithFields(logrus.Fields{"peer": nb, "state": ev.State}).Debug("BGP session state")
 	}
-	st := m.peers[m.peerFor(ev.Peer)]
-	if st != nil && (was == "established" || was == "openconfirm") && m.collisionLost(ev.Peer, s.peerID, wasSince, ev.Time) {
+	st := m.peers[m.peerFor(nb)]
+	if st != nil && (was == "established" || was == "openconfirm") && m.collisionLost(nb, s.peerID, wasSince, ev.Time) {
 		st.collided = ev.Time
 	}
 	if m.restartDue(st, s) != "" {
@@ -140,11 +154,11 @@ func (m *Manager) event(ev plugin.PeerEvent) {
 	m.kickUp()
 }
 
-// isStatic reports whether a is a configured static peer (m.mu held).
-func (m *Manager) isStatic(a netip.Addr) bool {
-	if id, ok := m.interfaceOwner(m.cfg, a); ok {
+// isStatic reports whether nb is a configured static peer (m.mu held).
+func (m *Manager) isStatic(nb neighbor) bool {
+	if id, ok := m.interfaceOwner(m.cfg, nb.Addr); ok {
 		return id != ""
 	}
-	p := m.cfg.Peer(a.String())
+	p := m.ownersOf(m.cfg).OwnerIn(nb.Addr, nb.VRF)
 	return p != nil && !p.IsDynamic()
 }

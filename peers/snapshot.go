@@ -1,8 +1,6 @@
 package peers
 
 import (
-	"net/netip"
-
 	"github.com/authbgp/authbgpd/peerindex"
 )
 
@@ -58,7 +56,7 @@ func (m *Manager) publish(sessions bool) {
 		}
 	}
 	if !sessSame {
-		next.Sessions = make(map[netip.Addr]peerindex.Session, len(m.sess))
+		next.Sessions = make(map[peerindex.Neighbor]peerindex.Session, len(m.sess))
 		for a, s := range m.sess {
 			next.Sessions[a] = sessionOf(s)
 		}

@@ -28,12 +28,15 @@ type fakeSessions struct {
 func (f fakeSessions) PeerStates(context.Context, time.Time) ([]*api.Peer, time.Time, error) {
 	return f.peers, time.Now(), nil
 }
-func (f fakeSessions) LastNotification(a netip.Addr) (plugin.Notification, bool) {
+func (f fakeSessions) LastNotification(_ string, a netip.Addr) (plugin.Notification, bool) {
 	n, ok := f.notif[a]
 	return n, ok
 }
-func (f fakeSessions) LastDown(a netip.Addr) (plugin.Down, bool) { d, ok := f.down[a]; return d, ok }
-func (f fakeSessions) Malformed(a netip.Addr) (plugin.Malformed, bool) {
+func (f fakeSessions) LastDown(_ string, a netip.Addr) (plugin.Down, bool) {
+	d, ok := f.down[a]
+	return d, ok
+}
+func (f fakeSessions) Malformed(_ string, a netip.Addr) (plugin.Malformed, bool) {
 	m, ok := f.malformed[a]
 	return m, ok
 }

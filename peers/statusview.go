@@ -86,40 +86,38 @@ func (m *Manager) statusLocked() []status.Peer {
 			}
 		}
 		if !cp.IsDynamic() {
-			a.DialError = m.dialError(cp.Address)
+			a.DialError = m.dialError(nbrOf(cp))
 		}
 		if !cp.IsDynamic() {
-			p := status.Peer{Address: id, Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a, PrefixLimit: m.prefixLimitStatus(id, cp), Policy: policyStatus(m.cfg, cp)}
-			if cp.IsInterface() {
+			p := status.Peer{Address: cp.Address.String(), Interface: cp.Interface, VRF: cp.VRF, ASN: cp.ASN, State: "idle", Auth: a, PrefixLimit: m.prefixLimitStatus(id, cp), Policy: policyStatus(m.cfg, cp)}
+			if cp.IsInterface() && !cp.Address.IsValid() {
 				p.Address = ""
-				if cp.Address.IsValid() {
-					p.Address = cp.Address.String()
-				}
 			}
-			if s := m.sess[cp.Address]; s != nil {
+			if s := m.sess[nbrOf(cp)]; s != nil {
 				p.State = s.state
 				if s.state == "established" && !s.since.IsZero() {
 					p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 				}
 				setEnds(&p, s)
 			}
-			if st.heldDown || (m.sess[cp.Address] != nil && m.sess[cp.Address].adminDown) {
+			if s := m.sess[nbrOf(cp)]; st.heldDown || (s != nil && s.adminDown) {
 				p.State = "admin-down"
 			}
 			out = append(out, p)
 			continue
 		}
 		lim := m.prefixLimitStatus(id, cp)
-		rng := status.Peer{Address: id, Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a, PrefixLimit: lim, Policy: policyStatus(m.cfg, cp)}
+		pfx := cp.Prefix.String() // a VRF's range is named by its prefix and vrf
+		rng := status.Peer{Address: pfx, Prefix: pfx, VRF: cp.VRF, ASN: cp.ASN, State: "listening", Auth: a, PrefixLimit: lim, Policy: policyStatus(m.cfg, cp)}
 		if st.heldDown {
 			rng.State = "admin-down"
 		}
 		out = append(out, rng)
-		for addr, s := range m.sess {
-			if !cp.Prefix.Contains(addr) || m.peers[addr.String()] != nil || m.peerFor(addr) != id {
+		for nb, s := range m.sess {
+			if nb.VRF != cp.VRF || !cp.Prefix.Contains(nb.Addr) || m.isStatic(nb) || m.peerFor(nb) != id {
 				continue
 			}
-			p := status.Peer{Address: addr.String(), Prefix: id, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a, PrefixLimit: lim, Policy: rng.Policy}
+			p := status.Peer{Address: nb.Addr.String(), Prefix: pfx, VRF: cp.VRF, ASN: cp.ASN, State: s.state, Auth: a, PrefixLimit: lim, Policy: rng.Policy}
 			if s.state == "established" && !s.since.IsZero() {
 				p.UptimeSeconds = int64(now.Sub(s.since).Seconds())
 			}
@@ -134,6 +132,9 @@ func (m *Manager) statusLocked() []status.Peer {
 func less(a, b status.Peer) bool {
 	if a.Prefix != b.Prefix {
 		return a.Prefix < b.Prefix
+	}
+	if a.Address == b.Address { // one address in two VRFs: the default VRF's first
+		return a.VRF < b.VRF
 	}
 	x, e1 := netip.ParseAddr(a.Address)
 	y, e2 := netip.ParseAddr(b.Address)
@@ -158,9 +159,9 @@ const gobgpWait = 200 * time.Millisecond
 // sessionSource is what /status reads of GoBGP's sessions (*plugin.Host).
 type sessionSource interface {
 	PeerStates(ctx context.Context, after time.Time) ([]*api.Peer, time.Time, error)
-	LastNotification(addr netip.Addr) (plugin.Notification, bool)
-	LastDown(addr netip.Addr) (plugin.Down, bool)
-	Malformed(addr netip.Addr) (plugin.Malformed, bool)
+	LastNotification(vrf string, addr netip.Addr) (plugin.Notification, bool)
+	LastDown(vrf string, addr netip.Addr) (plugin.Down, bool)
+	Malformed(vrf string, addr netip.Addr) (plugin.Malformed, bool)
 }
 
 // setEnds copies the TCP session's ends of an Established session.
@@ -178,10 +179,10 @@ func setEnds(p *status.Peer, s *session) {
 // NOTIFICATION and down reason.
 func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now, changed time.Time) {
 	list, _, _ := g.PeerStates(ctx, changed)
-	byAddr := make(map[netip.Addr]*api.Peer, len(list))
+	byAddr := make(map[neighbor]*api.Peer, len(list))
 	for _, p := range list {
 		if a, ok := plugin.NeighborAddr(p); ok {
-			byAddr[a] = p
+			byAddr[nbr(plugin.VRFOf(p), a)] = p
 		}
 	}
 	for i := range out {
@@ -193,14 +194,14 @@ func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now, c
 		if err != nil {
 			continue
 		}
-		if gp := byAddr[a]; gp != nil {
+		if gp := byAddr[nbr(p.VRF, a)]; gp != nil {
 			fromGoBGP(p, gp, now)
 		}
-		if n, ok := g.LastNotification(a); ok {
+		if n, ok := g.LastNotification(p.VRF, a); ok {
 			p.LastNotification = &status.Notification{Code: n.Code, Subcode: n.Subcode, Text: n.Text,
 				Direction: n.Direction, At: n.At.UTC().Format(time.RFC3339)}
 		}
-		if d, ok := g.LastDown(a); ok {
+		if d, ok := g.LastDown(p.VRF, a); ok {
 			p.LastError = &status.LastError{Reason: d.Reason, At: d.At.UTC().Format(time.RFC3339)}
 			if d.Malformed != nil {
 				p.LastError.Malformed = d.Malformed.String()
@@ -209,7 +210,7 @@ func addSessions(ctx context.Context, out []status.Peer, g sessionSource, now, c
 				p.LastError.MaxPrefixes = p.PrefixLimit.MaxPrefixes
 			}
 		}
-		if m, ok := g.Malformed(a); ok {
+		if m, ok := g.Malformed(p.VRF, a); ok {
 			p.Malformed = malformedStatus(m)
 		}
 	}

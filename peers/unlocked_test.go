@@ -123,10 +123,10 @@ func TestAnswersWhilePassActs(t *testing.T) {
 		}
 	})
 	answers(t, "the dial hook", func() {
-		if err := m.dialKey(context.Background(), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); err != nil {
+		if err := m.dialKey(context.Background(), "", netip.MustParseAddr("192.0.2.2"), netip.MustParseAddrPort("192.0.2.2:179"), nil); err != nil {
 			t.Errorf("dial of a keyed peer: %v", err)
 		}
-		if err := m.dialKey(context.Background(), netip.MustParseAddr("192.0.2.99"), netip.MustParseAddrPort("192.0.2.99:179"), nil); !errors.Is(err, ErrDialRefused) {
+		if err := m.dialKey(context.Background(), "", netip.MustParseAddr("192.0.2.99"), netip.MustParseAddrPort("192.0.2.99:179"), nil); !errors.Is(err, ErrDialRefused) {
 			t.Errorf("dial of an address no peer has: %v", err)
 		}
 	})

@@ -6,19 +6,23 @@ import (
 	"fmt"
 	"net/netip"
 	"syscall"
+
+	"github.com/osrg/gobgp/v3/pkg/server"
 )
 
 // DialHook runs on every socket GoBGP dials to a neighbor, inside the
 // dialer's Control, before connect(2) (the carried GoBGP's
-// server.PeerDialControlOption: third_party/gobgp). neighbor is the
-// neighbor's configured address, remote the address:port dialed. An error
+// server.PeerDialControlOption: third_party/gobgp). vrf is the VRF of the
+// instance that dials ("" the default VRF's; one address may be a neighbor
+// in two VRFs, each with its own key), neighbor the neighbor's configured
+// address, remote the address:port dialed. An error
 // aborts the dial: no SYN leaves, and GoBGP tries again at its next
 // connect-retry tick. It runs on a GoBGP goroutine: it must not call GoBGP.
 // ctx is the dial's (its deadline is the dial timeout); it is done when
 // GoBGP's connect loop stops, and GoBGP's FSM cannot leave Active (accept
 // the peer's connection, say) until the hook returns: a hook that waits
 // must return when ctx is done.
-type DialHook func(ctx context.Context, neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error
+type DialHook func(ctx context.Context, vrf string, neighbor netip.Addr, remote netip.AddrPort, c syscall.RawConn) error
 
 // ErrNoDialHook refuses a dial while no plugin has set a DialHook: GoBGP
 // holds no keys, so a socket no plugin keyed must not connect.
@@ -29,8 +33,14 @@ var ErrNoDialHook = errors.New("no dial hook is set: refusing to dial unkeyed")
 // RequireDialHook, dials are refused.
 func (h *Host) OnDial(fn DialHook) { h.dial.Store(&fn) }
 
-// dialControl is what GoBGP calls for each dial.
-func (h *Host) dialControl(ctx context.Context, neighbor, _, address string, c syscall.RawConn) error {
+// dialControlIn is what vrf's instance calls for each dial.
+func (h *Host) dialControlIn(vrf string) server.PeerDialControl {
+	return func(ctx context.Context, neighbor, _, address string, c syscall.RawConn) error {
+		return h.dialControl(ctx, vrf, neighbor, address, c)
+	}
+}
+
+func (h *Host) dialControl(ctx context.Context, vrf, neighbor, address string, c syscall.RawConn) error {
 	fn := h.dial.Load()
 	if fn == nil {
 		if h.opts.RequireDialHook {
@@ -46,5 +56,5 @@ func (h *Host) dialControl(ctx context.Context, neighbor, _, address string, c s
 	if err != nil {
 		return fmt.Errorf("plugin: dial to neighbor %s: address %q: %w", neighbor, address, err)
 	}
-	return (*fn)(ctx, n.Unmap(), remote, c)
+	return (*fn)(ctx, vrf, n.Unmap(), remote, c)
 }

@@ -15,6 +15,9 @@ import (
 
 // PeerEvent is a BGP session state change of one peer.
 type PeerEvent struct {
+	// VRF is the VRF of the instance whose neighbor Peer is ("" the
+	// default VRF): one address may be a neighbor in two VRFs.
+	VRF       string
 	Peer      netip.Addr
 	State     string         // "idle", "connect", "active", "opensent", "openconfirm", "established" ("unknown" if GoBGP says so)
 	Local     netip.AddrPort // local end of the TCP connection; zero when there is none (GoBGP reports it from OPENSENT on)
@@ -37,7 +40,7 @@ type PeerEvent struct {
 type events struct {
 	mu      sync.Mutex
 	subs    map[*subscriber]struct{}
-	last    map[netip.Addr]PeerEvent // last event per peer (for the session addresses of the snapshot)
+	last    map[neighbor]PeerEvent // last event per neighbor (for the session addresses of the snapshot)
 	closed  bool
 	dropped atomic.Uint64
 	cancel  context.CancelFunc
@@ -49,7 +52,7 @@ type subscriber struct {
 
 func (e *events) init() {
 	e.subs = map[*subscriber]struct{}{}
-	e.last = map[netip.Addr]PeerEvent{}
+	e.last = map[neighbor]PeerEvent{}
 }
 
 // Subscribe returns a channel of peer events, starting with the current
@@ -113,19 +116,20 @@ func (h *Host) snapshotLocked() []PeerEvent {
 	defer cancel()
 	now := timeNow()
 	var snap []PeerEvent
-	present := map[netip.Addr]bool{}
+	present := map[neighbor]bool{}
 	var err error
-	for _, srv := range h.servers() {
-		if err = srv.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
-			ev, ok := peerEventFromAPI(p, now)
+	for _, in := range h.instances() {
+		if err = in.srv.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
+			ev, ok := peerEventFromAPI(p, in.vrf, now)
 			if !ok {
 				return
 			}
 			ev.Local, ev.Remote = netip.AddrPort{}, netip.AddrPort{}
-			if last, ok := e.last[ev.Peer]; ok && last.State == ev.State && last.AdminDown == ev.AdminDown {
+			nb := neighbor{ev.VRF, ev.Peer}
+			if last, ok := e.last[nb]; ok && last.State == ev.State && last.AdminDown == ev.AdminDown {
 				ev = last
 			}
-			present[ev.Peer] = true
+			present[nb] = true
 			snap = append(snap, ev)
 		}); err != nil {
 			break
@@ -153,10 +157,10 @@ func (e *events) publish(ev PeerEvent) {
 	if e.closed {
 		return
 	}
-	if ev.Deleted {
-		delete(e.last, ev.Peer)
+	if nb := (neighbor{ev.VRF, ev.Peer}); ev.Deleted {
+		delete(e.last, nb)
 	} else {
-		e.last[ev.Peer] = ev
+		e.last[nb] = ev
 	}
 	for s := range e.subs {
 		select {
@@ -191,7 +195,7 @@ func (h *Host) startWatch() error {
 		if pe == nil || pe.Type == api.WatchEventResponse_PeerEvent_END_OF_INIT {
 			return
 		}
-		if ev, ok := peerEventFromAPI(pe.GetPeer(), time.Now()); ok {
+		if ev, ok := peerEventFromAPI(pe.GetPeer(), "", time.Now()); ok {
 			h.ev.publish(ev)
 		}
 	})
@@ -219,7 +223,8 @@ func NeighborAddr(p *api.Peer) (netip.Addr, bool) {
 	return a.Unmap(), true
 }
 
-func peerEventFromAPI(p *api.Peer, now time.Time) (PeerEvent, bool) {
+// peerEventFromAPI is the event of neighbor p of vrf's instance.
+func peerEventFromAPI(p *api.Peer, vrf string, now time.Time) (PeerEvent, bool) {
 	if p == nil {
 		return PeerEvent{}, false
 	}
@@ -228,6 +233,7 @@ func peerEventFromAPI(p *api.Peer, now time.Time) (PeerEvent, bool) {
 		return PeerEvent{}, false
 	}
 	ev := PeerEvent{
+		VRF:       vrf,
 		Peer:      addr,
 		State:     SessionStateName(p.GetState().GetSessionState()),
 		Time:      now,

@@ -17,7 +17,7 @@ func TestPeerEventFromAPI(t *testing.T) {
 		Transport: &api.Transport{LocalAddress: "192.0.2.1", LocalPort: 179, RemotePort: 40000},
 	}
 	now := time.Now()
-	ev, ok := peerEventFromAPI(p, now)
+	ev, ok := peerEventFromAPI(p, "", now)
 	want := PeerEvent{
 		Peer: netip.MustParseAddr("192.0.2.2"), State: "opensent",
 		Local:  netip.MustParseAddrPort("192.0.2.1:179"),
@@ -32,7 +32,7 @@ func TestPeerEventFromAPI(t *testing.T) {
 	p.State.SessionState, p.State.AdminState = api.PeerState_ACTIVE, api.PeerState_DOWN
 	p.Transport = &api.Transport{LocalAddress: "<nil>"}
 	p.State.RouterId = "0.0.0.0" // no OPEN received yet
-	ev, _ = peerEventFromAPI(p, now)
+	ev, _ = peerEventFromAPI(p, "", now)
 	if ev.State != "active" || !ev.AdminDown || ev.Local.IsValid() || ev.Remote.IsValid() || ev.RouterID.IsValid() {
 		t.Fatalf("got %+v", ev)
 	}
@@ -44,7 +44,7 @@ func TestPeerEventFromAPI(t *testing.T) {
 			t.Errorf("SessionStateName(%v) = %q", s, got)
 		}
 	}
-	if _, ok := peerEventFromAPI(&api.Peer{}, now); ok {
+	if _, ok := peerEventFromAPI(&api.Peer{}, "", now); ok {
 		t.Fatal("event without an address accepted")
 	}
 }

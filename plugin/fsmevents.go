@@ -12,7 +12,9 @@ import (
 // What the Host learns from GoBGP's FSM events (the carried patch 0027,
 // server.FSMEventOption), which its API does not tell: the last
 // NOTIFICATION and down reason per neighbor, and each connection GoBGP
-// accepted and closed, with the FSM's state then. GoBGP logs each of them
+// accepted and closed, with the FSM's state then. Each instance (one per
+// VRF) has its own hook, so that an event names its neighbor by VRF and
+// address. GoBGP logs each of them
 // too; nothing here reads its log. Only addresses, codes and GoBGP's down
 // reasons leave this file: an event carries nothing else.
 
@@ -41,108 +43,125 @@ type Down struct {
 	PrefixLimit bool
 }
 
+// neighbor names one instance's neighbor: its VRF ("" the default VRF)
+// and its address, unmapped. One address may be a neighbor of two VRFs'
+// instances (vrfs.go), so the address alone does not name it.
+type neighbor struct {
+	vrf  string
+	addr netip.Addr
+}
+
 // peerNotes remembers, per neighbor, the last NOTIFICATION and the last
 // reason its session went down.
 type peerNotes struct {
 	mu    sync.Mutex
-	notif map[netip.Addr]Notification
-	down  map[netip.Addr]Down
+	notif map[neighbor]Notification
+	down  map[neighbor]Down
 	// malformed, when set, tells the malformed message a down was for.
 	malformed *malformedNotes
 	// overLimit: a Cease for the prefix limit was sent to the neighbor,
 	// and its session has not gone down since (prefixlimit.go).
-	overLimit map[netip.Addr]bool
+	overLimit map[neighbor]bool
 }
 
-// notification records a NOTIFICATION sent to or received from addr (dir
+// notification records a NOTIFICATION sent to or received from nb (dir
 // "sent" or "received").
-func (n *peerNotes) notification(addr netip.Addr, dir string, code, sub uint8) {
+func (n *peerNotes) notification(nb neighbor, dir string, code, sub uint8) {
 	now := timeNow()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.notif == nil {
-		n.notif = map[netip.Addr]Notification{}
+		n.notif = map[neighbor]Notification{}
 	}
-	n.notif[addr] = Notification{Code: code, Subcode: sub, Direction: dir,
+	n.notif[nb] = Notification{Code: code, Subcode: sub, Direction: dir,
 		Text: bgp.NewNotificationErrorCode(code, sub).String(), At: now}
 	if dir == "sent" && isPrefixLimit(code, sub) {
 		if n.overLimit == nil {
-			n.overLimit = map[netip.Addr]bool{}
+			n.overLimit = map[neighbor]bool{}
 		}
-		n.overLimit[addr] = true
+		n.overLimit[nb] = true
 	}
 }
 
-// peerDown records that addr's session left Established, for reason, and
+// peerDown records that nb's session left Established, for reason, and
 // takes the malformed message that reset it, if one did.
-func (n *peerNotes) peerDown(addr netip.Addr, reason string) {
+func (n *peerNotes) peerDown(nb neighbor, reason string) {
 	now := timeNow()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.down == nil {
-		n.down = map[netip.Addr]Down{}
+		n.down = map[neighbor]Down{}
 	}
-	d := Down{Reason: reason, At: now, PrefixLimit: n.overLimit[addr]}
-	delete(n.overLimit, addr)
+	d := Down{Reason: reason, At: now, PrefixLimit: n.overLimit[nb]}
+	delete(n.overLimit, nb)
 	if n.malformed != nil {
-		if m, ok := n.malformed.takeReset(addr, now); ok {
+		if m, ok := n.malformed.takeReset(nb, now); ok {
 			d.Malformed = &m
 		}
 	}
-	n.down[addr] = d
+	n.down[nb] = d
 }
 
-// fsmEvent is the server.FSMEventHook: it runs on GoBGP's FSM goroutines
-// and must not block.
-func (h *Host) fsmEvent(e server.FSMEvent) {
+// fsmEventIn is the server.FSMEventHook of vrf's instance: the event's
+// neighbor is (vrf, its address). It runs on GoBGP's FSM goroutines and
+// must not block.
+func (h *Host) fsmEventIn(vrf string) server.FSMEventHook {
+	return func(e server.FSMEvent) { h.fsmEvent(vrf, e) }
+}
+
+func (h *Host) fsmEvent(vrf string, e server.FSMEvent) {
 	addr, err := netip.ParseAddr(e.Neighbor)
 	if err != nil {
 		return
 	}
-	addr = addr.Unmap()
+	nb := neighbor{vrf, addr.Unmap()}
 	switch e.Type {
 	case server.FSMEventConnectionRefused:
-		h.connectionRefused(addr, e.State)
+		h.connectionRefused(nb, e.State)
 	case server.FSMEventNotificationSent:
-		h.notes.notification(addr, "sent", e.Code, e.Subcode)
+		h.notes.notification(nb, "sent", e.Code, e.Subcode)
 		if isPrefixLimit(e.Code, e.Subcode) {
-			h.overPrefixLimit(addr)
+			h.overPrefixLimit(nb)
 		}
 	case server.FSMEventNotificationReceived:
-		h.notes.notification(addr, "received", e.Code, e.Subcode)
+		h.notes.notification(nb, "received", e.Code, e.Subcode)
 	case server.FSMEventPeerDown:
-		h.notes.peerDown(addr, e.Reason)
+		h.notes.peerDown(nb, e.Reason)
 	}
 }
 
-// OnConnectionRefused sets fn to be told the neighbor address whenever
+// RefusalHook is told the neighbor of a connection GoBGP closed: its VRF
+// ("" the default VRF; the instance that closed it) and its address.
+type RefusalHook func(vrf string, addr netip.Addr)
+
+// OnConnectionRefused sets fn to be told the neighbor whenever
 // GoBGP closes a connection that the kernel accepted from a neighbor whose
 // session is Established (GoBGP keeps the old session; RFC 4271 collision
 // handling). fn is called on GoBGP's FSM goroutine: it must not block or
 // call GoBGP.
-func (h *Host) OnConnectionRefused(fn func(netip.Addr)) { h.refused.Store(&fn) }
+func (h *Host) OnConnectionRefused(fn RefusalHook) { h.refused.Store(&fn) }
 
-// OnIdleRefusal sets fn to be told the neighbor address whenever GoBGP
+// OnIdleRefusal sets fn to be told the neighbor whenever GoBGP
 // closes a connection the neighbor dialed because its own FSM for the
 // neighbor is Idle (its idle hold after a session ended): the neighbor,
 // refused, now sits in an idle hold of its own. Called like
 // OnConnectionRefused's fn: on GoBGP's goroutine, it must not block.
-func (h *Host) OnIdleRefusal(fn func(netip.Addr)) { h.idleRefused.Store(&fn) }
+func (h *Host) OnIdleRefusal(fn RefusalHook) { h.idleRefused.Store(&fn) }
 
-// OnOpenSentRefusal sets fn to be told the neighbor address whenever GoBGP
+// OnOpenSentRefusal sets fn to be told the neighbor whenever GoBGP
 // closes a connection the neighbor dialed because its own FSM for the
 // neighbor is in OpenSent: it sent its OPEN on another connection and waits
 // for the answer (GoBGP does no collision detection there). Once, that is
 // a collision; a peer that keeps dialing does not hold that other
 // connection. Called like OnConnectionRefused's fn: it must not block.
-func (h *Host) OnOpenSentRefusal(fn func(netip.Addr)) { h.openSentRefused.Store(&fn) }
+func (h *Host) OnOpenSentRefusal(fn RefusalHook) { h.openSentRefused.Store(&fn) }
 
 // connectionRefused tells the hook of the FSM's state, if one is set, that
-// GoBGP closed a connection addr dialed. In OpenConfirm no hook is told:
+// GoBGP closed a connection nb dialed. In OpenConfirm no hook is told:
 // there the refused connection is a collision the other connection is about
 // to settle, not a sign of a dead session or of a stuck one.
-func (h *Host) connectionRefused(addr netip.Addr, state bgp.FSMState) {
-	var fn *func(netip.Addr)
+func (h *Host) connectionRefused(nb neighbor, state bgp.FSMState) {
+	var fn *RefusalHook
 	switch state {
 	case bgp.BGP_FSM_ESTABLISHED:
 		fn = h.refused.Load()
@@ -152,24 +171,24 @@ func (h *Host) connectionRefused(addr netip.Addr, state bgp.FSMState) {
 		fn = h.openSentRefused.Load()
 	}
 	if fn != nil {
-		(*fn)(addr)
+		(*fn)(nb.vrf, nb.addr)
 	}
 }
 
 // LastNotification returns the last NOTIFICATION sent to or received from
-// addr since the daemon started.
-func (h *Host) LastNotification(addr netip.Addr) (Notification, bool) {
+// neighbor addr of vrf ("" the default VRF) since the daemon started.
+func (h *Host) LastNotification(vrf string, addr netip.Addr) (Notification, bool) {
 	h.notes.mu.Lock()
 	defer h.notes.mu.Unlock()
-	n, ok := h.notes.notif[addr.Unmap()]
+	n, ok := h.notes.notif[neighbor{vrf, addr.Unmap()}]
 	return n, ok
 }
 
-// LastDown returns why addr's session last left Established since the
-// daemon started.
-func (h *Host) LastDown(addr netip.Addr) (Down, bool) {
+// LastDown returns why the session of neighbor addr of vrf last left
+// Established since the daemon started.
+func (h *Host) LastDown(vrf string, addr netip.Addr) (Down, bool) {
 	h.notes.mu.Lock()
 	defer h.notes.mu.Unlock()
-	d, ok := h.notes.down[addr.Unmap()]
+	d, ok := h.notes.down[neighbor{vrf, addr.Unmap()}]
 	return d, ok
 }

@@ -38,8 +38,8 @@ func TestFSMEventsFromSession(t *testing.T) {
 	}
 	var mu sync.Mutex
 	refusals := map[string][]netip.Addr{}
-	hook := func(kind string) func(netip.Addr) {
-		return func(a netip.Addr) {
+	hook := func(kind string) RefusalHook {
+		return func(_ string, a netip.Addr) {
 			mu.Lock()
 			defer mu.Unlock()
 			refusals[kind] = append(refusals[kind], a)
@@ -91,13 +91,13 @@ func TestFSMEventsFromSession(t *testing.T) {
 	}
 	state("idle")
 	waitFor(t, 5*time.Second, "the session's end", func() bool {
-		_, ok := h.LastDown(peer)
+		_, ok := h.LastDown("", peer)
 		return ok
 	})
-	if n, ok := h.LastNotification(peer); !ok || n.Direction != "sent" || n.Code != bgp.BGP_ERROR_MESSAGE_HEADER_ERROR || n.Subcode != bgp.BGP_ERROR_SUB_BAD_MESSAGE_TYPE {
+	if n, ok := h.LastNotification("", peer); !ok || n.Direction != "sent" || n.Code != bgp.BGP_ERROR_MESSAGE_HEADER_ERROR || n.Subcode != bgp.BGP_ERROR_SUB_BAD_MESSAGE_TYPE {
 		t.Errorf("after a message of an unknown type: last NOTIFICATION %+v %v", n, ok)
 	}
-	if d, _ := h.LastDown(peer); d.Reason != "notification-sent code 1(header) subcode 3(bad message type)" ||
+	if d, _ := h.LastDown("", peer); d.Reason != "notification-sent code 1(header) subcode 3(bad message type)" ||
 		d.Malformed == nil || d.Malformed.Message != "type 255" {
 		t.Errorf("after a message of an unknown type: down %+v (malformed %+v)", d, d.Malformed)
 	}
@@ -123,10 +123,10 @@ func TestFSMEventsFromSession(t *testing.T) {
 	}
 	state("idle")
 	waitFor(t, 5*time.Second, "the second end", func() bool {
-		d, _ := h.LastDown(peer)
+		d, _ := h.LastDown("", peer)
 		return d.Reason == "notification-received code 6(cease) subcode 3(peer deconfigured)" && d.Malformed == nil
 	})
-	if n, ok := h.LastNotification(peer); !ok || n.Direction != "received" || n.Code != 6 || n.Subcode != 3 || n.Text != "code 6(cease) subcode 3(peer deconfigured)" {
+	if n, ok := h.LastNotification("", peer); !ok || n.Direction != "received" || n.Code != 6 || n.Subcode != 3 || n.Text != "code 6(cease) subcode 3(peer deconfigured)" {
 		t.Errorf("after the peer's NOTIFICATION: last NOTIFICATION %+v %v", n, ok)
 	}
 	mu.Lock()

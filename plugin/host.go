@@ -7,7 +7,8 @@
 //     started after GoBGP and stopped before it;
 //   - vrfs.go: a GoBGP instance per VRF (a RIB of its own, listeners bound
 //     to the VRF device), made when the VRF's first neighbor is added
-//     (AddPeerIn, AddPeerGroupIn) and found by neighbor address after;
+//     (AddPeerIn, AddPeerGroupIn) and named by VRF after (DeletePeerIn,
+//     ResetPeerIn, ListPeerIn; listings carry each neighbor's VRF);
 //   - bestpaths.go: each instance's best paths (WatchBestPaths);
 //   - grpc.go: GoBGP's gRPC API (so the stock `gobgp` CLI works) behind
 //     interceptors that redact every answer, refuse redacted passwords,
@@ -129,12 +130,24 @@ type Host struct {
 
 	loop *loopWatch // the watchdog of GoBGP's main loop (loopwatch.go)
 
-	refused atomic.Pointer[func(netip.Addr)] // OnConnectionRefused (fsmevents.go)
-	dial    atomic.Pointer[DialHook]         // OnDial (dial.go)
+	refused atomic.Pointer[RefusalHook] // OnConnectionRefused (fsmevents.go)
+	dial    atomic.Pointer[DialHook]    // OnDial (dial.go)
 
-	idleRefused     atomic.Pointer[func(netip.Addr)] // OnIdleRefusal (fsmevents.go)
-	openSentRefused atomic.Pointer[func(netip.Addr)] // OnOpenSentRefusal (fsmevents.go)
-	prefixLimit     atomic.Pointer[func(netip.Addr)] // OnPrefixLimit (prefixlimit.go)
+	idleRefused     atomic.Pointer[RefusalHook] // OnIdleRefusal (fsmevents.go)
+	openSentRefused atomic.Pointer[RefusalHook] // OnOpenSentRefusal (fsmevents.go)
+	prefixLimit     atomic.Pointer[RefusalHook] // OnPrefixLimit (prefixlimit.go)
+}
+
+// hooksIn are the options that give vrf's instance ("" the default VRF's)
+// the Host's hooks: each its own closure, so that a dial, an FSM event or
+// a malformed message names its neighbor by VRF and address.
+func (h *Host) hooksIn(vrf string) []server.ServerOption {
+	return []server.ServerOption{
+		server.LoggerOption(h.logger),
+		server.PeerDialControlOption(h.dialControlIn(vrf)),
+		server.ReceiveErrorOption(h.malformed.recordIn(vrf)),
+		server.FSMEventOption(h.fsmEventIn(vrf)),
+	}
 }
 
 type hostState int
@@ -182,12 +195,7 @@ func New(opts Options) (*Host, error) {
 	h.logger = newLogAdapter(opts.Logger, h.secrets)
 	h.logger.onFatal = h.grpcListenFailed
 
-	sopts := []server.ServerOption{
-		server.LoggerOption(h.logger),
-		server.PeerDialControlOption(h.dialControl),
-		server.ReceiveErrorOption(h.malformed.record),
-		server.FSMEventOption(h.fsmEvent),
-	}
+	sopts := h.hooksIn("")
 	if opts.GRPCAddr != "" {
 		// GoBGP only logs (Fatal) when it cannot listen, from a goroutine,
 		// and a dial could reach whoever holds the port: try first.

@@ -113,16 +113,21 @@ type Malformed struct {
 // ReceiveErrorHook on its sessions' receiving goroutines.
 type malformedNotes struct {
 	mu sync.Mutex
-	m  map[netip.Addr]*Malformed
+	m  map[neighbor]*Malformed
 }
 
-// record is the server.ReceiveErrorHook: it must not block.
-func (n *malformedNotes) record(e server.ReceiveError) {
+// recordIn is the server.ReceiveErrorHook of vrf's instance: the message's
+// neighbor is (vrf, its address). It must not block.
+func (n *malformedNotes) recordIn(vrf string) server.ReceiveErrorHook {
+	return func(e server.ReceiveError) { n.record(vrf, e) }
+}
+
+func (n *malformedNotes) record(vrf string, e server.ReceiveError) {
 	addr, err := netip.ParseAddr(e.Neighbor)
 	if err != nil {
 		return
 	}
-	addr = addr.Unmap()
+	nb := neighbor{vrf, addr.Unmap()}
 	m := MalformedMessage{
 		Message:  messageName(e.MessageType),
 		Handling: handlingName(e.Handling),
@@ -136,12 +141,12 @@ func (n *malformedNotes) record(e server.ReceiveError) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.m == nil {
-		n.m = map[netip.Addr]*Malformed{}
+		n.m = map[neighbor]*Malformed{}
 	}
-	s := n.m[addr]
+	s := n.m[nb]
 	if s == nil {
 		s = &Malformed{ByHandling: map[string]uint64{}}
-		n.m[addr] = s
+		n.m[nb] = s
 	}
 	if e.MessageType == bgp.BGP_MSG_UPDATE {
 		s.Updates++
@@ -163,12 +168,12 @@ func (n *malformedNotes) record(e server.ReceiveError) {
 // taken to be that message's doing.
 const resetWindow = 5 * time.Second
 
-// takeReset returns, and forgets, the malformed message that reset addr's
+// takeReset returns, and forgets, the malformed message that reset nb's
 // session, if one did within resetWindow before at.
-func (n *malformedNotes) takeReset(addr netip.Addr, at time.Time) (MalformedMessage, bool) {
+func (n *malformedNotes) takeReset(nb neighbor, at time.Time) (MalformedMessage, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	s := n.m[addr]
+	s := n.m[nb]
 	if s == nil || s.reset == nil {
 		return MalformedMessage{}, false
 	}
@@ -180,12 +185,13 @@ func (n *malformedNotes) takeReset(addr netip.Addr, at time.Time) (MalformedMess
 	return r, true
 }
 
-// Malformed returns what addr sent that GoBGP found malformed, since the
-// daemon started; false when it sent nothing malformed.
-func (h *Host) Malformed(addr netip.Addr) (Malformed, bool) {
+// Malformed returns what neighbor addr of vrf ("" the default VRF) sent
+// that GoBGP found malformed, since the daemon started; false when it sent
+// nothing malformed.
+func (h *Host) Malformed(vrf string, addr netip.Addr) (Malformed, bool) {
 	h.malformed.mu.Lock()
 	defer h.malformed.mu.Unlock()
-	s := h.malformed.m[addr.Unmap()]
+	s := h.malformed.m[neighbor{vrf, addr.Unmap()}]
 	if s == nil {
 		return Malformed{}, false
 	}

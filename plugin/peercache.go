@@ -7,8 +7,6 @@ import (
 	"time"
 
 	api "github.com/osrg/gobgp/v3/api"
-
-	"github.com/authbgp/authbgpd/redact"
 )
 
 // The ListPeer cache behind PeerStates (/status, metrics): GoBGP answers
@@ -31,6 +29,7 @@ type peerSnapshot struct {
 }
 
 type advKey struct {
+	vrf  string
 	addr string
 	afi  api.Family_Afi
 	safi api.Family_Safi
@@ -98,9 +97,9 @@ func (h *Host) refreshSnapshot(done chan struct{}) {
 	start := time.Now()
 	var out []*api.Peer
 	var err error
-	for _, srv := range h.servers() {
-		if err = srv.ListPeer(context.Background(), &api.ListPeerRequest{EnableAdvertised: adv}, func(p *api.Peer) {
-			out = append(out, redact.Proto(p))
+	for _, in := range h.instances() {
+		if err = in.srv.ListPeer(context.Background(), &api.ListPeerRequest{EnableAdvertised: adv}, func(p *api.Peer) {
+			out = append(out, listed(p, in.vrf))
 		}); err != nil {
 			break
 		}
@@ -127,7 +126,7 @@ func advertisedOf(peers []*api.Peer) map[advKey]uint64 {
 	for _, p := range peers {
 		for _, af := range p.GetAfiSafis() {
 			if st := af.GetState(); st != nil {
-				m[advKey{p.GetConf().GetNeighborAddress(), st.GetFamily().GetAfi(), st.GetFamily().GetSafi()}] = st.GetAdvertised()
+				m[advKey{VRFOf(p), p.GetConf().GetNeighborAddress(), st.GetFamily().GetAfi(), st.GetFamily().GetSafi()}] = st.GetAdvertised()
 			}
 		}
 	}
@@ -139,7 +138,7 @@ func setAdvertised(peers []*api.Peer, adv map[advKey]uint64) {
 	for _, p := range peers {
 		for _, af := range p.GetAfiSafis() {
 			if st := af.GetState(); st != nil {
-				st.Advertised = adv[advKey{p.GetConf().GetNeighborAddress(), st.GetFamily().GetAfi(), st.GetFamily().GetSafi()}]
+				st.Advertised = adv[advKey{VRFOf(p), p.GetConf().GetNeighborAddress(), st.GetFamily().GetAfi(), st.GetFamily().GetSafi()}]
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 
 	api "github.com/osrg/gobgp/v3/api"
-	"github.com/osrg/gobgp/v3/pkg/server"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/authbgp/authbgpd/keys"
@@ -73,13 +72,26 @@ func (h *Host) UpdatePeer(ctx context.Context, p *api.Peer) (needsSoftResetIn bo
 	if p == nil || p.Conf == nil {
 		return false, errors.New("plugin: UpdatePeer: nil peer or peer config")
 	}
+	return h.UpdatePeerIn(ctx, h.vrfOf(p.Conf.NeighborAddress), p)
+}
+
+// UpdatePeerIn is UpdatePeer for the neighbor of vrf's instance ("" the
+// default VRF's).
+func (h *Host) UpdatePeerIn(ctx context.Context, vrf string, p *api.Peer) (needsSoftResetIn bool, err error) {
+	if p == nil || p.Conf == nil {
+		return false, errors.New("plugin: UpdatePeer: nil peer or peer config")
+	}
 	if err := h.checkRunning(); err != nil {
 		return false, err
 	}
 	if err := h.acceptSecrets(p); err != nil {
 		return false, fmt.Errorf("plugin: update peer %s: %w", p.Conf.NeighborAddress, err)
 	}
-	r, err := h.serverOf(p.Conf.NeighborAddress).UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: p})
+	s, err := h.serverAt(vrf)
+	if err != nil {
+		return false, fmt.Errorf("plugin: update peer %s: %w", p.Conf.NeighborAddress, err)
+	}
+	r, err := s.UpdatePeer(ctx, &api.UpdatePeerRequest{Peer: p})
 	if err != nil {
 		return false, fmt.Errorf("plugin: update peer %s: %w", p.Conf.NeighborAddress, err)
 	}
@@ -90,14 +102,23 @@ func (h *Host) UpdatePeer(ctx context.Context, p *api.Peer) (needsSoftResetIn bo
 // Cease / Peer De-configured. Subscribers get a PeerEvent with Deleted set.
 // GoBGP does not remove the TCP-MD5 key from its listeners (docs/ARCHITECTURE.md, facts).
 func (h *Host) DeletePeer(ctx context.Context, addr string) error {
+	return h.DeletePeerIn(ctx, h.vrfOf(addr), addr)
+}
+
+// DeletePeerIn is DeletePeer for the neighbor of vrf's instance.
+func (h *Host) DeletePeerIn(ctx context.Context, vrf, addr string) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.serverOf(addr).DeletePeer(ctx, &api.DeletePeerRequest{Address: addr}); err != nil {
+	s, err := h.serverAt(vrf)
+	if err != nil {
+		return fmt.Errorf("plugin: delete peer %s: %w", addr, err)
+	}
+	if err := s.DeletePeer(ctx, &api.DeletePeerRequest{Address: addr}); err != nil {
 		return fmt.Errorf("plugin: delete peer %s: %w", addr, err)
 	}
 	if a, err := netip.ParseAddr(addr); err == nil {
-		h.ev.publish(PeerEvent{Peer: a.Unmap(), State: "idle", Time: timeNow(), Deleted: true})
+		h.ev.publish(PeerEvent{VRF: vrf, Peer: a.Unmap(), State: "idle", Time: timeNow(), Deleted: true})
 	}
 	return nil
 }
@@ -143,32 +164,64 @@ func (h *Host) ShutdownPeer(ctx context.Context, addr, communication string) err
 // Reset with communication) or, with soft, re-sends / re-evaluates routes in
 // direction dir without dropping the session.
 func (h *Host) ResetPeer(ctx context.Context, addr, communication string, soft bool, dir api.ResetPeerRequest_SoftResetDirection) error {
+	return h.ResetPeerIn(ctx, h.vrfOf(addr), addr, communication, soft, dir)
+}
+
+// ResetPeerIn is ResetPeer for the neighbor of vrf's instance.
+func (h *Host) ResetPeerIn(ctx context.Context, vrf, addr, communication string, soft bool, dir api.ResetPeerRequest_SoftResetDirection) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
+	s, err := h.serverAt(vrf)
+	if err != nil {
+		return fmt.Errorf("plugin: reset peer %s: %w", addr, err)
+	}
 	r := &api.ResetPeerRequest{Address: addr, Communication: communication, Soft: soft, Direction: dir}
-	if err := h.serverOf(addr).ResetPeer(ctx, r); err != nil {
+	if err := s.ResetPeer(ctx, r); err != nil {
 		return fmt.Errorf("plugin: reset peer %s: %w", addr, err)
 	}
 	return nil
 }
 
-// listServers are the servers ListPeer asks: addr's, or all.
-func (h *Host) listServers(addr string) []*server.BgpServer {
-	if addr != "" {
-		return []*server.BgpServer{h.serverOf(addr)}
-	}
-	return h.servers()
-}
-
 // ListPeer returns the neighbor addr ("" = all), with passwords redacted
-// (a non-empty AuthPassword reads Redacted).
+// (a non-empty AuthPassword reads Redacted). A VRF instance's neighbors
+// carry their VRF in Conf.Vrf (VRFOf).
 func (h *Host) ListPeer(ctx context.Context, addr string) ([]*api.Peer, error) {
-	return h.listPeer(ctx, &api.ListPeerRequest{Address: addr})
+	if addr == "" {
+		return h.listPeer(ctx, h.instances(), "")
+	}
+	return h.ListPeerIn(ctx, h.vrfOf(addr), addr)
 }
 
-func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.Peer, error) {
-	addr := req.Address
+// ListPeerIn is ListPeer for the neighbor addr of vrf's instance.
+func (h *Host) ListPeerIn(ctx context.Context, vrf, addr string) ([]*api.Peer, error) {
+	s, err := h.serverAt(vrf)
+	if err != nil {
+		return nil, fmt.Errorf("plugin: list peer %q: %w", addr, err)
+	}
+	return h.listPeer(ctx, []instance{{vrf, s}}, addr)
+}
+
+// VRFOf is the VRF of a neighbor that ListPeer, PeersAndPasswords or
+// PeerStates returned ("" the default VRF).
+func VRFOf(p *api.Peer) string { return p.GetConf().GetVrf() }
+
+// listed is p as the Host answers it: redacted, and with the VRF of the
+// instance it came from in Conf.Vrf (the instances themselves hold no
+// GoBGP VRF: a VRF is an instance of its own).
+func listed(p *api.Peer, vrf string) *api.Peer {
+	c := redact.Proto(p)
+	if vrf != "" {
+		if c.Conf == nil {
+			c.Conf = &api.PeerConf{}
+		}
+		c.Conf.Vrf = vrf
+	}
+	return c
+}
+
+func (h *Host) listPeer(ctx context.Context, ins []instance, addr string) ([]*api.Peer, error) {
+	req := &api.ListPeerRequest{Address: addr}
 	if err := h.checkRunning(); err != nil {
 		return nil, err
 	}
@@ -187,9 +240,9 @@ func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.P
 	go func() {
 		var out []*api.Peer
 		var err error
-		for _, s := range h.listServers(addr) {
-			if err = s.ListPeer(ctx, req, func(p *api.Peer) {
-				out = append(out, redact.Proto(p))
+		for _, in := range ins {
+			if err = in.srv.ListPeer(ctx, req, func(p *api.Peer) {
+				out = append(out, listed(p, in.vrf))
 			}); err != nil {
 				break
 			}
@@ -207,29 +260,26 @@ func (h *Host) listPeer(ctx context.Context, req *api.ListPeerRequest) ([]*api.P
 	}
 }
 
-// PeersAndPasswords is ListPeer(ctx, "") (redacted answers) together with
-// the TCP-MD5 password GoBGP holds for each neighbor (empty for none), from
-// one walk of GoBGP's neighbors, so the peers manager can compare them with
-// the keys it decided. The passwords never leave the process: they are not
-// logged, and every API answer stays redacted.
-func (h *Host) PeersAndPasswords(ctx context.Context) ([]*api.Peer, map[netip.Addr]keys.Secret, error) {
+// PeersAndPasswords is ListPeer(ctx, "") (redacted answers, each with its
+// VRF) together with the TCP-MD5 password GoBGP holds for each neighbor
+// (empty for none; passwords[i] is peers[i]'s), from one walk of GoBGP's
+// neighbors, so the peers manager can compare them with the keys it
+// decided. The passwords never leave the process: they are not logged,
+// and every API answer stays redacted.
+func (h *Host) PeersAndPasswords(ctx context.Context) (peers []*api.Peer, passwords []keys.Secret, err error) {
 	if err := h.checkRunning(); err != nil {
 		return nil, nil, err
 	}
-	var ps []*api.Peer
-	pw := map[netip.Addr]keys.Secret{}
-	for _, s := range h.servers() {
-		err := s.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
-			if a, ok := NeighborAddr(p); ok {
-				pw[a] = keys.Secret(p.GetConf().GetAuthPassword())
-			}
-			ps = append(ps, redact.Proto(p))
+	for _, in := range h.instances() {
+		err := in.srv.ListPeer(ctx, &api.ListPeerRequest{}, func(p *api.Peer) {
+			passwords = append(passwords, keys.Secret(p.GetConf().GetAuthPassword()))
+			peers = append(peers, listed(p, in.vrf))
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("plugin: list peers and passwords: %w", err)
 		}
 	}
-	return ps, pw, nil
+	return peers, passwords, nil
 }
 
 // AddPeerGroup adds a peer group (its AuthPassword applies to members and

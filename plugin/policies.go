@@ -45,13 +45,18 @@ func setPolicies(ctx context.Context, s *server.BgpServer, rp *api.RoutingPolicy
 	return nil
 }
 
-// SetPolicyAssignment sets a neighbor's import or export assignment (a.Name
-// is its address) in its instance.
-func (h *Host) SetPolicyAssignment(ctx context.Context, a *api.PolicyAssignment) error {
+// SetPolicyAssignmentIn sets a neighbor's import or export assignment
+// (a.Name is its address) in vrf's instance ("" the default VRF's): one
+// address may be a neighbor in two VRFs.
+func (h *Host) SetPolicyAssignmentIn(ctx context.Context, vrf string, a *api.PolicyAssignment) error {
 	if err := h.checkRunning(); err != nil {
 		return err
 	}
-	if err := h.serverOf(a.GetName()).SetPolicyAssignment(ctx, &api.SetPolicyAssignmentRequest{Assignment: a}); err != nil {
+	s, err := h.serverAt(vrf)
+	if err != nil {
+		return fmt.Errorf("plugin: set %s policy of %s: %w", a.GetDirection(), a.GetName(), err)
+	}
+	if err := s.SetPolicyAssignment(ctx, &api.SetPolicyAssignmentRequest{Assignment: a}); err != nil {
 		return fmt.Errorf("plugin: set %s policy of %s: %w", a.GetDirection(), a.GetName(), err)
 	}
 	return nil

@@ -82,7 +82,7 @@ func TestPoliciesInEveryInstance(t *testing.T) {
 		t.Fatalf("blue's neighbor's import assignment: %v, %v; want drop", got, err)
 	}
 	a := &api.PolicyAssignment{Name: "198.51.100.2", Direction: api.PolicyDirection_EXPORT, Policies: []*api.Policy{{Name: "drop"}}, DefaultAction: api.RouteAction_REJECT}
-	if err := h.SetPolicyAssignment(ctx, a); err != nil {
+	if err := h.SetPolicyAssignmentIn(ctx, "blue", a); err != nil {
 		t.Fatalf("SetPolicyAssignment of an ordinary neighbor in its VRF's instance: %v", err)
 	}
 }

@@ -1,8 +1,6 @@
 package plugin
 
 import (
-	"net/netip"
-
 	"github.com/osrg/gobgp/v3/pkg/packet/bgp"
 )
 
@@ -20,15 +18,16 @@ func isPrefixLimit(code, subcode uint8) bool {
 	return code == bgp.BGP_ERROR_CEASE && subcode == bgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED
 }
 
-// OnPrefixLimit sets fn to be told the neighbor address whenever GoBGP
-// ends a session because the neighbor sent more prefixes than its limit
-// (it sent the Cease, subcode 1). Called like OnConnectionRefused's fn:
-// on GoBGP's FSM goroutine, it must not block or call GoBGP.
-func (h *Host) OnPrefixLimit(fn func(netip.Addr)) { h.prefixLimit.Store(&fn) }
+// OnPrefixLimit sets fn to be told the neighbor (its VRF, "" the default
+// VRF's, and its address) whenever GoBGP ends a session because the
+// neighbor sent more prefixes than its limit (it sent the Cease, subcode
+// 1). Called like OnConnectionRefused's fn: on GoBGP's FSM goroutine, it
+// must not block or call GoBGP.
+func (h *Host) OnPrefixLimit(fn RefusalHook) { h.prefixLimit.Store(&fn) }
 
 // overPrefixLimit tells OnPrefixLimit's fn, if one is set.
-func (h *Host) overPrefixLimit(addr netip.Addr) {
+func (h *Host) overPrefixLimit(nb neighbor) {
 	if fn := h.prefixLimit.Load(); fn != nil {
-		(*fn)(addr)
+		(*fn)(nb.vrf, nb.addr)
 	}
 }

@@ -39,7 +39,7 @@ func TestPrefixLimitSession(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var told []netip.Addr
-	h.OnPrefixLimit(func(a netip.Addr) {
+	h.OnPrefixLimit(func(_ string, a netip.Addr) {
 		mu.Lock()
 		defer mu.Unlock()
 		told = append(told, a)
@@ -106,10 +106,10 @@ func TestPrefixLimitSession(t *testing.T) {
 	logged("the limit", `msg="prefix limit reached"`, "peer=127.0.0.2", "max_prefixes=3", "count=4")
 	state("idle", 5*time.Second)
 	waitFor(t, 5*time.Second, "the session's end", func() bool {
-		_, ok := h.LastDown(peer)
+		_, ok := h.LastDown("", peer)
 		return ok
 	})
-	if d, _ := h.LastDown(peer); !d.PrefixLimit || d.Reason != "notification-sent code 6(cease) subcode 1(maximum number of prefixes reached)" {
+	if d, _ := h.LastDown("", peer); !d.PrefixLimit || d.Reason != "notification-sent code 6(cease) subcode 1(maximum number of prefixes reached)" {
 		t.Errorf("down %+v: want the prefix limit's", d)
 	}
 	mu.Lock()
@@ -131,7 +131,7 @@ func TestPrefixLimitSession(t *testing.T) {
 	}
 	state("idle", 5*time.Second)
 	waitFor(t, 5*time.Second, "the second end", func() bool {
-		d, _ := h.LastDown(peer)
+		d, _ := h.LastDown("", peer)
 		return strings.HasPrefix(d.Reason, "notification-received") && !d.PrefixLimit
 	})
 }

@@ -15,13 +15,13 @@ import (
 func TestPrefixLimitNotes(t *testing.T) {
 	h := &Host{}
 	var told []netip.Addr
-	h.OnPrefixLimit(func(a netip.Addr) { told = append(told, a) })
+	h.OnPrefixLimit(func(_ string, a netip.Addr) { told = append(told, a) })
 	ev := func(typ server.FSMEventType, addr string, code, sub uint8) {
-		h.fsmEvent(server.FSMEvent{Type: typ, Neighbor: addr, State: bgp.BGP_FSM_ESTABLISHED, Code: code, Subcode: sub, Reason: "r"})
+		h.fsmEvent("", server.FSMEvent{Type: typ, Neighbor: addr, State: bgp.BGP_FSM_ESTABLISHED, Code: code, Subcode: sub, Reason: "r"})
 	}
 	down := func(addr string) Down {
 		ev(server.FSMEventPeerDown, addr, 0, 0)
-		d, _ := h.LastDown(netip.MustParseAddr(addr))
+		d, _ := h.LastDown("", netip.MustParseAddr(addr))
 		return d
 	}
 	ev(server.FSMEventNotificationSent, "192.0.2.2", bgp.BGP_ERROR_CEASE, bgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED)

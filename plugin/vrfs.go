@@ -14,13 +14,15 @@ import (
 // vrfServers are the GoBGP servers of the VRFs: one BgpServer per VRF,
 // each a RIB of its own, so that a tenant's routes reach only the peers of
 // its VRF (and only its VRF's table). A VRF's server listens bound to the
-// VRF device (Global.BindToDevice) and dials through it; it shares the
-// Host's hooks (the dial hook keys its dials, the FSM events and malformed
-// messages reach the same records, its log lines the same adapter) and
-// its peer events the Host's fan-out. It is made when the VRF's first
-// neighbor or range is added, and stopped with the Host. Neighbor
-// addresses are unique across VRFs (the config refuses one address in two
-// VRFs), so a neighbor's server is found by its address.
+// VRF device (Global.BindToDevice) and dials through it; it has the
+// Host's hooks as closures of its own (hooksIn: the dial hook keys its
+// dials, its FSM events and malformed messages reach the same records,
+// each naming its neighbor by VRF and address; its log lines go to the
+// same adapter) and its peer events (PeerEvent.VRF) the Host's fan-out.
+// It is made when the VRF's first neighbor or range is added, and stopped
+// with the Host. One address may be a neighbor in two VRFs: the calls
+// ending in In name the VRF (serverAt); the older calls by address alone
+// find the VRF the address was last added in (where).
 type vrfServers struct {
 	mu      sync.Mutex
 	servers map[string]*server.BgpServer // by VRF name; the default VRF is Host.bgp
@@ -78,12 +80,7 @@ func (h *Host) serverIn(ctx context.Context, vrf string) (*server.BgpServer, err
 // startVRF makes and starts vrf's instance; the caller holds vrfs.mu.
 func (h *Host) startVRF(ctx context.Context, vrf string) (*server.BgpServer, error) {
 	v := &h.vrfs
-	s := server.NewBgpServer(
-		server.LoggerOption(h.logger),
-		server.PeerDialControlOption(h.dialControl),
-		server.ReceiveErrorOption(h.malformed.record),
-		server.FSMEventOption(h.fsmEvent),
-	)
+	s := server.NewBgpServer(h.hooksIn(vrf)...)
 	go s.Serve()
 	g := &api.Global{
 		Asn:              h.opts.ASN,
@@ -107,7 +104,7 @@ func (h *Host) startVRF(ctx context.Context, vrf string) (*server.BgpServer, err
 		if pe == nil || pe.Type == api.WatchEventResponse_PeerEvent_END_OF_INIT {
 			return
 		}
-		if ev, ok := peerEventFromAPI(pe.GetPeer(), time.Now()); ok {
+		if ev, ok := peerEventFromAPI(pe.GetPeer(), vrf, time.Now()); ok {
 			h.vrfs.mu.Lock()
 			if _, known := h.vrfs.where[ev.Peer.String()]; !known {
 				h.vrfs.where[ev.Peer.String()] = vrf // a dynamic neighbor's session
@@ -151,6 +148,30 @@ func (h *Host) place(addr, vrf string) {
 	h.vrfs.where[addr] = vrf
 }
 
+// serverAt is the server of vrf ("" the default VRF's), made already: a
+// VRF with none has no neighbor to act on, and the default VRF's neighbor
+// of the same address must not be acted on in its stead.
+func (h *Host) serverAt(vrf string) (*server.BgpServer, error) {
+	if vrf == "" {
+		return h.bgp, nil
+	}
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	if s, ok := h.vrfs.servers[vrf]; ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("no GoBGP instance for VRF %s", vrf)
+}
+
+// vrfOf is the VRF of neighbor addr ("" the default VRF), as last added
+// (the calls that name a neighbor by address alone; one address may be a
+// neighbor in two VRFs, which the calls ending in In tell apart).
+func (h *Host) vrfOf(addr string) string {
+	h.vrfs.mu.Lock()
+	defer h.vrfs.mu.Unlock()
+	return h.vrfs.where[addr]
+}
+
 // serverOf is the server of neighbor addr (the default VRF's when it is
 // in none).
 func (h *Host) serverOf(addr string) *server.BgpServer { return h.serverBy(h.vrfs.where, addr) }
@@ -172,16 +193,31 @@ func (h *Host) serverBy(in map[string]string, key string) *server.BgpServer {
 // servers are every server, the default VRF's first, then the VRFs' by
 // name.
 func (h *Host) servers() []*server.BgpServer {
+	ins := h.instances()
+	out := make([]*server.BgpServer, len(ins))
+	for i, in := range ins {
+		out[i] = in.srv
+	}
+	return out
+}
+
+// instance is one GoBGP server and its VRF ("" the default VRF).
+type instance struct {
+	vrf string
+	srv *server.BgpServer
+}
+
+// instances are every server with its VRF, the default VRF's first, then
+// the VRFs' by name.
+func (h *Host) instances() []instance {
+	names := h.VRFs()
 	h.vrfs.mu.Lock()
 	defer h.vrfs.mu.Unlock()
-	names := make([]string, 0, len(h.vrfs.servers))
-	for n := range h.vrfs.servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := []*server.BgpServer{h.bgp}
+	out := []instance{{"", h.bgp}}
 	for _, n := range names {
-		out = append(out, h.vrfs.servers[n])
+		if s, ok := h.vrfs.servers[n]; ok {
+			out = append(out, instance{n, s})
+		}
 	}
 	return out
 }

@@ -54,6 +54,65 @@ func TestVRFInstances(t *testing.T) {
 	}
 }
 
+// One address is a neighbor of two VRFs' instances (and of the default
+// one): each listing names each by its VRF, and each call ending in In
+// acts on its VRF's neighbor alone; a VRF without an instance is an error,
+// never the default VRF's neighbor of that address.
+func TestVRFSameAddress(t *testing.T) {
+	h := newTestHost(t, Options{ListenPort: -1})
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ch, cancel := h.Subscribe(16)
+	defer cancel()
+	for _, vrf := range []string{"", "blue", "red"} {
+		p := &api.Peer{Conf: &api.PeerConf{NeighborAddress: "192.0.2.2", PeerAsn: 65002}, Transport: &api.Transport{PassiveMode: true}}
+		if err := h.AddPeerIn(ctx, vrf, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vrfsOf := func(ps []*api.Peer) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, fmt.Sprintf("%q", VRFOf(p)))
+		}
+		return fmt.Sprint(out)
+	}
+	all, _, err := h.PeersAndPasswords(ctx)
+	if err != nil || vrfsOf(all) != `["" "blue" "red"]` {
+		t.Fatalf("PeersAndPasswords: %s, %v", vrfsOf(all), err)
+	}
+	if one, err := h.ListPeerIn(ctx, "red", "192.0.2.2"); err != nil || vrfsOf(one) != `["red"]` {
+		t.Fatalf("ListPeerIn(red) = %s, %v", vrfsOf(one), err)
+	}
+	if _, err := h.ListPeerIn(ctx, "green", "192.0.2.2"); err == nil {
+		t.Fatal("ListPeerIn of a VRF without an instance answered")
+	}
+	if err := h.DeletePeerIn(ctx, "green", "192.0.2.2"); err == nil {
+		t.Fatal("DeletePeerIn of a VRF without an instance deleted something")
+	}
+	if err := h.DeletePeerIn(ctx, "blue", "192.0.2.2"); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := h.ListPeer(ctx, ""); vrfsOf(all) != `["" "red"]` {
+		t.Fatalf("after deleting blue's: %s", vrfsOf(all))
+	}
+	for deadline := time.After(5 * time.Second); ; {
+		select {
+		case ev := <-ch:
+			if ev.Deleted {
+				if ev.VRF != "blue" {
+					t.Fatalf("deleted event in %q, want blue", ev.VRF)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no deleted event")
+		}
+	}
+}
+
 // BenchmarkVRFInstance reports what one more VRF costs: the heap of one
 // more GoBGP instance (made and started, no listeners, no neighbors).
 //

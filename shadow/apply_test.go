@@ -43,7 +43,7 @@ func TestApplyFollowsSnapshot(t *testing.T) {
 			c.Pin(id, -1)
 		}
 	}
-	snap := func(k peerindex.KeyInUse, sess map[netip.Addr]peerindex.Session) *peerindex.Snapshot {
+	snap := func(k peerindex.KeyInUse, sess map[peerindex.Neighbor]peerindex.Session) *peerindex.Snapshot {
 		return &peerindex.Snapshot{Keys: map[string]peerindex.KeyInUse{id: k}, Sessions: sess}
 	}
 	r.Apply(snap(peerindex.KeyInUse{KeyID: 2, Keychain: true}, nil))
@@ -81,11 +81,11 @@ func TestApplyFollowsSnapshot(t *testing.T) {
 	}
 	up := peerindex.Session{Established: true, Local: netip.MustParseAddrPort("192.0.2.1:179"), Remote: netip.MustParseAddrPort("192.0.2.3:40001")}
 	k := peerindex.KeyInUse{KeyID: 2, Keychain: true, Installed: true}
-	r.Apply(snap(k, map[netip.Addr]peerindex.Session{a: up}))
+	r.Apply(snap(k, map[peerindex.Neighbor]peerindex.Session{{Addr: a}: up}))
 	port("established", 40001)
-	r.Apply(snap(k, map[netip.Addr]peerindex.Session{a: {}}))
+	r.Apply(snap(k, map[peerindex.Neighbor]peerindex.Session{{Addr: a}: {}}))
 	port("down", 0)
-	r.Apply(snap(k, map[netip.Addr]peerindex.Session{a: up}))
+	r.Apply(snap(k, map[peerindex.Neighbor]peerindex.Session{{Addr: a}: up}))
 	port("up again", 40001)
 	r.Apply(snap(k, nil))
 	port("gone", 0)

@@ -121,8 +121,9 @@ type Peer struct {
 	// how a segment says which interface it was seen on).
 	Interface string
 	// VRF is the VRF the peer's sessions are bound to ("": the default
-	// one). Shown in reports only: the config refuses one address in two
-	// VRFs, so the address still tells numbered peers apart.
+	// one). Shown in reports only: the capture knows no VRF, so an address
+	// that is a peer in two VRFs is neither's (peerindex.Owners.Lookup)
+	// and the address tells the numbered peers it judges apart.
 	VRF string
 	// Keys are the peer's keys; empty means the peer is not keyed.
 	Keys []Key

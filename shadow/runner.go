@@ -574,7 +574,8 @@ func (s *Runner) Apply(sn *peerindex.Snapshot) {
 			delete(s.pinned, id) // a peer added again is pinned again
 		}
 	}
-	for a, ss := range sn.Sessions {
+	sessions := sessionsByAddr(sn)
+	for a, ss := range sessions {
 		var port uint16
 		if ss.Established {
 			port = ss.Remote.Port()
@@ -586,12 +587,31 @@ func (s *Runner) Apply(sn *peerindex.Snapshot) {
 		s.setSession(a, port)
 	}
 	for a := range s.sessPort {
-		if _, ok := sn.Sessions[a]; !ok {
+		if _, ok := sessions[a]; !ok {
 			delete(s.sessPort, a)
 			s.setSession(a, 0)
 		}
 	}
 	s.snap.Store(sn)
+}
+
+// sessionsByAddr are sn's sessions by address, as the capture knows a
+// segment: the sessions of an address that is a neighbor in two VRFs are
+// left out (neither is the checker's to judge: peerindex.Owners.Lookup
+// gives such an address no owner).
+func sessionsByAddr(sn *peerindex.Snapshot) map[netip.Addr]peerindex.Session {
+	out := make(map[netip.Addr]peerindex.Session, len(sn.Sessions))
+	two := map[netip.Addr]bool{}
+	for nb, ss := range sn.Sessions {
+		if _, dup := out[nb.Addr]; dup {
+			two[nb.Addr] = true
+		}
+		out[nb.Addr] = ss
+	}
+	for a := range two {
+		delete(out, a)
+	}
+	return out
 }
 
 // snapshot is the last snapshot Apply was given.

@@ -70,9 +70,20 @@ func aoSegments(s *status.Shadow) {
 // its address (fe80::2%eth1) or, when that has none (the address is not
 // learnt yet, or the peer's segments came from another link-local address
 // of the link), the latest report of its interface; its interface's other
-// addresses are added beside it, with the interface and VRF.
+// addresses are added beside it, with the interface and VRF. A static
+// peer whose address is a peer in another VRF too gets no shadow at all:
+// the capture cannot tell the two apart, and judges neither (Lookup).
 func MergeStatus(st *status.Status, reps map[string]PeerReport) {
 	seen := map[string]bool{}
+	vrfsOf := map[string]map[string]bool{}
+	for _, p := range st.Peers {
+		if p.Prefix == "" && p.Interface == "" {
+			if vrfsOf[p.Address] == nil {
+				vrfsOf[p.Address] = map[string]bool{}
+			}
+			vrfsOf[p.Address][p.VRF] = true
+		}
+	}
 	byIface := map[string]string{} // interface -> the address of its latest report
 	for a, r := range reps {
 		if r.Interface == "" {
@@ -84,6 +95,9 @@ func MergeStatus(st *status.Status, reps map[string]PeerReport) {
 	}
 	for i := range st.Peers {
 		p := &st.Peers[i]
+		if p.Prefix == "" && p.Interface == "" && len(vrfsOf[p.Address]) > 1 {
+			continue // one address in two VRFs: neither is judged
+		}
 		r, ok := reps[p.Address]
 		key := p.Address
 		if !ok && p.Interface != "" && p.Prefix == "" {

@@ -149,26 +149,31 @@ func printPeerOf(body []byte, arg string, asJSON bool, stdout, stderr io.Writer)
 
 // findPeer returns the peer of st whose address is arg (a static peer or a
 // session), or the dynamic range arg with the addresses of its sessions.
+// arg may name the VRF as a peer's ID does ("blue/192.0.2.2"); without
+// one, the first peer of the address in any VRF (the default VRF's first).
 func findPeer(st *status.Status, arg string) (*status.Peer, []string) {
-	norm := arg
-	if a, err := netip.ParseAddr(arg); err == nil {
+	vrf, name := config.SplitScopedID(arg)
+	anyVRF := vrf == ""
+	norm := name
+	if a, err := netip.ParseAddr(name); err == nil {
 		norm = a.String()
-	} else if pf, err := netip.ParsePrefix(arg); err == nil {
+	} else if pf, err := netip.ParsePrefix(name); err == nil {
 		norm = pf.Masked().String()
 	}
+	in := func(p *status.Peer) bool { return anyVRF || p.VRF == vrf }
 	for i := range st.Peers {
-		if p := &st.Peers[i]; (p.Address == norm || p.Interface != "" && p.Interface == arg) && (p.Prefix == "" || p.Prefix != p.Address) {
+		if p := &st.Peers[i]; (p.Address == norm && in(p) || p.Interface != "" && p.Interface == arg) && (p.Prefix == "" || p.Prefix != p.Address) {
 			return p, nil
 		}
 	}
 	for i := range st.Peers {
 		p := &st.Peers[i]
-		if p.Prefix != norm || p.Address != norm {
+		if p.Prefix != norm || p.Address != norm || !in(p) {
 			continue
 		}
 		var sess []string
 		for _, q := range st.Peers {
-			if q.Prefix == norm && q.Address != norm {
+			if q.Prefix == norm && q.Address != norm && q.VRF == p.VRF {
 				sess = append(sess, q.Address)
 			}
 		}

@@ -30,4 +30,19 @@ func TestPeerNameScopes(t *testing.T) {
 			t.Errorf("findPeer(%q) = %+v", arg, p)
 		}
 	}
+	// One address in the default VRF, blue and red (a range in blue too):
+	// "VRF/ADDRESS" names one, the address alone the default VRF's first.
+	st = &status.Status{Peers: []status.Peer{{Address: "192.0.2.2", ASN: 1}, {Address: "192.0.2.2", VRF: "blue", ASN: 2},
+		{Address: "192.0.2.2", VRF: "red", ASN: 3}, {Address: "198.51.100.0/24", Prefix: "198.51.100.0/24", VRF: "blue", ASN: 4},
+		{Address: "198.51.100.7", Prefix: "198.51.100.0/24", VRF: "blue", ASN: 4}}}
+	for arg, asn := range map[string]uint32{"192.0.2.2": 1, "blue/192.0.2.2": 2, "red/192.0.2.2": 3, "green/192.0.2.2": 0,
+		"blue/198.51.100.0/24": 4, "198.51.100.0/24": 4, "red/198.51.100.0/24": 0} {
+		var got uint32
+		if p, _ := findPeer(st, arg); p != nil {
+			got = p.ASN
+		}
+		if got != asn {
+			t.Errorf("findPeer(%q): ASN %d, want %d (0: none)", arg, got, asn)
+		}
+	}
 }

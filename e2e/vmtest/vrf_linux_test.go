@@ -39,12 +39,21 @@ import (
 //	fib:      r puts each prefix into its VRF's table (blue 10, red 20),
 //	          via the far end on the VRF's link, and neither into the main
 //	          table (next hops resolved through the VRF device)
+//	same:     red numbers a new link like blue's (r 192.0.2.1, far end
+//	          "p3" 192.0.2.2, both in VRF red), and r gets a red peer at
+//	          blue's peer's address with a key of its own (issue 43): both
+//	          sessions up, each socket bound to its VRF, each /status entry
+//	          and metric label its own; p3's prefix only in red's table
+//	          and not learnt by p1; p3's key changed: red's peer goes down
+//	          (its last_error), blue's stays up
 //	move:     blue's link and peer moved to VRF red by reload: the session
 //	          is reset and comes up again in red
 
 const (
 	vrfBlueKey  = "blue vrf md5 key"
 	vrfWrongKey = "not the blue key"
+	vrfSameKey  = "red same-address key" // red's peer at blue's peer's address
+	vrfSameHold = 9                      // its hold time: the wrong key's end comes sooner
 )
 
 var (
@@ -264,6 +273,8 @@ func TestBGPVRFPeers(t *testing.T) {
 		rt.waitPeer(t, vrfP1.String(), 90*time.Second, "up again with the right key", upIn("blue"))
 	})
 
+	t.Run("same", func(t *testing.T) { vrfSameAddress(t, tp, r, p1, rt) })
+
 	t.Run("move", func(t *testing.T) {
 		netns.Run(t, "ip", "-n", r, "route", "del", vrfP1.String()+"/32", "vrf", "red")
 		netns.Run(t, "ip", "-n", r, "link", "set", "blue0", "master", "red")
@@ -291,6 +302,109 @@ func TestBGPVRFPeers(t *testing.T) {
 	for _, s := range []string{vrfBlueKey, vrfWrongKey, vrfAO[0].secret} {
 		if strings.Contains(rt.log(), s) || strings.Contains(string(out), s) {
 			t.Fatal("a secret is in the router's log or status")
+		}
+	}
+}
+
+// vrfSameAddress is TestBGPVRFPeers's "same" step (see there); it leaves
+// r's links, routes and config as it found them.
+func vrfSameAddress(t *testing.T, tp *netns.Topology, r, p1 string, rt *router) {
+	p3 := tp.Add("p3")
+	tp.Link(r, "red1", []string{"192.0.2.1/30"}, p3, "eth0", []string{"192.0.2.2/30"})
+	netns.Run(t, "ip", "-n", r, "link", "set", "red1", "master", "red")
+	// The scoped step's host route to 192.0.2.2 in red (via red0) would
+	// take red1's traffic; put back at the end for the move step.
+	if strings.TrimSpace(netns.Run(t, "ip", "-n", r, "route", "show", "vrf", "red", vrfP1.String()+"/32")) != "" {
+		netns.Run(t, "ip", "-n", r, "route", "del", vrfP1.String()+"/32", "vrf", "red")
+		defer netns.Run(t, "ip", "-n", r, "route", "add", vrfP1.String()+"/32", "dev", "red0", "vrf", "red")
+	}
+	defer netns.Run(t, "ip", "-n", r, "link", "del", "red1")
+	red := fmt.Sprintf("\n[[peers]]\naddress = %q\nvrf = \"red\"\nasn = %d\npassword = %q\nhold-time = %d\n", vrfP1, asPeer+2, vrfSameKey, vrfSameHold)
+	rt.reload(t, vrfRouterConf("blue")+red)
+	defer rt.reload(t, vrfRouterConf("blue"))
+	p3conf := func(key string) string {
+		return strings.Replace(vrfPeerConf(vrfP1, vrfR1, asPeer+2, fmt.Sprintf("password = %q", key)),
+			fmt.Sprintf("hold-time = %d", holdTime), fmt.Sprintf("hold-time = %d", vrfSameHold), 1)
+	}
+	f3 := startRouter(t, tp, p3, p3conf(vrfSameKey))
+
+	inVRF := func(vrf string, ok func(*status.Peer) bool) func() error {
+		return func() error {
+			st, err := rt.status()
+			if err != nil {
+				return err
+			}
+			for i := range st.Peers {
+				if p := &st.Peers[i]; p.Address == vrfP1.String() && p.VRF == vrf {
+					if ok(p) {
+						return nil
+					}
+					return errors.New(peerString(p))
+				}
+			}
+			return fmt.Errorf("no entry for %s in VRF %s", vrfP1, vrf)
+		}
+	}
+	up := func(p *status.Peer) bool { return p.State == "established" && p.Auth.Installed && p.Auth.Error == "" }
+	waitFor(t, 60*time.Second, "r's red peer at blue's peer's address established", inVRF("red", up))
+	if err := inVRF("blue", up)(); err != nil {
+		t.Fatalf("blue's peer at the same address: %v", err)
+	}
+	f3.waitPeer(t, vrfR1.String(), 10*time.Second, "established", func(p *status.Peer) bool { return p.State == "established" })
+	// Two sessions with 192.0.2.2, one bound to each VRF.
+	ss := netns.Run(t, "ip", "netns", "exec", r, "ss", "-Htn", "state", "established", "dst", vrfP1.String())
+	if !strings.Contains(ss, "%blue") || !strings.Contains(ss, "%red") {
+		t.Errorf("the sessions with %s are not one in each VRF:\n%s", vrfP1, ss)
+	}
+	for _, id := range []string{"blue/" + vrfP1.String(), "red/" + vrfP1.String()} {
+		if v, ok := rt.metric(t, "authbgpd_peer_up", fmt.Sprintf("peer=%q", id)); !ok || v != 1 {
+			t.Errorf("authbgpd_peer_up{peer=%q} = %v (%v)", id, v, ok)
+		}
+	}
+
+	// Routes apart: p3's prefix is red's alone.
+	const p3Prefix = "203.0.113.192/26"
+	if out, err := netns.Exec(p3, "gobgp", "global", "rib", "add", "-a", "ipv4", p3Prefix).CombinedOutput(); err != nil {
+		t.Fatalf("gobgp global rib add %s: %v\n%s", p3Prefix, err, out)
+	}
+	want := p3Prefix + " via 192.0.2.2 dev red1 proto bgp metric 20"
+	var got string
+	waitFor(t, 20*time.Second, "p3's prefix in red's table", func() error {
+		got = netns.Run(t, "ip", "-n", r, "-4", "route", "show", "table", "20", p3Prefix)
+		if strings.Join(strings.Fields(got), " ") != want {
+			return fmt.Errorf("table 20: %q, want %q", got, want)
+		}
+		return nil
+	})
+	if blue := netns.Run(t, "ip", "-n", r, "-4", "route", "show", "table", "10"); strings.Contains(blue, "203.0.113.192") {
+		t.Errorf("red's prefix in blue's table:\n%s", blue)
+	}
+	if out, _ := netns.Exec(p1, "gobgp", "global", "rib", "-a", "ipv4").CombinedOutput(); strings.Contains(string(out), p3Prefix) {
+		t.Errorf("p1 (blue) learnt red's %s:\n%s", p3Prefix, out)
+	}
+
+	// p3's key changed: red's peer at 192.0.2.2 goes down, blue's stays
+	// (its last end is still the wrong step's).
+	blueEnd := func(p *status.Peer) string {
+		if p.LastError == nil {
+			return ""
+		}
+		return p.LastError.At + " " + p.LastError.Reason
+	}
+	var before string
+	if err := inVRF("blue", func(p *status.Peer) bool { before = blueEnd(p); return true })(); err != nil {
+		t.Fatal(err)
+	}
+	f3.reload(t, p3conf(vrfWrongKey))
+	waitFor(t, 3*vrfSameHold*time.Second, "red's peer down with its reason", inVRF("red", func(p *status.Peer) bool {
+		return p.State != "established" && p.LastError != nil
+	}))
+	if err := inVRF("blue", func(p *status.Peer) bool { return p.State == "established" && blueEnd(p) == before })(); err != nil {
+		t.Errorf("blue's peer, whose key is right: %v", err)
+	}
+	for _, s := range []string{vrfSameKey, vrfWrongKey} {
+		if strings.Contains(rt.log(), s) || strings.Contains(f3.log(), s) {
+			t.Fatal("a secret is in a log")
 		}
 	}
 }
