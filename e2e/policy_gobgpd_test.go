@@ -23,11 +23,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,14 +244,7 @@ func gobgpRIB(g *GoBGP, args ...string) (map[string]ribRoute, error) {
 	return rib, nil
 }
 
-func ribPrefixes(rib map[string]ribRoute) []string {
-	ps := make([]string, 0, len(rib))
-	for p := range rib {
-		ps = append(ps, p)
-	}
-	sort.Strings(ps)
-	return ps
-}
+func ribPrefixes(rib map[string]ribRoute) []string { return slices.Sorted(maps.Keys(rib)) }
 
 func TestPolicyGobgpdEquivalence(t *testing.T) {
 	testenv.RequireRoot(t)
