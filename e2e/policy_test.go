@@ -5,7 +5,8 @@ package e2e
 // Routing policies (issue 44): authbgpd between two FRR routers over
 // TCP-MD5, with gobgpd's policy sections, evaluated by GoBGP's engine. An
 // import policy on the left peer rejects a prefix set; an export policy on
-// the right peer adds a community. The right router gets the left's other
+// the right peer adds a community; authbgpd's own network reaches the right
+// router only, an export policy on the left peer rejecting it. The right router gets the left's other
 // prefix with the community, never the rejected one; a reload that
 // changes the prefix set lets the rejected prefix through, in place: both
 // FRR sessions keep their connection (FRR's counters of established and
@@ -28,15 +29,36 @@ import (
 
 const policyPassword = "policy-md5-key-1"
 
+// policyNetwork is authbgpd's own network, which the left peer's export
+// policy keeps from it.
+const policyNetwork = "192.0.2.64/26"
+
 // policySections are the policy part of authbgpd's config: gobgpd's
-// schema, as GoBGP's docs/sources/policy.md writes it. blocked is the
-// prefix set the left peer's import policy rejects.
+// schema, as GoBGP's docs/sources/policy.md writes it, and a network.
+// blocked is the prefix set the left peer's import policy rejects.
 func policySections(blocked string) string {
 	return fmt.Sprintf(`
+[[networks]]
+prefix = %q
+
 [[defined-sets.prefix-sets]]
   prefix-set-name = "blocked"
   [[defined-sets.prefix-sets.prefix-list]]
     ip-prefix = %q
+
+[[defined-sets.prefix-sets]]
+  prefix-set-name = "own"
+  [[defined-sets.prefix-sets.prefix-list]]
+    ip-prefix = %q
+
+[[policy-definitions]]
+  name = "keep-own"
+  [[policy-definitions.statements]]
+    name = "drop-own"
+    [policy-definitions.statements.conditions.match-prefix-set]
+      prefix-set = "own"
+    [policy-definitions.statements.actions]
+      route-disposition = "reject-route"
 
 [[policy-definitions]]
   name = "drop-blocked"
@@ -58,7 +80,7 @@ func policySections(blocked string) string {
       options = "add"
       [policy-definitions.statements.actions.bgp-actions.set-community.set-community-method]
         communities-list = ["65100:100"]
-`, blocked)
+`, policyNetwork, blocked, policyNetwork)
 }
 
 func policyConfig(blocked string) string {
@@ -68,7 +90,7 @@ func policyConfig(blocked string) string {
 		{addr: "192.0.2.6", asn: 65102, src: "password-file", ref: "pw"},
 	}
 	s := c.String()
-	s = strings.Replace(s, "address = \"192.0.2.2\"\n", "address = \"192.0.2.2\"\nimport-policy-list = [\"drop-blocked\"]\n", 1)
+	s = strings.Replace(s, "address = \"192.0.2.2\"\n", "address = \"192.0.2.2\"\nimport-policy-list = [\"drop-blocked\"]\nexport-policy-list = [\"keep-own\"]\n", 1)
 	return strings.Replace(s, "address = \"192.0.2.6\"\n", "address = \"192.0.2.6\"\nexport-policy-list = [\"tag\"]\n", 1)
 }
 
@@ -125,6 +147,12 @@ func TestPolicies(t *testing.T) {
 		if c := frrCommunities(t, right, "198.51.100.0/24"); !strings.Contains(c, "65100:100") {
 			t.Errorf("198.51.100.0/24 at the right router has communities %q, want 65100:100 (the export policy)", c)
 		}
+	})
+	t.Run("an export policy keeps a network from one peer", func(t *testing.T) {
+		// The right router has authbgpd's network, so it was sent; the
+		// left one's export policy rejects it.
+		waitRoutes(t, right, 10*time.Second, map[string]bool{policyNetwork: true})
+		waitRoutes(t, left, time.Second, map[string]bool{policyNetwork: false})
 	})
 	t.Run("read through the gRPC API", func(t *testing.T) {
 		testenv.RequireBinary(t, "gobgp")

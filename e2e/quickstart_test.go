@@ -27,9 +27,10 @@ import (
 // TestQuickstart runs `bash scripts/quickstart.sh` (what `make quickstart`
 // runs) as a user would, within 120 s:
 //
-//   - full: exit 0; the output shows the session established, the
-//     bad-digest diagnosis after the key is broken, and ok again after the
-//     fix; afterwards no abqs-<pid>-* namespace and none of the processes it
+//   - full: exit 0; the output shows the session established, FRR's
+//     route at authbgpd and authbgpd's own network (with its community) at
+//     FRR, the bad-digest diagnosis after the key is broken, and ok again
+//     after the fix; afterwards no abqs-<pid>-* namespace and none of the processes it
 //     started are left;
 //   - interrupted: Ctrl-C (SIGINT to its process group, as a terminal does)
 //     while it waits for the session: it exits 130 and still leaves nothing
@@ -56,6 +57,9 @@ func TestQuickstart(t *testing.T) {
 			regexp.MustCompile(`(?m)^\s+192\.0\.2\.2\s+65002\s+established\s.*\sok\s`),
 			regexp.MustCompile(`(?m)^\s+192\.0\.2\.2\s+65002\s+\S+\s.*\sbad-digest\s`),
 			regexp.MustCompile(`203\.0\.113\.0/24`),
+			// authbgpd's own [[networks]] prefix, as FRR shows it.
+			regexp.MustCompile(`BGP routing table entry for 198\.51\.100\.0/24`),
+			regexp.MustCompile(`(?m)^\s+Community: 65001:100$`),
 			regexp.MustCompile(`==> \d+\. SRv6 HMAC key programming`),
 			regexp.MustCompile(`quickstart: cleaned up`),
 			regexp.MustCompile(`and skipped \(QUICKSTART_TCPAO=0\)`),

@@ -5,7 +5,8 @@
 #
 # It builds authbgpd (static, CGO_ENABLED=0, as the container image does),
 # brings up a TCP-MD5 session with the shadow checker on, shows the status
-# tables and a route learned, then breaks the key on purpose and shows the
+# tables, a route learned and a prefix of authbgpd's own ([[networks]]) at
+# FRR, then breaks the key on purpose and shows the
 # shadow checker's diagnosis, fixes it again, (when this build programs
 # SRv6 HMAC keys) shows an SRv6 HMAC key installed in the kernel, and then
 # runs the TCP-AO part (scripts/quickstart-tcpao.sh: two authbgpd routers),
@@ -88,6 +89,7 @@ peer_col() { abstatus 2>/dev/null | awk -v h="$1" '$1 == "PEER" { for (i = 1; i 
 peer_state_is() { [ "$(peer_col STATE)" = "$1" ]; }
 peer_diag_is() { [ "$(peer_col DIAGNOSIS)" = "$1" ]; }
 route_learned() { in_r1 gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4 2>/dev/null | grep -q '203.0.113.0/24'; }
+network_at_r2() { vtysh_r2 "show bgp ipv4 unicast 198.51.100.0/24" 2>/dev/null | grep -q '65001:100'; }
 srv6_key_row() { abstatus 2>/dev/null | awk '/^SRV6 HMAC KEY/ { t = 1; next } t && $1 == "42" { print; exit }'; }
 
 # ---------------------------------------------------------------------------
@@ -133,7 +135,7 @@ ip -n "$NS2" link set eth0 up
 say "r1 ($NS1) eth0 192.0.2.1/24 2001:db8::1/64  <-- veth -->  r2 ($NS2) eth0 192.0.2.2/24 2001:db8::2/64"
 
 # ---------------------------------------------------------------------------
-section "Starting r1: authbgpd with a TCP-MD5 peer, the shadow checker and an SRv6 HMAC key"
+section "Starting r1: authbgpd with a TCP-MD5 peer, a prefix of its own, the shadow checker and an SRv6 HMAC key"
 CONF_MD5=$(
 	cat <<'EOF'
 [global]
@@ -148,6 +150,10 @@ http = "127.0.0.1:9179"
 address = "192.0.2.2"
 asn = 65002
 password-file = "secrets/r2.key"   # mode 0600; read relative to this file
+
+[[networks]]
+prefix = "198.51.100.0/24"         # announced as r1's own, with a community
+communities = ["65001:100"]
 
 [shadow]
 enabled = true                     # verify every TCP-MD5 signature on the wire
@@ -258,6 +264,11 @@ say "DIAGNOSIS ok, VALID > 0: the shadow checker verified FRR's signatures itsel
 echo
 say "The route FRR announced, as authbgpd learned it (Debian's stock gobgp CLI works against authbgpd's gRPC API):"
 run in_r1 gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4
+wait_for "$WAIT" "r1's network 198.51.100.0/24 at FRR" network_at_r2
+say
+say "And r1's own prefix ([[networks]]), with its community, as FRR received it:"
+say "$ ip netns exec $NS2 vtysh -c 'show bgp ipv4 unicast 198.51.100.0/24'"
+vtysh_r2 "show bgp ipv4 unicast 198.51.100.0/24" | sed 's/^/    /'
 
 # ---------------------------------------------------------------------------
 section "Breaking the key on purpose: FRR now signs with another password"
@@ -332,7 +343,8 @@ fi
 
 # ---------------------------------------------------------------------------
 section "Done"
-say "Seen: a TCP-MD5 session that came up, a wrong key diagnosed on the wire (bad-digest), the fix,"
+say "Seen: a TCP-MD5 session that came up, routes both ways (FRR's, and r1's own [[networks]] prefix),"
+say "      a wrong key diagnosed on the wire (bad-digest), the fix,"
 say "      (when this build has it) an SRv6 HMAC key programmed into the kernel,"
 say "      and $AO_SEEN."
 say "Next: docs/OPERATIONS.md (key rollover, diagnoses, metrics), docs/CONFIGURATION.md (every key),"
