@@ -11,6 +11,14 @@
 //     an error is logged. A dynamic range whose key fails is not given to
 //     GoBGP at all. There is never an unauthenticated session for a keyed
 //     peer.
+//   - Keys before listen. Every listener GoBGP creates (the default VRF's at
+//     start, a VRF's with its first neighbor) gets every listener key of
+//     the desired state before it listens, through the manager's listen
+//     hook (the carried GoBGP's ListenerControlOption, patch 0035; the
+//     table published by Prepare before GoBGP starts, then by each pass):
+//     no SYN is accepted unsigned, even for a moment. A key the kernel
+//     refuses there aborts that listener (GoBGP does not listen; at start,
+//     the start fails).
 //   - Keys go when peers go. GoBGP's DeletePeer leaves the listener key
 //     behind; the manager deletes it.
 //   - Hitless key changes. A changed key (reload or keychain switch) is

@@ -176,6 +176,8 @@ type Manager struct {
 	statusView
 	// dialTable: the dial hook's table, under its own lock (dial.go).
 	dialTable
+	// listenTable: the listen hook's table, under its own lock (listen.go).
+	listenTable
 	// openSentTable: the peers' dials GoBGP refused in OpenSent, under
 	// its own lock (opensent.go).
 	openSentTable
@@ -273,6 +275,7 @@ func (m *Manager) Name() string { return "peers" }
 func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
 	h.OnConnectionRefused(m.ConnectionRefused)
 	h.OnDial(m.dialKey)
+	h.OnListen(m.listenKeys) // set by Prepare already, when the Host ran it
 	h.OnIdleRefusal(m.IdleRefused)
 	h.OnOpenSentRefusal(m.OpenSentRefused)
 	h.OnPrefixLimit(m.PrefixLimitExceeded)
@@ -285,14 +288,20 @@ func (m *Manager) Start(ctx context.Context, h *plugin.Host) error {
 // reported in status and logs and the peer is held down; only GoBGP
 // refusing a peer is a start failure.
 func (m *Manager) start(ctx context.Context, b BGP) error {
-	algs := m.probeAlgorithms()
+	var algs *tcpsock.AOAlgorithms
+	if m.aoAlgs.Load() == nil { // Prepare probed them already
+		a := m.probeAlgorithms()
+		algs = &a
+	}
 	m.mu.Lock()
 	if m.started {
 		m.mu.Unlock()
 		return errors.New("peers: started twice")
 	}
 	m.started, m.bgp = true, b
-	m.recordAlgorithms(algs)
+	if algs != nil {
+		m.recordAlgorithms(*algs)
+	}
 	if p := m.cfg.Global.ListenPort; p > 0 {
 		m.port = uint16(p)
 	}

@@ -227,6 +227,7 @@ type fakeSockets struct {
 	hide     map[string]bool      // scopes Observe does not show (drift)
 	socks    []tcpsock.SocketKeys // extra observed sockets (connections)
 	dialed   map[string]string    // dialed remote -> the key its socket got
+	listened map[string][]string  // a listener (ListenKeys) -> the keys it got before listen
 	guards   []tcpsock.Guard      // the listeners' link-local guards
 	noGuards bool                 // SetListenerGuards fails
 	look     time.Duration        // each Observe takes this long (a costly pass)
@@ -887,4 +888,26 @@ func TestReloadPlanDiffsOnce(t *testing.T) {
 	if v, _ := s.key("192.0.2.2"); v != "Secret-Delta" {
 		t.Errorf("key after the stale plan: %q", v)
 	}
+}
+
+// ListenKeys records the scopes a socket about to listen on local got
+// (s.listened), or fails for a scope in s.fail as "listen <scope>".
+func (s *fakeSockets) ListenKeys(_ syscall.RawConn, local netip.AddrPort, md5 []md5auth.Key, ao []tcpsock.AOSet) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var got []string
+	for _, k := range md5 {
+		if s.fail["listen "+k.Scope()] {
+			return fmt.Errorf("tcpsock: set key for %s on listener %s: %w", k.Scope(), local, errors.New("injected"))
+		}
+		got = append(got, k.Scope()+"="+string(k.Secret))
+	}
+	for _, set := range ao {
+		got = append(got, "ao "+set.Prefix.String())
+	}
+	if s.listened == nil {
+		s.listened = map[string][]string{}
+	}
+	s.listened[local.String()] = got
+	return nil
 }

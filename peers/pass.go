@@ -284,6 +284,7 @@ func (p *pass) run() {
 	p.in.Held = maps.Clone(m.held)
 	p.d = holdFailed(want, p.in.Held) // the install failures of this pass hold their peers down now
 	p.publishDials()                  // before GoBGP learns of a peer, it can key its dials
+	m.publishListeners(p.d)           // before a VRF's instance listens, it can key its listeners
 	changed := p.policyDefs()         // before GoBGP learns of a peer, its policies exist
 	p.gobgp()
 	p.assignments(changed)

@@ -34,6 +34,10 @@ type Sockets interface {
 	// refuses the dial.
 	DialMD5(rc syscall.RawConn, remote netip.AddrPort, k md5auth.Key) error
 	DialAO(rc syscall.RawConn, remote netip.AddrPort, set tcpsock.AOSet) error
+	// ListenKeys keys a socket that is about to listen on local (before
+	// bind and listen: listen.go) with every listener key; an error
+	// aborts the listener.
+	ListenKeys(rc syscall.RawConn, local netip.AddrPort, md5 []md5auth.Key, ao []tcpsock.AOSet) error
 	// AOAlgorithms probes the running kernel's TCP-AO algorithms
 	// (aoalgs.go); a probe that learnt nothing says why in its Err.
 	AOAlgorithms() tcpsock.AOAlgorithms

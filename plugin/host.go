@@ -132,6 +132,7 @@ type Host struct {
 
 	refused atomic.Pointer[RefusalHook] // OnConnectionRefused (fsmevents.go)
 	dial    atomic.Pointer[DialHook]    // OnDial (dial.go)
+	listen  atomic.Pointer[ListenHook]  // OnListen (listen.go)
 
 	idleRefused     atomic.Pointer[RefusalHook] // OnIdleRefusal (fsmevents.go)
 	openSentRefused atomic.Pointer[RefusalHook] // OnOpenSentRefusal (fsmevents.go)
@@ -145,6 +146,7 @@ func (h *Host) hooksIn(vrf string) []server.ServerOption {
 	return []server.ServerOption{
 		server.LoggerOption(h.logger),
 		server.PeerDialControlOption(h.dialControlIn(vrf)),
+		server.ListenerControlOption(h.listenControlIn(vrf)),
 		server.ReceiveErrorOption(h.malformed.recordIn(vrf)),
 		server.FSMEventOption(h.fsmEventIn(vrf)),
 	}
@@ -338,6 +340,9 @@ func (h *Host) Start(ctx context.Context) (err error) {
 		}
 	}()
 
+	if err := h.prepare(ctx, plugins); err != nil { // the listener keys, before GoBGP listens
+		return err
+	}
 	g := &api.Global{
 		Asn:              h.opts.ASN,
 		RouterId:         h.opts.RouterID,

@@ -24,3 +24,11 @@ func (ProcessSockets) DialMD5(rc syscall.RawConn, remote netip.AddrPort, k md5au
 func (ProcessSockets) DialAO(rc syscall.RawConn, remote netip.AddrPort, set AOSet) error {
 	return ErrNotSupported
 }
+
+// ListenKeys returns ErrNotSupported when there is a key to set.
+func (ProcessSockets) ListenKeys(rc syscall.RawConn, local netip.AddrPort, md5 []md5auth.Key, ao []AOSet) error {
+	if len(md5) == 0 && len(ao) == 0 {
+		return nil
+	}
+	return ErrNotSupported
+}

@@ -215,6 +215,7 @@ var carried = map[string]string{
 	"0030-server-prefix-limit-restart-and-log.patch":               "+\t\t\t\th.changeadminState(adminStateUp)",
 	"0033-server-graceful-stop.patch":                              "+func (s *BgpServer) StopGraceful() {",
 	"0034-server-best-path-watch-end-of-rib.patch":                 "+func (s *BgpServer) WatchBestPathsAndEndOfRIB(",
+	"0035-server-listener-control-hook.patch":                      "+func ListenerControlOption(",
 	"0031-policy-per-peer-and-from-config.patch":                   "+func peerPolicy(peer *peer, dir table.PolicyDirection, path *table.Path, options *table.PolicyOptions) *table.Path {",
 	"0090-fuzz-receive-path.patch":                                 "+func FuzzRecvUpdate(f *testing.F) {",
 }

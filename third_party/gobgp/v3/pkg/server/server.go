@@ -78,7 +78,7 @@ func (l *tcpListener) Close() error {
 }
 
 // avoid mapped IPv6 address
-func newTCPListener(logger log.Logger, address string, port uint32, bindToDev string, ch chan *net.TCPConn) (*tcpListener, error) {
+func newTCPListener(logger log.Logger, address string, port uint32, bindToDev string, ch chan *net.TCPConn, control ListenerControl) (*tcpListener, error) {
 	proto := "tcp4"
 	family := syscall.AF_INET
 	if ip := net.ParseIP(address); ip == nil {
@@ -112,6 +112,9 @@ func newTCPListener(logger log.Logger, address string, port uint32, bindToDev st
 					"Topic": "Peer",
 					"Key":   addr,
 					"Err":   err})
+		}
+		if control != nil {
+			return control(network, address, c)
 		}
 		return nil
 	}
@@ -163,6 +166,7 @@ type options struct {
 	dialControl PeerDialControl
 	recvError   ReceiveErrorHook
 	fsmEvent    FSMEventHook
+	listenCtl   ListenerControl
 }
 
 type ServerOption func(*options)
@@ -202,6 +206,25 @@ func TimingHookOption(hook FSMTimingHook) ServerOption {
 // when ctx is done. A non-nil error aborts the dial: no SYN is sent, and
 // the connect loop retries at the next connect-retry tick.
 type PeerDialControl func(ctx context.Context, neighborAddress, network, address string, c syscall.RawConn) error
+
+// ListenerControl is called inside the net.ListenConfig Control of every
+// BGP listening socket the server creates in StartBgp, after the server's
+// own socket options (the bind-to-device, the TTL) and before bind(2) and
+// listen(2): no connection can be accepted before it returns. network and
+// address are those of Control ("tcp4" or "tcp6", the listening
+// address:port). A non-nil error aborts the listener: StartBgp fails with
+// it, and the server does not listen.
+type ListenerControl func(network, address string, c syscall.RawConn) error
+
+// ListenerControlOption sets a function run on every listening socket
+// before it listens (for example to set TCP-MD5 or TCP-AO keys, so that
+// no unsigned SYN is ever accepted, or any other socket option the server
+// does not know).
+func ListenerControlOption(f ListenerControl) ServerOption {
+	return func(o *options) {
+		o.listenCtl = f
+	}
+}
 
 // PeerDialControlOption sets a function run on every socket dialed to a
 // peer, before it connects (for example to set TCP-AO or scoped TCP-MD5
@@ -330,6 +353,7 @@ type BgpServer struct {
 	dialControl  PeerDialControl
 	recvError    ReceiveErrorHook
 	fsmEvent     FSMEventHook
+	listenCtl    ListenerControl
 }
 
 func NewBgpServer(opt ...ServerOption) *BgpServer {
@@ -359,6 +383,7 @@ func NewBgpServer(opt ...ServerOption) *BgpServer {
 		logger:       logger,
 		timingHook:   opts.timingHook,
 		dialControl:  opts.dialControl,
+		listenCtl:    opts.listenCtl,
 		recvError:    opts.recvError,
 		fsmEvent:     opts.fsmEvent,
 	}
@@ -2631,7 +2656,7 @@ func (s *BgpServer) StartBgp(ctx context.Context, r *api.StartBgpRequest) error 
 		if c.Config.Port > 0 {
 			acceptCh := make(chan *net.TCPConn, 32)
 			for _, addr := range c.Config.LocalAddressList {
-				l, err := newTCPListener(s.logger, addr, uint32(c.Config.Port), g.BindToDevice, acceptCh)
+				l, err := newTCPListener(s.logger, addr, uint32(c.Config.Port), g.BindToDevice, acceptCh, s.listenCtl)
 				if err != nil {
 					return err
 				}
