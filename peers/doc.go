@@ -16,9 +16,10 @@
 //     the desired state before it listens, through the manager's listen
 //     hook (the carried GoBGP's ListenerControlOption, patch 0035; the
 //     table published by Prepare before GoBGP starts, then by each pass):
-//     no SYN is accepted unsigned, even for a moment. A key the kernel
-//     refuses there aborts that listener (GoBGP does not listen; at start,
-//     the start fails).
+//     no SYN is accepted unsigned, even for a moment. A socket that cannot
+//     take keys (multipath TCP) aborts that listener (GoBGP does not
+//     listen; at start, the start fails); a single key the kernel refuses
+//     leaves its peer held down by the key stage, as on any listener.
 //   - Keys go when peers go. GoBGP's DeletePeer leaves the listener key
 //     behind; the manager deletes it.
 //   - Hitless key changes. A changed key (reload or keychain switch) is

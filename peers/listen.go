@@ -77,15 +77,26 @@ func (t *listenTable) publishListeners(d Desired) {
 
 // listenKeys is the listen hook (plugin.Host.OnListen): it puts the
 // published listener keys on a socket of vrf's instance about to listen on
-// local. An error (a key the kernel refuses, a multipath TCP socket)
-// aborts the listener: fail closed.
+// local. A socket that cannot take keys (multipath TCP) aborts the
+// listener; a key the kernel refuses holds its peer down (the key stage)
+// and the listener opens with the others: fail closed either way.
 func (m *Manager) listenKeys(vrf string, local netip.AddrPort, c syscall.RawConn) error {
 	m.listenMu.Lock()
 	defer m.listenMu.Unlock()
 	if len(m.lmd5) == 0 && len(m.lao) == 0 {
 		return nil
 	}
-	if err := m.socks.ListenKeys(c, local, m.lmd5, m.lao); err != nil {
+	err := m.socks.ListenKeys(c, local, m.lmd5, m.lao)
+	switch {
+	case err != nil && errors.Is(err, tcpsock.ErrListenKey):
+		// Keys the kernel refused (its option memory, net.core.optmem_max,
+		// runs out near a thousand keys on one socket): their peers are
+		// held down by the pass's key stage, as a key refused on a
+		// listening socket always was, and GoBGP has no neighbor before
+		// that pass: a connection from such a peer is closed, never a
+		// session. The other peers' keys are on the socket.
+		m.log.WithFields(logrus.Fields{"listener": local.String(), "vrf": vrf}).WithError(err).Warn("listener keys refused before listen: their peers are held down (fail closed); the listener opens with the others")
+	case err != nil:
 		m.log.WithFields(logrus.Fields{"listener": local.String(), "vrf": vrf}).WithError(err).Error("listener keys not set before listen: the listener is not opened (fail closed)")
 		return fmt.Errorf("peers: keys on listener %s in %s: %w", local, vrfName(vrf), err)
 	}

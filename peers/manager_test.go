@@ -896,9 +896,11 @@ func (s *fakeSockets) ListenKeys(_ syscall.RawConn, local netip.AddrPort, md5 []
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var got []string
+	var errs []error
 	for _, k := range md5 {
 		if s.fail["listen "+k.Scope()] {
-			return fmt.Errorf("tcpsock: set key for %s on listener %s: %w", k.Scope(), local, errors.New("injected"))
+			errs = append(errs, fmt.Errorf("%w: tcpsock: set key for %s on listener %s: %w", tcpsock.ErrListenKey, k.Scope(), local, errors.New("injected")))
+			continue
 		}
 		got = append(got, k.Scope()+"="+string(k.Secret))
 	}
@@ -909,5 +911,5 @@ func (s *fakeSockets) ListenKeys(_ syscall.RawConn, local netip.AddrPort, md5 []
 		s.listened = map[string][]string{}
 	}
 	s.listened[local.String()] = got
-	return nil
+	return errors.Join(errs...)
 }

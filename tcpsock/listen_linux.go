@@ -57,17 +57,17 @@ func listenKeys(fd int, local netip.AddrPort, desc string, md5 []md5auth.Key, ao
 			continue
 		}
 		if err := k.Validate(); err != nil && must {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("%w: %w", ErrListenKey, err))
 			continue
 		}
 		if err := keyOp(fd, k, true, desc); err != nil && must {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("%w: %w", ErrListenKey, err))
 		}
 	}
 	for _, set := range ao {
 		set, err := set.scoped()
 		if err != nil {
-			errs = append(errs, fmt.Errorf("tcpsock: %s: %w", desc, err))
+			errs = append(errs, fmt.Errorf("%w: tcpsock: %s: %w", ErrListenKey, desc, err))
 			continue
 		}
 		must, try := aoApplies(family, set.Prefix)
@@ -75,7 +75,7 @@ func listenKeys(fd int, local netip.AddrPort, desc string, md5 []md5auth.Key, ao
 			continue
 		}
 		if err := syncMKTs(s, set); err != nil && must {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("%w: %w", ErrListenKey, err))
 		}
 	}
 	return errors.Join(errs...)

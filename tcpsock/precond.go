@@ -24,6 +24,9 @@ var (
 	ErrFamilyMismatch = errors.New("address family of the key does not fit the socket")
 	// ErrNotTCP: the file descriptor is not a TCP (or MPTCP) stream socket.
 	ErrNotTCP = errors.New("not a TCP socket")
+	// ErrListenKey marks ListenKeys' failures of single keys (the kernel
+	// refused a peer's key or MKT): the socket itself could take keys.
+	ErrListenKey = errors.New("a listener key refused")
 	// ErrSocketNotFound is matched by every *NotFoundError.
 	ErrSocketNotFound = errors.New("tcpsock: socket not found")
 	// ErrKeyNotInstalled: a key to delete is not on the socket (ENOENT).
