@@ -70,6 +70,24 @@ func grRIBStale(t *testing.T, spine string, prefixes ...string) (map[string]stri
 	return res, nil
 }
 
+// grWaitRIB waits until each of prefixes is in state (grRIBStale's) in
+// the spine's GoBGP.
+func grWaitRIB(t *testing.T, spine string, prefixes []string, state string, d time.Duration) {
+	t.Helper()
+	waitFor(t, d, fmt.Sprintf("the spine's GoBGP holding %v %s", prefixes, state), func() error {
+		s, err := grRIBStale(t, spine, prefixes...)
+		if err != nil {
+			return err
+		}
+		for _, p := range prefixes {
+			if s[p] != state {
+				return fmt.Errorf("%s: %s", p, s[p])
+			}
+		}
+		return nil
+	})
+}
+
 // grFRRRestart kills the right leaf's bgpd, starts it again and returns
 // it, with the pings from the left leaf lost meanwhile and whether the
 // spine's kernel deleted one of the right leaf's prefixes. graceful says
@@ -85,6 +103,7 @@ func grFRRRestart(t *testing.T, tp *netns.Topology, spine string, nss map[string
 	if err := mon.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = mon.Process.Kill(); _ = mon.Wait() }) // on a t.Fatal below
 	p4 := startGRPing(t, nss["left"], l.lo4, r.lo4)
 	p6 := startGRPing(t, nss["left"], l.lo6, r.lo6)
 	time.Sleep(time.Second)
@@ -94,18 +113,7 @@ func grFRRRestart(t *testing.T, tp *netns.Topology, spine string, nss map[string
 	if graceful {
 		// The helper's state while the leaf is away: its routes stale, in
 		// the RIB and in the kernel.
-		waitFor(t, 5*time.Second, "the right leaf's routes held stale by the spine", func() error {
-			s, err := grRIBStale(t, spine, mine...)
-			if err != nil {
-				return err
-			}
-			for _, p := range mine {
-				if s[p] != "stale" {
-					return fmt.Errorf("%s: %s", p, s[p])
-				}
-			}
-			return nil
-		})
+		grWaitRIB(t, spine, mine, "stale", 5*time.Second)
 		routes := strings.Join(kernelRoutes(t, spine), "\n")
 		for _, p := range mine {
 			if !strings.Contains("\n"+routes, "\n"+p+" via ") {
@@ -114,30 +122,13 @@ func grFRRRestart(t *testing.T, tp *netns.Topology, spine string, nss map[string
 		}
 	} else {
 		// Without graceful restart the spine drops the routes at once.
-		waitFor(t, 5*time.Second, "the right leaf's routes gone from the spine's RIB", func() error {
-			s, err := grRIBStale(t, spine, mine...)
-			if err != nil {
-				return err
-			}
-			return holds(s[r.pfx4] == "none" && s[r.pfx6] == "none")
-		})
+		grWaitRIB(t, spine, mine, "none", 5*time.Second)
 	}
 	next = startBgpd(t, tp, nss["right"], "frr-right-again", grFRRConf(r))
 	next.waitVty(t)
 	// Back: GoBGP has the leaf's routes again, fresh (the stale ones
 	// replaced, or dropped at its End-of-RIB).
-	waitFor(t, 30*time.Second, "the right leaf's routes back, not stale", func() error {
-		s, err := grRIBStale(t, spine, mine...)
-		if err != nil {
-			return err
-		}
-		for _, p := range mine {
-			if s[p] != "fresh" {
-				return fmt.Errorf("%s: %s", p, s[p])
-			}
-		}
-		return nil
-	})
+	grWaitRIB(t, spine, mine, "fresh", 30*time.Second)
 	back := time.Since(began)
 	time.Sleep(time.Second)
 	s4, r4 := p4.stop(t)
