@@ -9,8 +9,10 @@ package e2e
 // without a NOTIFICATION, the leaves keep our routes as helpers) and with
 // SIGKILL (a crash), no ping is lost, IPv4 and IPv6. A leaf's prefix
 // withdrawn while authbgpd was down is gone from the spine's kernel once
-// the leaves are back with their End-of-RIB. With graceful restart off the
-// same restart loses pings: the check can fail.
+// the leaves are back with their End-of-RIB. A leaf that restarts
+// gracefully keeps its routes in the spine (restart_frr_test.go). With
+// graceful restart off the same restarts lose pings and delete routes: the
+// checks can fail.
 
 import (
 	"context"
@@ -242,6 +244,16 @@ func TestGracefulRestartForwards(t *testing.T) {
 			t.Errorf("TCP-MD5 drop counters moved by %d through the restart", d)
 		}
 	})
+	// The helper side: the right leaf crashes and comes back; authbgpd
+	// keeps its routes meanwhile (restart_frr_test.go).
+	t.Run("FRR restarts", func(t *testing.T) {
+		next, lost4, lost6, deleted := grFRRRestart(t, tp, spine, nss, frrs["right"], true)
+		frrs["right"] = next
+		if lost4 != 0 || lost6 != 0 || deleted {
+			t.Errorf("the right leaf restarting gracefully: %d IPv4 and %d IPv6 pings lost, its prefixes deleted from the spine's kernel: %v; want 0, 0, false", lost4, lost6, deleted)
+		}
+		waitKernelRoutes(t, spine, 5*time.Second, "after the right leaf's restart", routes)
+	})
 	// The same restart without graceful restart loses pings: the check
 	// above can fail.
 	t.Run("not graceful", func(t *testing.T) {
@@ -252,6 +264,13 @@ func TestGracefulRestartForwards(t *testing.T) {
 		a = next
 		if lost4 == 0 || lost6 == 0 {
 			t.Errorf("a restart without graceful restart lost %d IPv4 and %d IPv6 pings: want some of each (the leaves drop our routes, the spine its own)", lost4, lost6)
+		}
+		// And the helper side: without graceful restart, the right leaf's
+		// crash deletes its routes from the spine's kernel.
+		next2, _, _, deleted := grFRRRestart(t, tp, spine, nss, frrs["right"], false)
+		frrs["right"] = next2
+		if !deleted {
+			t.Errorf("the right leaf restarting while authbgpd has graceful restart off: its prefixes were not deleted from the spine's kernel; want them deleted (the helper check can fail)")
 		}
 	})
 }
