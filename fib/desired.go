@@ -120,6 +120,13 @@ func desiredOf(k kroute.Key, vrf string, hops []plugin.BestPathHop, nb *neighbor
 		if !ok || loc.VRF != vrf {
 			continue
 		}
+		if loc.Link == 0 && h.Neighbor.IsLinkLocalUnicast() {
+			// An interface peer whose link is not known yet (its session
+			// is not in the snapshot, or its device not looked up): as a
+			// neighbor no session places. Asking the kernel for an
+			// unzoned fe80:: would name whichever link it finds first.
+			continue
+		}
 		w.Want, w.VRF = true, vrf
 		if k.Table == 0 {
 			w.Reason = ReasonNoTable
@@ -163,6 +170,9 @@ func needs(k kroute.Key, vrf string, hops []plugin.BestPathHop, nb *neighbors, k
 		loc, ok := nb.of(vrf, h.Neighbor, h.NeighborLocal)
 		if !ok || loc.VRF != vrf || k.Table == 0 {
 			continue
+		}
+		if loc.Link == 0 && h.Neighbor.IsLinkLocalUnicast() {
+			continue // its link not known yet (desiredOf)
 		}
 		loc.Table = k.Table
 		if hp, ok := planHop(h, loc); ok && hp.mode != hopDirect {

@@ -79,7 +79,7 @@ func (r *Reconciler) checkSynced(ctx context.Context, now time.Time) {
 	r.mu.Lock()
 	seen := maps.Clone(r.eors)
 	r.mu.Unlock()
-	if allEndOfRIB(ps, seen) {
+	if allEndOfRIB(ps, seen) && placedAll(ps, &r.p.nb) {
 		r.log.WithField("routes", len(r.p.keep)).Info("fib: every neighbor with graceful restart is back with its End-of-RIB: the routes of the earlier run not sent again go")
 		r.p.keepEnd = now
 	}
@@ -142,6 +142,33 @@ func allEndOfRIB(ps []*api.Peer, seen map[eorKey]bool) bool {
 			if !seen[eorKey{plugin.VRFOf(p), addr, familyOf(f)}] {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// placedAll reports whether every Established neighbor with graceful
+// restart is placed by the last pass's neighbors (its session in the
+// peers' snapshot; an interface peer's link known), pure: until then its
+// paths want nothing (desiredOf) and the routes of the earlier run they
+// will want again must stay. The End-of-RIB marker can come before the
+// snapshot that says where the neighbor is.
+func placedAll(ps []*api.Peer, nb *neighbors) bool {
+	for _, p := range ps {
+		if !p.GetGracefulRestart().GetEnabled() || p.GetState().GetSessionState() != api.PeerState_ESTABLISHED {
+			continue
+		}
+		addr, err := netip.ParseAddr(p.GetState().GetNeighborAddress())
+		if err != nil {
+			addr, err = netip.ParseAddr(p.GetConf().GetNeighborAddress())
+		}
+		if err != nil {
+			return false
+		}
+		addr = addr.WithZone("").Unmap()
+		w, ok := nb.placed(plugin.VRFOf(p), addr)
+		if !ok || (addr.IsLinkLocalUnicast() && w.Link == 0) {
+			return false
 		}
 	}
 	return true

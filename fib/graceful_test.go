@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/authbgp/authbgpd/kroute"
+	"github.com/authbgp/authbgpd/peerindex"
 	"github.com/authbgp/authbgpd/plugin"
 )
 
@@ -126,4 +127,73 @@ func TestRestartingNone(t *testing.T) {
 	if (*Reconciler)(nil).Restarting() {
 		t.Error("a nil Reconciler is restarting")
 	}
+}
+
+// An interface peer's End-of-RIB ends nothing while its link is not known
+// (its paths want nothing yet, desiredOf), nor a neighbor's while no
+// session places it: the takeover hold waits for the snapshot too.
+func TestPlacedAll(t *testing.T) {
+	ll, num := netip.MustParseAddr("fe80::2"), netip.MustParseAddr("192.0.2.2")
+	peers := []*api.Peer{
+		grPeer("fe80::2%eth1", true, api.PeerState_ESTABLISHED, []*api.Family{v6uc}, v6uc),
+		grPeer("192.0.2.2", true, api.PeerState_ESTABLISHED, []*api.Family{v4uc}, v4uc),
+		grPeer("192.0.2.9", false, api.PeerState_ESTABLISHED, []*api.Family{v4uc}, v4uc), // not graceful: not waited for
+	}
+	nb := neighbors{exact: map[neighborKey]where{}, byAddr: map[peerindex.Neighbor]where{}}
+	if placedAll(peers, &nb) {
+		t.Error("placedAll with no neighbor placed")
+	}
+	nb.byAddr[peerindex.Neighbor{Addr: num}] = where{}
+	nb.exact[neighborKey{addr: ll, local: netip.MustParseAddr("fe80::1")}] = where{}
+	if placedAll(peers, &nb) {
+		t.Error("placedAll with the interface peer's link unknown")
+	}
+	nb.exact[neighborKey{addr: ll, local: netip.MustParseAddr("fe80::1")}] = where{Link: 3}
+	if !placedAll(peers, &nb) {
+		t.Error("placedAll false with both placed, the link known")
+	}
+}
+
+// A path from an interface peer whose link is not known yet wants
+// nothing: never a route through whichever link the kernel finds first
+// for an unzoned fe80:: address.
+func TestLinkLocalNeighborLinkUnknown(t *testing.T) {
+	ll := netip.MustParseAddr("fe80::2")
+	nb := neighbors{exact: map[neighborKey]where{}, byAddr: map[peerindex.Neighbor]where{{Addr: ll}: {}}}
+	k := kroute.Key{Table: kroute.MainTable, Dst: netip.MustParsePrefix("198.51.100.128/25")}
+	h := plugin.BestPathHop{Nexthop: ll, Neighbor: ll, NeighborLocal: netip.MustParseAddr("fe80::1")}
+	res := map[resolveKey]resolution{{Table: kroute.MainTable, Addr: ll}: {Hop: kroute.NextHop{Ifindex: 9}}}
+	if w := desiredOf(k, "", []plugin.BestPathHop{h}, &nb, res); w.Want {
+		t.Errorf("link unknown: %+v, want nothing", w)
+	}
+	nb.byAddr[peerindex.Neighbor{Addr: ll}] = where{Link: 3}
+	if w := desiredOf(k, "", []plugin.BestPathHop{h}, &nb, res); !w.Want || w.Reason != "" || w.Route.NextHops[0].Ifindex != 3 {
+		t.Errorf("link known: %+v, want via its link (3)", w)
+	}
+}
+
+// The neighbor's End-of-RIB before the peers' snapshot says where it is:
+// the routes of the earlier run stay until it does.
+func TestGracefulTakeoverWaitsForPlace(t *testing.T) {
+	s := newScene(t)
+	s.r.opts.Graceful, s.r.opts.RestartTime = true, time.Minute
+	stale := kroute.Route{Key: kroute.Key{Table: kroute.MainTable, Dst: netip.MustParsePrefix("198.51.100.128/25")}, NextHops: []kroute.NextHop{{Gateway: netip.MustParseAddr("192.0.2.3"), Ifindex: 2}}}
+	s.k.routes[stale.Key] = stale
+	s.r.once.Do(func() { s.r.beginErr = s.r.begin(s.now) })
+	peer := grPeer("192.0.2.2", true, api.PeerState_ESTABLISHED, []*api.Family{v4uc}, v4uc)
+	s.r.peers = func(context.Context) ([]*api.Peer, error) { return []*api.Peer{peer}, nil }
+	s.r.RecordEndOfRIB("", plugin.EndOfRIB{Neighbor: netip.MustParseAddr("192.0.2.2"), Afi: 1, Safi: 1})
+	for range 2 {
+		s.now = s.now.Add(time.Second)
+		s.r.checkSynced(context.Background(), s.now)
+		s.r.runPass(s.now)
+	}
+	s.want("End-of-RIB, no session in the snapshot yet", stale.String())
+	s.up("192.0.2.2", "192.0.2.1")
+	for range 2 {
+		s.now = s.now.Add(time.Second)
+		s.r.checkSynced(context.Background(), s.now)
+		s.r.runPass(s.now)
+	}
+	s.want("placed: the stale route goes")
 }

@@ -106,6 +106,20 @@ func (n *neighbors) of(vrf string, addr, local netip.Addr) (where, bool) {
 	return w, ok
 }
 
+// placed is where the routes of neighbor addr of vrf go, by any session
+// with it; false when no session places it.
+func (n *neighbors) placed(vrf string, addr netip.Addr) (where, bool) {
+	if w, ok := n.byAddr[peerindex.Neighbor{VRF: vrf, Addr: addr}]; ok {
+		return w, true
+	}
+	for k, w := range n.exact {
+		if k.vrf == vrf && k.addr == addr {
+			return w, true
+		}
+	}
+	return where{}, false
+}
+
 // equal reports whether n and o place every neighbor alike.
 func (n *neighbors) equal(o *neighbors) bool {
 	if len(n.exact) != len(o.exact) || len(n.byAddr) != len(o.byAddr) {
