@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -305,6 +306,9 @@ func TestBGPTCPAOExaBGP(t *testing.T) {
 		if d := time.Until(at); d > 0 {
 			t.Errorf("switched to key 2 %v before its send-from", d)
 		}
+		// Our own segment with key 2 on the wire before key 3 replaces
+		// it (the next keepalive): the wire check below wants it.
+		wireSent(t, capt.file, netip.AddrPortFrom(netip.MustParseAddr(up4.LocalAddress), 179), netip.AddrPortFrom(peer4, up4.RemotePort), k2.sendID, 3*holdTime*time.Second)
 		rolledTo(t, r, e, peer6, up6, v62, 20*time.Second)
 		rolledTo(t, r, e, dyn4, upd, dy2, 20*time.Second)
 		// A reload adding a key that is active at once.
@@ -469,6 +473,20 @@ func rolledTo(t *testing.T, r *router, e *exaBGP, peer netip.Addr, was *status.P
 		t.Errorf("the kernel counts failures on the session: %+v", p.Auth.Kernel)
 	}
 	return p
+}
+
+// wireSent waits until the capture holds a segment from local to remote
+// with KeyID id.
+func wireSent(t *testing.T, file string, local, remote netip.AddrPort, id int, d time.Duration) {
+	t.Helper()
+	waitFor(t, d, fmt.Sprintf("a segment of ours with KeyID %d on the wire", id), func() error {
+		segs, _ := readSegments(file) // a record being written: the next poll reads it
+		ours, _ := keyIDSequence(segs, local, remote)
+		if slices.Contains(ours, id) {
+			return nil
+		}
+		return fmt.Errorf("ours so far %v: %w", ours, errNotYet)
+	})
 }
 
 // peerSent is how many segments the shadow saw from the peer with KeyID id.

@@ -630,6 +630,17 @@ func (s segment) syn() bool { return s.flags&0x02 != 0 }
 // segments decodes every TCP segment of a pcap file.
 func segments(t testing.TB, file string) []segment {
 	t.Helper()
+	out, err := readSegments(file)
+	if err != nil {
+		t.Fatalf("read %s: %v", file, err)
+	}
+	return out
+}
+
+// readSegments is segments' reading: the segments of the capture, and the
+// error that ended it (a capture still being written may end in the
+// middle of a record: the segments before it are returned).
+func readSegments(file string) ([]segment, error) {
 	var out []segment
 	err := capfile.EachFile(file, func(p capfile.Packet) error {
 		var f frame.TCP
@@ -648,10 +659,7 @@ func segments(t testing.TB, file string) []segment {
 		out = append(out, seg)
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("read %s: %v", file, err)
-	}
-	return out
+	return out, err
 }
 
 // ---------------------------------------------------------------- waiting
