@@ -267,10 +267,6 @@ func sameSession(t *testing.T, was, now session) {
 //	           frame, until each has a SYN out to the other on both
 //	           sessions; then the frames pass: both dials meet, GoBGP keeps
 //	           one connection per session
-//	graceful:  both started again with graceful restart and prefixes to
-//	           announce; b stopped (SIGTERM) and started again: a keeps b's
-//	           routes (stale in GoBGP, never out of its kernel), the new
-//	           sessions signed from their first SYN (graceful_linux_test.go)
 //	verify:    no unsigned segment from either router in the capture, SYNs
 //	           included; scapy verifies every MAC both ways, whoever
 //	           dialed; verify-pcap with either router's config
@@ -507,7 +503,6 @@ func TestBGPTCPAOTwoRouters(t *testing.T) {
 			t.Logf("router %s: %d accepted connections closed by GoBGP (the collision's other connection)", r.ns, len(linesWith(r.log(), "Closed an accepted connection")))
 		}
 	})
-	t.Run("graceful", func(t *testing.T) { grRestart(t, p, v4, v6) })
 	time.Sleep(time.Second)
 	capt.stop()
 

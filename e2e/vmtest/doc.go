@@ -27,10 +27,7 @@
 // passive, come up at once, change keys on both sides by send-from and by
 // reload without a reset, re-dial a killed and restarted router within
 // connect-retry, and keep one connection when both dial at once
-// (TestBGPTCPAOTwoRouters), and, with graceful restart on, keep each
-// other's routes through a graceful restart of one (stale in GoBGP, never out
-// of the kernel; the new sessions signed from their first SYN, no TCP-AO
-// failure counted); authbgpd dials a passive ExaBGP whose listener
+// (TestBGPTCPAOTwoRouters); authbgpd dials a passive ExaBGP whose listener
 // carries the MKTs (TestBGPTCPAOPassiveFarEnd). Their captures hold no
 // unsigned segment from an authbgpd, SYNs included, and scapy and
 // verify-pcap verify every MAC both ways, whoever dialed.
