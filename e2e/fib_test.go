@@ -52,6 +52,30 @@ var fibLeaves = []fibLeaf{
 
 const fibPassword = "fib-md5-key-1"
 
+// fibTopology makes the spine namespace (forwarding on) and one namespace
+// per leaf, linked to the spine, with its own addresses on lo, static
+// routes to the other leaf through the spine, and FRR's bgpd with conf(l)
+// running; it returns the spine's namespace and the leaves' namespaces and
+// FRRs by name.
+func fibTopology(t *testing.T, tp *netns.Topology, ls []fibLeaf, conf func(fibLeaf) string) (spine string, nss map[string]string, frrs map[string]*FRR) {
+	t.Helper()
+	spine = tp.Add("spine")
+	netns.Run(t, "ip", "netns", "exec", spine, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
+	nss, frrs = map[string]string{}, map[string]*FRR{}
+	for i, l := range ls {
+		ns := tp.Add(l.name)
+		nss[l.name] = ns
+		tp.Link(spine, fmt.Sprintf("eth%d", i+1), []string{l.spine4 + "/30", l.spine6 + "/64"}, ns, "eth0", []string{l.v4 + "/30", l.v6 + "/64"})
+		netns.Run(t, "ip", "-n", ns, "addr", "add", l.lo4+"/32", "dev", "lo")
+		netns.Run(t, "ip", "-n", ns, "addr", "add", l.lo6+"/128", "dev", "lo")
+		netns.Run(t, "ip", "-n", ns, "route", "add", l.other4, "via", l.spine4)
+		netns.Run(t, "ip", "-n", ns, "-6", "route", "add", l.other6, "via", l.spine6)
+		frrs[l.name] = startBgpd(t, tp, ns, "frr-"+l.name, conf(l))
+		frrs[l.name].waitVty(t)
+	}
+	return spine, nss, frrs
+}
+
 func (l fibLeaf) frrConfig() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "frr defaults traditional\nhostname %s\nlog stdout informational\n!\n", l.name)
@@ -75,21 +99,7 @@ func TestFIBForwards(t *testing.T) {
 	testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
 	testenv.RequireBinary(t, "ping")
 	tp := netns.New(t, "fib")
-	spine := tp.Add("spine")
-	nss := map[string]string{}
-	netns.Run(t, "ip", "netns", "exec", spine, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
-	leaves := map[string]*FRR{}
-	for i, l := range fibLeaves {
-		ns := tp.Add(l.name)
-		nss[l.name] = ns
-		tp.Link(spine, fmt.Sprintf("eth%d", i+1), []string{l.spine4 + "/30", l.spine6 + "/64"}, ns, "eth0", []string{l.v4 + "/30", l.v6 + "/64"})
-		netns.Run(t, "ip", "-n", ns, "addr", "add", l.lo4+"/32", "dev", "lo")
-		netns.Run(t, "ip", "-n", ns, "addr", "add", l.lo6+"/128", "dev", "lo")
-		netns.Run(t, "ip", "-n", ns, "route", "add", l.other4, "via", l.spine4)
-		netns.Run(t, "ip", "-n", ns, "-6", "route", "add", l.other6, "via", l.spine6)
-		leaves[l.name] = startBgpd(t, tp, ns, "frr-"+l.name, l.frrConfig())
-		leaves[l.name].waitVty(t)
-	}
+	spine, nss, leaves := fibTopology(t, tp, fibLeaves, fibLeaf.frrConfig)
 	c := abConf{ASN: 65100, RouterID: "192.0.2.100", Tail: "\n[fib]\nmultipath = true\n"}
 	for _, l := range fibLeaves {
 		for _, a := range []string{l.v4, l.v6} {

@@ -16,7 +16,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -85,21 +84,7 @@ func TestGracefulRestartForwards(t *testing.T) {
 	testenv.RequireBinary(t, "bgpd", "/usr/lib/frr")
 	testenv.RequireBinary(t, "ping")
 	tp := netns.New(t, "grst")
-	spine := tp.Add("spine")
-	netns.Run(t, "ip", "netns", "exec", spine, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
-	nss := map[string]string{}
-	frrs := map[string]*FRR{}
-	for i, l := range grLeaves {
-		ns := tp.Add(l.name)
-		nss[l.name] = ns
-		tp.Link(spine, fmt.Sprintf("eth%d", i+1), []string{l.spine4 + "/30", l.spine6 + "/64"}, ns, "eth0", []string{l.v4 + "/30", l.v6 + "/64"})
-		netns.Run(t, "ip", "-n", ns, "addr", "add", l.lo4+"/32", "dev", "lo")
-		netns.Run(t, "ip", "-n", ns, "addr", "add", l.lo6+"/128", "dev", "lo")
-		netns.Run(t, "ip", "-n", ns, "route", "add", l.other4, "via", l.spine4)
-		netns.Run(t, "ip", "-n", ns, "-6", "route", "add", l.other6, "via", l.spine6)
-		frrs[l.name] = startBgpd(t, tp, ns, "frr-"+l.name, grLeafConfig(l))
-		frrs[l.name].waitVty(t)
-	}
+	spine, nss, frrs := fibTopology(t, tp, grLeaves, grLeafConfig)
 	conf := func(graceful bool) string {
 		c := abConf{ASN: 65100, RouterID: "192.0.2.100"}
 		for _, l := range grLeaves {
