@@ -125,14 +125,10 @@ func allEndOfRIB(ps []*api.Peer, seen map[eorKey]bool) bool {
 		if p.GetState().GetSessionState() != api.PeerState_ESTABLISHED {
 			return false
 		}
-		addr, err := netip.ParseAddr(p.GetState().GetNeighborAddress())
-		if err != nil {
-			addr, err = netip.ParseAddr(p.GetConf().GetNeighborAddress())
-		}
-		if err != nil {
+		addr, ok := neighborAddr(p)
+		if !ok {
 			return false
 		}
-		addr = addr.WithZone("").Unmap()
 		remote := remoteFamilies(p)
 		for _, af := range p.GetAfiSafis() {
 			f := af.GetConfig().GetFamily()
@@ -158,20 +154,26 @@ func placedAll(ps []*api.Peer, nb *neighbors) bool {
 		if !p.GetGracefulRestart().GetEnabled() || p.GetState().GetSessionState() != api.PeerState_ESTABLISHED {
 			continue
 		}
-		addr, err := netip.ParseAddr(p.GetState().GetNeighborAddress())
-		if err != nil {
-			addr, err = netip.ParseAddr(p.GetConf().GetNeighborAddress())
-		}
-		if err != nil {
+		addr, ok := neighborAddr(p)
+		if !ok {
 			return false
 		}
-		addr = addr.WithZone("").Unmap()
 		w, ok := nb.placed(plugin.VRFOf(p), addr)
 		if !ok || (addr.IsLinkLocalUnicast() && w.Link == 0) {
 			return false
 		}
 	}
 	return true
+}
+
+// neighborAddr is a GoBGP neighbor's address as the End-of-RIB markers and
+// the neighbors' places name it: unzoned, unmapped.
+func neighborAddr(p *api.Peer) (netip.Addr, bool) {
+	addr, err := netip.ParseAddr(p.GetState().GetNeighborAddress())
+	if err != nil {
+		addr, err = netip.ParseAddr(p.GetConf().GetNeighborAddress())
+	}
+	return addr.WithZone("").Unmap(), err == nil
 }
 
 type family struct {
